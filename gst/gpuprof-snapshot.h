@@ -1,0 +1,82 @@
+/* gpuprof: a point-in-time copy of one pipeline's statistics.
+ *
+ * The live statistics (gpuprof-stats.h, gpuprof-queue.h) are turned into a
+ * snapshot, and everything that prints or saves numbers (report, summary
+ * JSON/CSV, action signals, the gst-gpuprof tool) works from snapshots only,
+ * so a saved summary prints exactly what the live run printed.
+ *
+ * All times are nanoseconds, sizes bytes, fractions 0..1.
+ */
+#pragma once
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  gchar *path;                  /* "pipeline0/infer" */
+  gchar *factory;               /* "identity", "" when unknown */
+  gchar *role;                  /* "source", "filter", "queue", "aggregator", "sink" */
+  gchar *thread;                /* thread where it spent most self time, "" if none */
+  guint64 buffers_in;
+  guint64 buffers_out;
+  guint64 calls;                /* samples: chain calls, or source loop iterations */
+  guint64 self_ns;              /* total self time */
+  guint64 incl_ns;              /* total inclusive time of its chain/pull calls */
+  guint64 self_p50_ns, self_p95_ns, self_p99_ns, self_max_ns; /* per call */
+  guint64 thread_self_ns;       /* self time on 'thread' */
+  guint64 thread_wall_ns;       /* wall time of 'thread' during the run */
+  gdouble busy;                 /* thread_self_ns / thread_wall_ns */
+  gboolean waits_on_clock;      /* synced sink or live source: time includes clock waits */
+} GpuprofElementRow;
+
+typedef struct
+{
+  gchar *path;
+  guint64 buffers;              /* dequeued (pushed out) */
+  guint64 residency_p50_ns, residency_p99_ns, residency_max_ns, residency_mean_ns;
+  guint64 max_level_buffers;
+  guint64 max_level_bytes;
+  guint64 max_level_time_ns;
+  guint64 backpressure_ns;      /* upstream thread blocked pushing into it while full */
+  guint64 upstream_wall_ns;     /* wall time of the upstream thread, for a fraction */
+  guint64 drops;                /* leaky drops */
+  guint64 flushed;              /* buffers discarded by flushes */
+} GpuprofQueueRow;
+
+typedef struct
+{
+  gchar *name;                  /* "q:src", from the GstTask, else the OS thread name */
+  guint64 wall_ns;
+  guint64 busy_ns;              /* sum of element self time on it */
+  gchar *top_element;           /* element with the most self time on it */
+} GpuprofThreadRow;
+
+typedef struct
+{
+  gchar *pipeline;
+  guint64 wall_ns;              /* first to last activity */
+  GArray *elements;             /* GpuprofElementRow, sorted by self time, largest first */
+  GArray *queues;               /* GpuprofQueueRow */
+  GArray *threads;              /* GpuprofThreadRow, busiest first */
+  /* verdict: the element whose thread is busiest; NULL path when none */
+  gchar *bottleneck;
+  gchar *bottleneck_thread;
+  gdouble bottleneck_busy;
+  guint64 bottleneck_ns_per_buffer;
+} GpuprofSnapshot;
+
+GpuprofSnapshot *gpuprof_snapshot_new (const gchar * pipeline);
+void gpuprof_snapshot_free (GpuprofSnapshot * snap);
+void gpuprof_snapshot_sort (GpuprofSnapshot * snap);
+void gpuprof_snapshot_compute_verdict (GpuprofSnapshot * snap);
+const GpuprofElementRow *gpuprof_snapshot_find_element (const GpuprofSnapshot *
+    snap, const gchar * path);
+const GpuprofQueueRow *gpuprof_snapshot_find_queue (const GpuprofSnapshot *
+    snap, const gchar * path);
+
+GstStructure *gpuprof_element_row_to_structure (const GpuprofElementRow * row);
+GstStructure *gpuprof_queue_row_to_structure (const GpuprofQueueRow * row);
+
+G_END_DECLS
