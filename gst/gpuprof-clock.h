@@ -1,0 +1,19 @@
+/* gpuprof: one time base.
+ *
+ * Every gpuprof time is on the tracer clock: nanoseconds since gst_init, the
+ * `ts` GStreamer passes to each hook (gst_util_get_timestamp() minus its start
+ * time). Code that reads a clock itself (signal handlers, CUPTI) converts a
+ * monotonic reading with gpuprof_clock_from_monotonic().
+ */
+#pragma once
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+void gpuprof_clock_observe_hook (guint64 hook_ts);
+guint64 gpuprof_clock_now (void);
+guint64 gpuprof_clock_from_monotonic (guint64 monotonic_ns);
+guint64 gpuprof_clock_start_monotonic (void);
+
+G_END_DECLS

@@ -1,0 +1,119 @@
+/* gpuprof: stable ids, paths and roles for the elements and pads seen.
+ *
+ * An element or pad is registered on its first activity, under the registry
+ * lock; afterwards the hooks find its record through a per-thread cache (no
+ * lock). Records outlive their GstObject so a removed element still appears
+ * in the report; a destroyed pad's record is unlinked from the caches through
+ * a generation counter.
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <string.h>
+
+#include "gpuprof-stats.h"
+#include "gpuprof-thread.h"
+
+G_BEGIN_DECLS
+
+typedef struct _GpuprofQueue GpuprofQueue;
+
+typedef enum
+{
+  GPUPROF_ROLE_FILTER,
+  GPUPROF_ROLE_SOURCE,
+  GPUPROF_ROLE_SINK,
+  GPUPROF_ROLE_QUEUE,
+  GPUPROF_ROLE_AGGREGATOR,
+} GpuprofRole;
+
+typedef struct
+{
+  guint32 id;
+  gchar *name;
+  GstElement *element;          /* weak: NULL once destroyed; registry lock */
+  guint32 run;                  /* bumped at each report */
+  guint64 run_start_ts;
+  guint64 last_report_ts;
+  gboolean reported;            /* report printed for the current run */
+} GpuprofPipeline;
+
+struct _GpuprofElement
+{
+  guint32 id;                   /* 1-based, never reused */
+  gchar *path;                  /* "pipeline0/infer" */
+  gchar *factory;
+  GpuprofRole role;
+  GpuprofPipeline *pipeline;
+  GstElement *element;          /* weak: NULL once destroyed */
+  guint32 color;                /* 0xAARRGGBB, stable per path */
+  gboolean waits_on_clock;      /* synced sink / live source */
+  gpointer nvtx_domain;         /* nvtxDomainHandle_t */
+  gpointer nvtx_mark_msg;
+  GPtrArray *queues;            /* GpuprofQueue*, queue elements only */
+  gboolean queue_has_overrun;   /* queue, multiqueue: "overrun" says when full */
+  guint64 queue_limit_buffers;  /* queue2: limits to tell "full" ourselves */
+  guint64 queue_limit_bytes;
+  GpuprofElementStats stats;
+};
+
+struct _GpuprofPad
+{
+  guint32 id;
+  gchar *name;                  /* "sink_0" */
+  GstPadDirection direction;
+  GpuprofElement *element;      /* NULL: proxy/ghost pad, ignored */
+  GpuprofQueue *queue;          /* pad of a queue element: its FIFO */
+  gpointer nvtx_msg;            /* registered "element:pad" string */
+  guint64 seq;                  /* buffers through the pad (atomic) */
+  gboolean alive;
+};
+
+typedef struct _GpuprofObjects GpuprofObjects;
+
+/* Called once per new record, registry lock held: no hook-visible work. */
+typedef void (*GpuprofElementInitFunc) (GpuprofElement * e, gpointer user_data);
+typedef void (*GpuprofPadInitFunc) (GpuprofPad * p, gpointer user_data);
+
+GpuprofObjects *gpuprof_objects_new (GpuprofElementInitFunc element_init,
+    GpuprofPadInitFunc pad_init, gpointer user_data);
+void gpuprof_objects_free (GpuprofObjects * o);
+
+GpuprofPad *gpuprof_objects_pad_slow (GpuprofObjects * o, GpuprofThread * t,
+    GstPad * pad);
+GpuprofElement *gpuprof_objects_element (GpuprofObjects * o,
+    GstElement * element);
+GpuprofElement *gpuprof_objects_element_peek (GstElement * element);
+GpuprofPipeline *gpuprof_objects_pipeline (GpuprofObjects * o,
+    GstElement * pipeline);
+void gpuprof_objects_destroyed (GpuprofObjects * o, GstObject * object);
+
+/* copies of the lists, taken under the registry lock */
+GPtrArray *gpuprof_objects_elements (GpuprofObjects * o);
+GPtrArray *gpuprof_objects_pipelines (GpuprofObjects * o);
+GpuprofElement *gpuprof_objects_element_by_id (GpuprofObjects * o,
+    guint32 id);
+GpuprofPad *gpuprof_objects_pad_by_id (GpuprofObjects * o, guint32 id);
+void gpuprof_objects_refresh_roles (GpuprofObjects * o);
+const gchar *gpuprof_role_name (GpuprofRole role);
+
+extern gint gpuprof_objects_generation;
+
+/* The hot-path lookup: a direct-mapped per-thread cache in front of the
+ * registry. */
+static inline GpuprofPad *
+gpuprof_objects_pad (GpuprofObjects * o, GpuprofThread * t, GstPad * pad)
+{
+  guint slot = ((guintptr) pad >> 6) & (GPUPROF_PAD_CACHE - 1);
+  gint gen = g_atomic_int_get (&gpuprof_objects_generation);
+
+  if (G_UNLIKELY (t->cache_generation != gen)) {
+    memset (t->cache, 0, sizeof (t->cache));
+    t->cache_generation = gen;
+  }
+  if (G_LIKELY (t->cache[slot].key == pad))
+    return t->cache[slot].pad;
+  return gpuprof_objects_pad_slow (o, t, pad);
+}
+
+G_END_DECLS

@@ -1,0 +1,838 @@
+/* gpuprof: the profiling session — what each tracer hook does. */
+#include "config.h"
+#include "gpuprof-profiler.h"
+
+#include "gpuprof-clock.h"
+#include "gpuprof-nvtx.h"
+#include "gpuprof-objects.h"
+#include "gpuprof-queue.h"
+#include "gpuprof-report.h"
+#include "gpuprof-thread.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (gpuprof_debug);
+#define GST_CAT_DEFAULT gpuprof_debug
+
+struct _GpuprofProfiler
+{
+  GpuprofParams params;
+  GpuprofObjects *objects;
+
+  GMutex report_lock;           /* guards below; reports are rare */
+  gchar *last_report;
+  gboolean report_file_opened;  /* first report truncates, later ones append */
+};
+
+/* ---------------------------------------------------------------- setup */
+
+static void
+queue_overrun_cb (GstElement * queue, gpointer user_data)
+{
+  gpuprof_profiler_queue_overrun (user_data, queue);
+}
+
+/* registry lock held: no hook can run into us here */
+static void
+element_init (GpuprofElement * e, gpointer user_data)
+{
+  GpuprofProfiler *p = user_data;
+
+  if (p->params.nvtx)
+    gpuprof_nvtx_element_init (e);
+  if (e->role == GPUPROF_ROLE_QUEUE && e->element) {
+    if (g_signal_lookup ("overrun", G_OBJECT_TYPE (e->element))) {
+      g_signal_connect (e->element, "overrun", G_CALLBACK (queue_overrun_cb),
+          p);
+      e->queue_has_overrun = TRUE;
+    } else {
+      guint max_buffers = 0, max_bytes = 0;
+      if (g_object_class_find_property (G_OBJECT_GET_CLASS (e->element),
+              "max-size-buffers"))
+        g_object_get (e->element, "max-size-buffers", &max_buffers,
+            "max-size-bytes", &max_bytes, NULL);
+      e->queue_limit_buffers = max_buffers;
+      e->queue_limit_bytes = max_bytes;
+    }
+  }
+}
+
+static void
+pad_init (GpuprofPad * pad, gpointer user_data)
+{
+  GpuprofProfiler *p = user_data;
+
+  if (p->params.nvtx)
+    gpuprof_nvtx_pad_init (pad);
+}
+
+GpuprofProfiler *
+gpuprof_profiler_new (const gchar * params)
+{
+  GpuprofProfiler *p = g_new0 (GpuprofProfiler, 1);
+  gchar *warnings;
+
+  if (!gpuprof_debug)
+    GST_DEBUG_CATEGORY_INIT (gpuprof_debug, "gpuprof", 0, "gpuprof tracer");
+  gpuprof_params_init (&p->params);
+  warnings = gpuprof_params_parse (&p->params, params);
+  if (warnings) {
+    GST_WARNING ("%s", warnings);
+    g_printerr ("%s", warnings);
+    g_free (warnings);
+  }
+  if (p->params.nvtx && !gpuprof_nvtx_available ())
+    GST_INFO ("built without NVTX headers: nvtx=on has no effect");
+  g_mutex_init (&p->report_lock);
+  p->objects = gpuprof_objects_new (element_init, pad_init, p);
+  return p;
+}
+
+void
+gpuprof_profiler_free (GpuprofProfiler * p)
+{
+  gpuprof_objects_free (p->objects);
+  g_mutex_clear (&p->report_lock);
+  g_free (p->last_report);
+  gpuprof_params_clear (&p->params);
+  g_free (p);
+}
+
+const GpuprofParams *
+gpuprof_profiler_get_params (GpuprofProfiler * p)
+{
+  return &p->params;
+}
+
+/* ------------------------------------------------------------ threads */
+
+static inline GpuprofThread *
+enter_thread (GpuprofProfiler * p, guint64 ts)
+{
+  GpuprofThread *t = gpuprof_thread_get ();
+
+  gpuprof_clock_observe_hook (ts);
+  if (G_UNLIKELY (t->first_ts == 0) && p->params.nvtx)
+    gpuprof_nvtx_name_thread (t->tid, t->name);
+  gpuprof_thread_touch (t, ts);
+  return t;
+}
+
+/* Post hooks find the frame their pre hook pushed. Frames left above it
+ * (a hook missed, e.g. the tracer attached mid-call) are discarded. */
+static GpuprofFrame *
+pop_frame (GpuprofThread * t, GpuprofFrameKind kind, GpuprofPad * pad)
+{
+  gint i;
+
+  for (i = (gint) t->depth - 1; i >= 0; i--) {
+    GpuprofFrame *f = &t->frames[i];
+    if (f->kind == kind && f->pad == pad) {
+      t->depth = i;
+      return f;
+    }
+  }
+  return NULL;
+}
+
+/* Time spent in a call made from inside another is not the caller's own:
+ * give it to the enclosing call, or to the thread's loop at top level. */
+static inline void
+charge_to_parent (GpuprofThread * t, guint64 ns)
+{
+  GpuprofFrame *parent = gpuprof_thread_top (t);
+
+  if (!parent)
+    t->loop_child_ns += ns;
+  else if (parent->kind == GPUPROF_FRAME_CHAIN
+      || parent->kind == GPUPROF_FRAME_PULL)
+    parent->child_ns += ns;
+  /* PUSH and CALL frames measure their own duration, which includes this */
+}
+
+/* ------------------------------------------------------------- queues */
+
+static void
+queue_item_end (GpuprofQueue * q, const GpuprofQueueItem * item, guint64 ts,
+    gboolean dropped, gpointer user_data)
+{
+  GpuprofProfiler *p = user_data;
+
+  if (p->params.nvtx && item->nvtx_range)
+    gpuprof_nvtx_end (q->element, item->nvtx_range);
+}
+
+static void
+queue_enqueue (GpuprofProfiler * p, GpuprofPad * pad, guint64 ts,
+    gconstpointer key, GstBuffer * buffer, guint64 size, guint64 seq)
+{
+  GpuprofQueueItem item = { key, ts, size, 0, 0, seq };
+
+  if (buffer && GST_BUFFER_DURATION_IS_VALID (buffer))
+    item.duration = GST_BUFFER_DURATION (buffer);
+  if (p->params.nvtx)
+    item.nvtx_range = gpuprof_nvtx_start (pad->element, pad->nvtx_msg, seq);
+  gpuprof_queue_enqueue (pad->queue, &item);
+}
+
+static guint64
+list_size (GstBufferList * list)
+{
+  guint i, n = gst_buffer_list_length (list);
+  guint64 size = 0;
+
+  for (i = 0; i < n; i++)
+    size += gst_buffer_get_size (gst_buffer_list_get (list, i));
+  return size;
+}
+
+void
+gpuprof_profiler_queue_overrun (GpuprofProfiler * p, GstElement * queue)
+{
+  GpuprofThread *t = gpuprof_thread_peek ();
+  GpuprofFrame *f = t ? gpuprof_thread_top (t) : NULL;
+
+  /* only the upstream thread, inside the queue's chain, blocks */
+  if (f && f->kind == GPUPROF_FRAME_CHAIN && f->element->element == queue
+      && !f->blocked_start)
+    f->blocked_start = gpuprof_clock_now ();
+}
+
+/* -------------------------------------------------------- buffer path */
+
+void
+gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
+    GstBuffer * buffer, GstBufferList * list)
+{
+  GpuprofThread *t = enter_thread (p, ts);
+  GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
+  GpuprofElement *e = gp->element;
+  GpuprofFrame *f;
+  guint n;
+
+  if (!e)
+    return;
+  f = gpuprof_thread_push_frame (t);
+  if (!f)
+    return;
+  n = list ? gst_buffer_list_length (list) : 1;
+  f->kind = GPUPROF_FRAME_CHAIN;
+  f->pad = gp;
+  f->element = e;
+  f->start = ts;
+  f->child_ns = 0;
+  f->blocked_start = 0;
+  f->n_buffers = n;
+  f->seq = __atomic_add_fetch (&gp->seq, 1, __ATOMIC_RELAXED);
+  f->pts = buffer ? GST_BUFFER_PTS (buffer) : GST_CLOCK_TIME_NONE;
+  f->size = 0;
+  f->key = buffer ? (gconstpointer) buffer : list;
+  t->pipeline_id = e->pipeline->id;
+  gpuprof_stats_add_buffers_in (&e->stats, n);
+
+  if (G_UNLIKELY (gp->queue)) {
+    f->size = buffer ? gst_buffer_get_size (buffer) : list_size (list);
+    __atomic_store_n (&gp->queue->upstream_thread, t, __ATOMIC_RELAXED);
+    /* queue2 has no "overrun": judge "full" before the chain blocks */
+    if (!e->queue_has_overrun && gpuprof_queue_is_full (gp->queue))
+      f->blocked_start = ts;
+    queue_enqueue (p, gp, ts, f->key, buffer, f->size, f->seq);
+  }
+  if (p->params.nvtx) {
+    gpuprof_nvtx_push (e, gp->nvtx_msg, f->seq, GPUPROF_NVTX_CAT_CHAIN);
+    f->nvtx_open = TRUE;
+  } else {
+    f->nvtx_open = FALSE;
+  }
+}
+
+void
+gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
+    GstFlowReturn res)
+{
+  GpuprofThread *t = enter_thread (p, ts);
+  GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
+  GpuprofElement *e = gp->element;
+  GpuprofFrame *f;
+  guint64 incl, blocked = 0, self;
+
+  if (!e || !(f = pop_frame (t, GPUPROF_FRAME_CHAIN, gp)))
+    return;
+  if (f->nvtx_open)
+    gpuprof_nvtx_pop (e);
+  incl = ts > f->start ? ts - f->start : 0;
+  if (f->blocked_start)
+    blocked = ts > f->blocked_start ? ts - f->blocked_start : 0;
+  self = incl > f->child_ns + blocked ? incl - f->child_ns - blocked : 0;
+  gpuprof_stats_add_call (&e->stats, t, self, incl);
+  if (G_UNLIKELY (gp->queue)) {
+    if (blocked) {
+      __atomic_fetch_add (&e->stats.blocked_ns, blocked, __ATOMIC_RELAXED);
+      gpuprof_queue_add_backpressure (gp->queue, blocked);
+    }
+    if (res != GST_FLOW_OK)
+      gpuprof_queue_unenqueue (gp->queue, f->key, queue_item_end, ts, p);
+  }
+  charge_to_parent (t, incl);
+}
+
+void
+gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
+    GstBuffer * buffer, GstBufferList * list)
+{
+  GpuprofThread *t = enter_thread (p, ts);
+  GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
+  GpuprofElement *e = gp->element;
+  GpuprofFrame *f;
+  guint n;
+
+  if (!e)
+    return;
+  n = list ? gst_buffer_list_length (list) : 1;
+  gpuprof_stats_add_buffers_out (&e->stats, n);
+  t->pipeline_id = e->pipeline->id;
+
+  if (t->depth == 0) {
+    /* a push from a task loop: the time since the previous one is the
+     * element's work per buffer (sources, demuxers); a queue's loop only
+     * waits for data, so it is not busy */
+    guint64 loop = ts > t->loop_mark ? ts - t->loop_mark : 0;
+    loop = loop > t->loop_child_ns ? loop - t->loop_child_ns : 0;
+    if (e->role != GPUPROF_ROLE_QUEUE)
+      gpuprof_stats_add_call (&e->stats, t, loop, loop);
+  }
+  if (G_UNLIKELY (gp->queue))
+    gpuprof_queue_dequeue (gp->queue,
+        buffer ? (gconstpointer) buffer : list, ts, queue_item_end, p);
+
+  f = gpuprof_thread_push_frame (t);
+  if (!f)
+    return;
+  f->kind = GPUPROF_FRAME_PUSH;
+  f->pad = gp;
+  f->element = e;
+  f->start = ts;
+  f->child_ns = 0;
+  f->nvtx_open = FALSE;
+  f->seq = __atomic_add_fetch (&gp->seq, 1, __ATOMIC_RELAXED);
+}
+
+void
+gpuprof_profiler_push_post (GpuprofProfiler * p, guint64 ts, GstPad * pad)
+{
+  GpuprofThread *t = enter_thread (p, ts);
+  GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
+  GpuprofFrame *f;
+
+  if (!gp->element || !(f = pop_frame (t, GPUPROF_FRAME_PUSH, gp)))
+    return;
+  if (t->depth == 0) {
+    t->loop_mark = ts;
+    t->loop_child_ns = 0;
+  } else {
+    charge_to_parent (t, ts > f->start ? ts - f->start : 0);
+  }
+}
+
+/* pull mode: the upstream element produces the data in its getrange */
+void
+gpuprof_profiler_pull_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad)
+{
+  GpuprofThread *t = enter_thread (p, ts);
+  GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
+  GstPad *peer;
+  GpuprofPad *gpeer;
+  GpuprofFrame *f;
+
+  if (!gp->element || !(peer = gst_pad_get_peer (pad)))
+    return;
+  gpeer = gpuprof_objects_pad (p->objects, t, peer);
+  gst_object_unref (peer);
+  if (!gpeer->element || !(f = gpuprof_thread_push_frame (t)))
+    return;
+  f->kind = GPUPROF_FRAME_PULL;
+  f->pad = gp;
+  f->element = gpeer->element;
+  f->start = ts;
+  f->child_ns = 0;
+  f->blocked_start = 0;
+  f->seq = __atomic_add_fetch (&gpeer->seq, 1, __ATOMIC_RELAXED);
+  f->nvtx_open = p->params.nvtx;
+  if (f->nvtx_open)
+    gpuprof_nvtx_push (gpeer->element, gpeer->nvtx_msg, f->seq,
+        GPUPROF_NVTX_CAT_PULL);
+}
+
+void
+gpuprof_profiler_pull_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
+    GstBuffer * buffer, GstFlowReturn res)
+{
+  GpuprofThread *t = enter_thread (p, ts);
+  GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
+  GpuprofFrame *f;
+  guint64 incl, self;
+
+  if (!gp->element || !(f = pop_frame (t, GPUPROF_FRAME_PULL, gp)))
+    return;
+  if (f->nvtx_open)
+    gpuprof_nvtx_pop (f->element);
+  incl = ts > f->start ? ts - f->start : 0;
+  self = incl > f->child_ns ? incl - f->child_ns : 0;
+  gpuprof_stats_add_call (&f->element->stats, t, self, incl);
+  if (res == GST_FLOW_OK) {
+    gpuprof_stats_add_buffers_out (&f->element->stats, 1);
+    gpuprof_stats_add_buffers_in (&gp->element->stats, 1);
+  }
+  charge_to_parent (t, incl);
+}
+
+/* ------------------------------------------------------ events, queries */
+
+static void
+push_call_frame (GpuprofThread * t, GpuprofPad * gp, guint64 ts)
+{
+  GpuprofFrame *f = gpuprof_thread_push_frame (t);
+
+  if (!f)
+    return;
+  f->kind = GPUPROF_FRAME_CALL;
+  f->pad = gp;
+  f->element = gp->element;
+  f->start = ts;
+  f->child_ns = 0;
+  f->nvtx_open = FALSE;
+}
+
+static void
+pop_call_frame (GpuprofThread * t, GpuprofPad * gp, guint64 ts)
+{
+  GpuprofFrame *f = pop_frame (t, GPUPROF_FRAME_CALL, gp);
+
+  if (f)
+    charge_to_parent (t, ts > f->start ? ts - f->start : 0);
+}
+
+static const gchar *
+event_mark_text (GstEvent * event)
+{
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_EOS:
+      return "EOS";
+    case GST_EVENT_FLUSH_START:
+      return "flush-start";
+    case GST_EVENT_FLUSH_STOP:
+      return "flush-stop";
+    case GST_EVENT_SEGMENT:
+      return "segment";
+    default:
+      return NULL;
+  }
+}
+
+static void
+flush_peer_queue (GpuprofProfiler * p, GpuprofThread * t, GstPad * pad,
+    guint64 ts)
+{
+  GstPad *peer = gst_pad_get_peer (pad);
+  GpuprofPad *gpeer;
+
+  if (!peer)
+    return;
+  gpeer = gpuprof_objects_pad (p->objects, t, peer);
+  if (gpeer->queue)
+    gpuprof_queue_flush (gpeer->queue, ts, queue_item_end, p);
+  gst_object_unref (peer);
+}
+
+void
+gpuprof_profiler_event_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
+    GstEvent * event)
+{
+  GpuprofThread *t = enter_thread (p, ts);
+  GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
+  const gchar *mark;
+
+  if (!gp->element)
+    return;
+  mark = event_mark_text (event);
+  if (mark && p->params.nvtx)
+    gpuprof_nvtx_mark (gp->element, mark, gp->seq, GPUPROF_NVTX_CAT_EVENT);
+  /* a flush empties the queue downstream of this pad: its items are gone */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_START
+      && GST_PAD_IS_SRC (pad))
+    flush_peer_queue (p, t, pad, ts);
+  push_call_frame (t, gp, ts);
+}
+
+void
+gpuprof_profiler_event_post (GpuprofProfiler * p, guint64 ts, GstPad * pad)
+{
+  GpuprofThread *t = enter_thread (p, ts);
+  GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
+
+  if (gp->element)
+    pop_call_frame (t, gp, ts);
+}
+
+void
+gpuprof_profiler_query_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad)
+{
+  GpuprofThread *t = gpuprof_thread_peek ();
+  GpuprofPad *gp;
+
+  /* queries from application threads are not streaming work */
+  if (!t || t->first_ts == 0)
+    return;
+  gp = gpuprof_objects_pad (p->objects, t, pad);
+  if (gp->element)
+    push_call_frame (t, gp, ts);
+}
+
+void
+gpuprof_profiler_query_post (GpuprofProfiler * p, guint64 ts, GstPad * pad)
+{
+  GpuprofThread *t = gpuprof_thread_peek ();
+  GpuprofPad *gp;
+
+  if (!t || t->first_ts == 0)
+    return;
+  gp = gpuprof_objects_pad (p->objects, t, pad);
+  if (gp->element)
+    pop_call_frame (t, gp, ts);
+}
+
+/* ------------------------------------------------ messages, lifecycle */
+
+void
+gpuprof_profiler_message (GpuprofProfiler * p, guint64 ts,
+    GstElement * element, GstMessage * message)
+{
+  GstStreamStatusType type;
+  GstElement *owner;
+  const GValue *val;
+  GpuprofThread *t;
+  gchar *name;
+
+  if (GST_MESSAGE_TYPE (message) != GST_MESSAGE_STREAM_STATUS)
+    return;
+  gst_message_parse_stream_status (message, &type, &owner);
+  if (type != GST_STREAM_STATUS_TYPE_ENTER)
+    return;
+  /* ENTER is posted from the new streaming thread itself */
+  val = gst_message_get_stream_status_object (message);
+  if (!val || !G_VALUE_HOLDS_OBJECT (val) || !GST_IS_TASK (g_value_get_object
+          (val)))
+    return;
+  t = gpuprof_thread_get ();
+  name = gst_object_get_name (GST_OBJECT (g_value_get_object (val)));
+  if (name) {
+    gpuprof_thread_set_name (t, name, TRUE);
+    if (p->params.nvtx)
+      gpuprof_nvtx_name_thread (t->tid, name);
+  }
+  g_free (name);
+}
+
+static void report_pipeline (GpuprofProfiler * p, GpuprofPipeline * pl);
+
+void
+gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
+    GstElement * element, GstStateChange transition,
+    GstStateChangeReturn result)
+{
+  GpuprofElement *e = gpuprof_objects_element_peek (element);
+
+  if (p->params.nvtx && e && e->nvtx_domain) {
+    gchar *text = g_strdup_printf ("%s -> %s",
+        gst_element_state_get_name (GST_STATE_TRANSITION_CURRENT (transition)),
+        gst_element_state_get_name (GST_STATE_TRANSITION_NEXT (transition)));
+    gpuprof_nvtx_mark (e, text, (guint64) transition, GPUPROF_NVTX_CAT_STATE);
+    g_free (text);
+  }
+  /* the end of a run: a top-level pipeline back to NULL */
+  if (transition == GST_STATE_CHANGE_READY_TO_NULL
+      && GST_IS_PIPELINE (element) && !GST_OBJECT_PARENT (element))
+    report_pipeline (p, gpuprof_objects_pipeline (p->objects, element));
+}
+
+void
+gpuprof_profiler_object_destroyed (GpuprofProfiler * p, guint64 ts,
+    GstObject * object)
+{
+  if (GST_IS_PAD (object) || GST_IS_ELEMENT (object))
+    gpuprof_objects_destroyed (p->objects, object);
+}
+
+/* -------------------------------------------------------------- report */
+
+static gboolean
+element_active (GpuprofElement * e)
+{
+  return e->stats.calls || e->stats.buffers_in || e->stats.buffers_out;
+}
+
+static void
+fill_element_row (GpuprofElementRow * row, GpuprofElement * e)
+{
+  const GpuprofElementStats *s = &e->stats;
+  const GpuprofThreadSlot *slot = gpuprof_stats_main_slot (s);
+
+  row->path = g_strdup (e->path);
+  row->factory = g_strdup (e->factory);
+  row->role = g_strdup (gpuprof_role_name (e->role));
+  row->buffers_in = s->buffers_in;
+  row->buffers_out = s->buffers_out;
+  row->calls = s->calls;
+  row->self_ns = s->self_ns;
+  row->incl_ns = s->incl_ns;
+  row->self_p50_ns = gpuprof_histogram_percentile (&s->self_hist, 0.50);
+  row->self_p95_ns = gpuprof_histogram_percentile (&s->self_hist, 0.95);
+  row->self_p99_ns = gpuprof_histogram_percentile (&s->self_hist, 0.99);
+  row->self_max_ns = s->self_hist.max;
+  row->waits_on_clock = e->waits_on_clock;
+  if (slot) {
+    GpuprofThread *t = slot->thread;
+    guint64 first = __atomic_load_n (&t->first_ts, __ATOMIC_RELAXED);
+    guint64 last = __atomic_load_n (&t->last_ts, __ATOMIC_RELAXED);
+    row->thread = gpuprof_thread_dup_name (t);
+    row->thread_self_ns = slot->self_ns;
+    row->thread_wall_ns = last > first ? last - first : 0;
+    row->busy = row->thread_wall_ns ?
+        (gdouble) row->thread_self_ns / row->thread_wall_ns : 0.0;
+  } else {
+    row->thread = g_strdup ("");
+  }
+}
+
+static void
+fill_queue_row (GpuprofQueueRow * row, GpuprofQueue * q)
+{
+  GpuprofThread *up;
+
+  row->path = g_strdup (q->path);
+  g_mutex_lock (&q->lock);
+  row->buffers = q->dequeued;
+  row->residency_p50_ns = gpuprof_histogram_percentile (&q->residency, 0.50);
+  row->residency_p99_ns = gpuprof_histogram_percentile (&q->residency, 0.99);
+  row->residency_max_ns = q->residency.max;
+  row->residency_mean_ns = q->residency.count ?
+      q->residency.sum / q->residency.count : 0;
+  row->max_level_buffers = q->max_level_buffers;
+  row->max_level_bytes = q->max_level_bytes;
+  row->max_level_time_ns = q->max_level_time;
+  row->drops = q->drops;
+  row->flushed = q->flushed;
+  g_mutex_unlock (&q->lock);
+  row->backpressure_ns = __atomic_load_n (&q->backpressure_ns,
+      __ATOMIC_RELAXED);
+  up = __atomic_load_n (&q->upstream_thread, __ATOMIC_RELAXED);
+  if (up) {
+    guint64 first = __atomic_load_n (&up->first_ts, __ATOMIC_RELAXED);
+    guint64 last = __atomic_load_n (&up->last_ts, __ATOMIC_RELAXED);
+    row->upstream_wall_ns = last > first ? last - first : 0;
+  }
+}
+
+static void
+fill_thread_rows (GpuprofSnapshot * snap, GPtrArray * elements,
+    guint32 pipeline_id, guint64 * wall_first, guint64 * wall_last)
+{
+  GPtrArray *threads = gpuprof_thread_list ();
+  guint i, j, k;
+
+  for (i = 0; i < threads->len; i++) {
+    GpuprofThread *t = g_ptr_array_index (threads, i);
+    guint64 first = __atomic_load_n (&t->first_ts, __ATOMIC_RELAXED);
+    guint64 last = __atomic_load_n (&t->last_ts, __ATOMIC_RELAXED);
+    GpuprofThreadRow row = { 0 };
+    guint64 top_ns = 0;
+    GpuprofElement *top = NULL;
+
+    if (!first || t->pipeline_id != pipeline_id)
+      continue;
+    *wall_first = *wall_first ? MIN (*wall_first, first) : first;
+    *wall_last = MAX (*wall_last, last);
+    row.name = gpuprof_thread_dup_name (t);
+    row.wall_ns = last > first ? last - first : 0;
+    row.busy_ns = __atomic_load_n (&t->busy_ns, __ATOMIC_RELAXED);
+    for (j = 0; j < elements->len; j++) {
+      GpuprofElement *e = g_ptr_array_index (elements, j);
+      for (k = 0; k < GPUPROF_THREAD_SLOTS; k++) {
+        if (e->stats.slots[k].thread == t && e->stats.slots[k].self_ns > top_ns) {
+          top_ns = e->stats.slots[k].self_ns;
+          top = e;
+        }
+      }
+    }
+    row.top_element = g_strdup (top ? top->path : "");
+    g_array_append_val (snap->threads, row);
+  }
+  g_ptr_array_unref (threads);
+}
+
+static GpuprofSnapshot *
+snapshot_pipeline (GpuprofProfiler * p, GpuprofPipeline * pl)
+{
+  GpuprofSnapshot *snap = gpuprof_snapshot_new (pl->name);
+  GPtrArray *all = gpuprof_objects_elements (p->objects);
+  GPtrArray *mine = g_ptr_array_new ();
+  guint64 first = 0, last = 0;
+  guint i, j;
+
+  gpuprof_objects_refresh_roles (p->objects);
+  for (i = 0; i < all->len; i++) {
+    GpuprofElement *e = g_ptr_array_index (all, i);
+    if (e->pipeline != pl)
+      continue;
+    g_ptr_array_add (mine, e);
+    if (element_active (e)) {
+      GpuprofElementRow row = { 0 };
+      fill_element_row (&row, e);
+      g_array_append_val (snap->elements, row);
+    }
+    for (j = 0; e->queues && j < e->queues->len; j++) {
+      GpuprofQueueRow row = { 0 };
+      fill_queue_row (&row, g_ptr_array_index (e->queues, j));
+      g_array_append_val (snap->queues, row);
+    }
+  }
+  fill_thread_rows (snap, mine, pl->id, &first, &last);
+  snap->wall_ns = last > first ? last - first : 0;
+  gpuprof_snapshot_sort (snap);
+  gpuprof_snapshot_compute_verdict (snap);
+  g_ptr_array_unref (mine);
+  g_ptr_array_unref (all);
+  return snap;
+}
+
+static gboolean
+pipeline_active (GpuprofProfiler * p, GpuprofPipeline * pl)
+{
+  GPtrArray *all = gpuprof_objects_elements (p->objects);
+  gboolean active = FALSE;
+  guint i;
+
+  for (i = 0; i < all->len && !active; i++) {
+    GpuprofElement *e = g_ptr_array_index (all, i);
+    active = e->pipeline == pl && element_active (e);
+  }
+  g_ptr_array_unref (all);
+  return active;
+}
+
+/* A new run starts from zero; nothing streams at NULL. */
+static void
+reset_pipeline (GpuprofProfiler * p, GpuprofPipeline * pl)
+{
+  GPtrArray *all = gpuprof_objects_elements (p->objects);
+  GPtrArray *threads = gpuprof_thread_list ();
+  guint i, j;
+
+  for (i = 0; i < all->len; i++) {
+    GpuprofElement *e = g_ptr_array_index (all, i);
+    if (e->pipeline != pl)
+      continue;
+    gpuprof_stats_reset (&e->stats);
+    for (j = 0; e->queues && j < e->queues->len; j++)
+      gpuprof_queue_reset (g_ptr_array_index (e->queues, j));
+  }
+  for (i = 0; i < threads->len; i++) {
+    GpuprofThread *t = g_ptr_array_index (threads, i);
+    if (t->pipeline_id == pl->id)
+      gpuprof_thread_reset_run (t);
+  }
+  g_ptr_array_unref (threads);
+  g_ptr_array_unref (all);
+}
+
+static void
+write_report (GpuprofProfiler * p, const gchar * text)
+{
+  FILE *f;
+
+  switch (p->params.report) {
+    case GPUPROF_REPORT_OFF:
+      break;
+    case GPUPROF_REPORT_STDOUT:
+      fputs (text, stdout);
+      fflush (stdout);
+      break;
+    case GPUPROF_REPORT_STDERR:
+      fputs (text, stderr);
+      break;
+    case GPUPROF_REPORT_FILE:
+      f = fopen (p->params.report_path, p->report_file_opened ? "a" : "w");
+      if (!f) {
+        g_printerr ("gpuprof: cannot write the report to '%s': %s\n",
+            p->params.report_path, g_strerror (errno));
+        fputs (text, stderr);
+        break;
+      }
+      p->report_file_opened = TRUE;
+      fputs (text, f);
+      fclose (f);
+      break;
+  }
+}
+
+static void
+report_pipeline (GpuprofProfiler * p, GpuprofPipeline * pl)
+{
+  GpuprofSnapshot *snap;
+  gchar *text;
+
+  g_mutex_lock (&p->report_lock);
+  if (!pipeline_active (p, pl)) {
+    g_mutex_unlock (&p->report_lock);
+    return;
+  }
+  snap = snapshot_pipeline (p, pl);
+  text = gpuprof_report_format (snap);
+  write_report (p, text);
+  g_free (p->last_report);
+  p->last_report = text;
+  gpuprof_snapshot_free (snap);
+  reset_pipeline (p, pl);
+  g_mutex_unlock (&p->report_lock);
+}
+
+void
+gpuprof_profiler_report_unreported (GpuprofProfiler * p)
+{
+  GPtrArray *pipelines = gpuprof_objects_pipelines (p->objects);
+  guint i;
+
+  for (i = 0; i < pipelines->len; i++)
+    report_pipeline (p, g_ptr_array_index (pipelines, i));
+  g_ptr_array_unref (pipelines);
+}
+
+GpuprofSnapshot *
+gpuprof_profiler_snapshot (GpuprofProfiler * p, const gchar * pipeline)
+{
+  GPtrArray *pipelines = gpuprof_objects_pipelines (p->objects);
+  GpuprofSnapshot *snap = NULL;
+  guint i;
+
+  /* the named pipeline, or the last one with activity */
+  for (i = pipelines->len; i > 0 && !snap; i--) {
+    GpuprofPipeline *pl = g_ptr_array_index (pipelines, i - 1);
+    if (pipeline ? !g_strcmp0 (pl->name, pipeline) : pipeline_active (p, pl))
+      snap = snapshot_pipeline (p, pl);
+  }
+  g_ptr_array_unref (pipelines);
+  return snap;
+}
+
+gchar *
+gpuprof_profiler_last_report (GpuprofProfiler * p)
+{
+  gchar *text;
+
+  g_mutex_lock (&p->report_lock);
+  text = g_strdup (p->last_report);
+  g_mutex_unlock (&p->report_lock);
+  return text;
+}

@@ -1,0 +1,69 @@
+/* gpuprof: queue residency, levels, leaky drops and backpressure.
+ *
+ * A queue (queue, queue2, one pad pair of a multiqueue) keeps the buffers it
+ * was given: enqueue at its sink chain, dequeue at its src push. The FIFO here
+ * mirrors it, keyed by the buffer pointer, so residency is exact per buffer.
+ * Entries the queue never pushed (leaky drops) are found when a later buffer
+ * leaves; flushes empty it. Upstream and downstream threads both touch it:
+ * one small lock per queue, never a global one.
+ */
+#pragma once
+
+#include "gpuprof-histogram.h"
+#include "gpuprof-objects.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  gconstpointer key;            /* GstBuffer* or GstBufferList* */
+  guint64 ts;
+  guint64 size;
+  guint64 duration;
+  guint64 nvtx_range;
+  guint64 seq;
+} GpuprofQueueItem;
+
+struct _GpuprofQueue
+{
+  GMutex lock;
+  GpuprofElement *element;
+  guint index;                  /* multiqueue pad pair number, else 0 */
+  gchar *path;                  /* "pipeline0/q" or "pipeline0/mq:1" */
+
+  /* guarded by lock */
+  GpuprofQueueItem *items;      /* ring */
+  guint cap, head, len;
+  guint64 level_bytes;
+  guint64 level_time;
+  guint64 max_level_buffers;
+  guint64 max_level_bytes;
+  guint64 max_level_time;
+  guint64 dequeued;
+  guint64 drops;
+  guint64 flushed;
+  GpuprofHistogram residency;
+
+  /* atomics */
+  guint64 backpressure_ns;
+  GpuprofThread *upstream_thread;
+};
+
+typedef void (*GpuprofQueueEndFunc) (GpuprofQueue * q,
+    const GpuprofQueueItem * item, guint64 ts, gboolean dropped,
+    gpointer user_data);
+
+GpuprofQueue *gpuprof_queue_new (GpuprofElement * element, guint index);
+void gpuprof_queue_free (GpuprofQueue * q);
+void gpuprof_queue_enqueue (GpuprofQueue * q, const GpuprofQueueItem * item);
+gboolean gpuprof_queue_dequeue (GpuprofQueue * q, gconstpointer key,
+    guint64 ts, GpuprofQueueEndFunc end, gpointer user_data);
+void gpuprof_queue_unenqueue (GpuprofQueue * q, gconstpointer key,
+    GpuprofQueueEndFunc end, guint64 ts, gpointer user_data);
+void gpuprof_queue_flush (GpuprofQueue * q, guint64 ts,
+    GpuprofQueueEndFunc end, gpointer user_data);
+gboolean gpuprof_queue_is_full (GpuprofQueue * q);
+void gpuprof_queue_add_backpressure (GpuprofQueue * q, guint64 ns);
+void gpuprof_queue_reset (GpuprofQueue * q);
+
+G_END_DECLS

@@ -1,0 +1,260 @@
+/* gpuprof: the end-of-run console report and its one-line verdict. */
+#include "gpuprof-report.h"
+
+#include <string.h>
+
+struct _GpuprofTable
+{
+  guint n_columns;
+  GPtrArray *rows;              /* gchar** each, n_columns cells */
+};
+
+GpuprofTable *
+gpuprof_table_new (guint n_columns, const gchar * const *headers)
+{
+  GpuprofTable *t = g_new0 (GpuprofTable, 1);
+
+  t->n_columns = n_columns;
+  t->rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  gpuprof_table_add_rowv (t, (gchar **) headers);
+  return t;
+}
+
+void
+gpuprof_table_add_rowv (GpuprofTable * t, gchar ** cells)
+{
+  gchar **row = g_new0 (gchar *, t->n_columns + 1);
+  guint i;
+
+  for (i = 0; i < t->n_columns; i++)
+    row[i] = g_strdup (cells[i] ? cells[i] : "");
+  g_ptr_array_add (t->rows, row);
+}
+
+void
+gpuprof_table_add_row (GpuprofTable * t, const gchar * first, ...)
+{
+  gchar **cells = g_new0 (gchar *, t->n_columns + 1);
+  va_list args;
+  guint i;
+
+  cells[0] = (gchar *) first;
+  va_start (args, first);
+  for (i = 1; i < t->n_columns; i++)
+    cells[i] = va_arg (args, gchar *);
+  va_end (args);
+  gpuprof_table_add_rowv (t, cells);
+  g_free (cells);
+}
+
+/* numbers right-aligned, words left-aligned */
+static gboolean
+column_is_numeric (GpuprofTable * t, guint c)
+{
+  guint r;
+
+  for (r = 1; r < t->rows->len; r++) {
+    const gchar *cell = ((gchar **) g_ptr_array_index (t->rows, r))[c];
+    if (*cell && !g_ascii_isdigit (*cell) && *cell != '-')
+      return FALSE;
+  }
+  return TRUE;
+}
+
+void
+gpuprof_table_print (GpuprofTable * t, GString * out)
+{
+  guint *width = g_new0 (guint, t->n_columns);
+  gboolean *right = g_new0 (gboolean, t->n_columns);
+  guint r, c;
+
+  for (c = 0; c < t->n_columns; c++)
+    right[c] = c > 0 && column_is_numeric (t, c);
+
+  for (r = 0; r < t->rows->len; r++) {
+    gchar **row = g_ptr_array_index (t->rows, r);
+    for (c = 0; c < t->n_columns; c++)
+      width[c] = MAX (width[c], g_utf8_strlen (row[c], -1));
+  }
+  for (r = 0; r < t->rows->len; r++) {
+    gchar **row = g_ptr_array_index (t->rows, r);
+    GString *line = g_string_new ("  ");
+    for (c = 0; c < t->n_columns; c++) {
+      guint pad = width[c] - g_utf8_strlen (row[c], -1);
+      if (c > 0)
+        g_string_append (line, "  ");
+      if (right[c])
+        for (guint k = 0; k < pad; k++)
+          g_string_append_c (line, ' ');
+      g_string_append (line, row[c]);
+      if (!right[c])
+        for (guint k = 0; k < pad; k++)
+          g_string_append_c (line, ' ');
+    }
+    while (line->len && line->str[line->len - 1] == ' ')
+      g_string_truncate (line, line->len - 1);
+    g_string_append_c (line, '\n');
+    g_string_append (out, line->str);
+    g_string_free (line, TRUE);
+  }
+  g_free (right);
+  g_free (width);
+}
+
+void
+gpuprof_table_free (GpuprofTable * t)
+{
+  g_ptr_array_unref (t->rows);
+  g_free (t);
+}
+
+/* fixed units per column, so columns compare at a glance */
+static gchar *
+ms (guint64 ns)
+{
+  return g_strdup_printf ("%.3f", ns / 1e6);
+}
+
+static gchar *
+us (guint64 ns)
+{
+  return g_strdup_printf ("%.1f", ns / 1e3);
+}
+
+static gchar *
+pct (gdouble f)
+{
+  return g_strdup_printf ("%.1f", f * 100.0);
+}
+
+static gchar *
+u64 (guint64 v)
+{
+  return g_strdup_printf ("%" G_GUINT64_FORMAT, v);
+}
+
+/* A row of owned strings, freed once added. */
+static void
+add_owned_row (GpuprofTable * t, gchar ** cells)
+{
+  gpuprof_table_add_rowv (t, cells);
+  for (guint i = 0; cells[i]; i++)
+    g_free (cells[i]);
+}
+
+static void
+format_elements (const GpuprofSnapshot * s, GString * out)
+{
+  static const gchar *const headers[] = {
+    "element", "role", "thread", "buf in", "buf out", "self ms",
+    "self/call µs", "p50 µs", "p95 µs", "p99 µs", "max µs", "incl/call µs",
+    "busy %", NULL
+  };
+  GpuprofTable *t = gpuprof_table_new (13, headers);
+  guint i;
+
+  for (i = 0; i < s->elements->len; i++) {
+    const GpuprofElementRow *r =
+        &g_array_index (s->elements, GpuprofElementRow, i);
+    guint64 calls = MAX (r->calls, 1);
+    gchar *cells[] = {
+      g_strdup_printf ("%s%s", r->path, r->waits_on_clock ? " (clock)" : ""),
+      g_strdup (r->role), g_strdup (r->thread), u64 (r->buffers_in),
+      u64 (r->buffers_out), ms (r->self_ns), us (r->self_ns / calls),
+      us (r->self_p50_ns), us (r->self_p95_ns), us (r->self_p99_ns),
+      us (r->self_max_ns), us (r->incl_ns / calls), pct (r->busy), NULL
+    };
+    add_owned_row (t, cells);
+  }
+  g_string_append (out, "Elements (by self time; busy = self time / wall time "
+      "of its thread)\n");
+  gpuprof_table_print (t, out);
+  gpuprof_table_free (t);
+}
+
+static void
+format_queues (const GpuprofSnapshot * s, GString * out)
+{
+  static const gchar *const headers[] = {
+    "queue", "buffers", "res p50 ms", "res p99 ms", "res max ms",
+    "max lvl buf", "max lvl KiB", "max lvl ms", "backpressure ms",
+    "backpressure %", "drops", "flushed", NULL
+  };
+  GpuprofTable *t;
+  guint i;
+
+  if (!s->queues->len)
+    return;
+  t = gpuprof_table_new (12, headers);
+  for (i = 0; i < s->queues->len; i++) {
+    const GpuprofQueueRow *r = &g_array_index (s->queues, GpuprofQueueRow, i);
+    gchar *cells[] = {
+      g_strdup (r->path), u64 (r->buffers), ms (r->residency_p50_ns),
+      ms (r->residency_p99_ns), ms (r->residency_max_ns),
+      u64 (r->max_level_buffers),
+      g_strdup_printf ("%.1f", r->max_level_bytes / 1024.0),
+      ms (r->max_level_time_ns), ms (r->backpressure_ns),
+      pct (r->upstream_wall_ns ?
+          (gdouble) r->backpressure_ns / r->upstream_wall_ns : 0.0),
+      u64 (r->drops), u64 (r->flushed), NULL
+    };
+    add_owned_row (t, cells);
+  }
+  g_string_append (out, "\nQueues (residency = time a buffer spent inside; "
+      "backpressure = upstream thread blocked on a full queue)\n");
+  gpuprof_table_print (t, out);
+  gpuprof_table_free (t);
+}
+
+static void
+format_threads (const GpuprofSnapshot * s, GString * out)
+{
+  static const gchar *const headers[] = {
+    "thread", "wall ms", "busy ms", "busy %", "top element", NULL
+  };
+  GpuprofTable *t = gpuprof_table_new (5, headers);
+  guint i;
+
+  for (i = 0; i < s->threads->len; i++) {
+    const GpuprofThreadRow *r =
+        &g_array_index (s->threads, GpuprofThreadRow, i);
+    gchar *cells[] = {
+      g_strdup (r->name), ms (r->wall_ns), ms (r->busy_ns),
+      pct (r->wall_ns ? (gdouble) r->busy_ns / r->wall_ns : 0.0),
+      g_strdup (r->top_element), NULL
+    };
+    add_owned_row (t, cells);
+  }
+  g_string_append (out, "\nThreads\n");
+  gpuprof_table_print (t, out);
+  gpuprof_table_free (t);
+}
+
+gchar *
+gpuprof_report_verdict (const GpuprofSnapshot * s)
+{
+  gdouble per = s->bottleneck_ns_per_buffer;
+
+  if (!s->bottleneck)
+    return g_strdup ("bottleneck: none found (no element did measurable work)");
+  return g_strdup_printf ("bottleneck: %s — %.0f%% busy on thread %s, "
+      "%.*f ms/buffer", s->bottleneck, s->bottleneck_busy * 100.0,
+      s->bottleneck_thread && *s->bottleneck_thread ?
+      s->bottleneck_thread : "?", per < 1e5 ? 4 : 2, per / 1e6);
+}
+
+gchar *
+gpuprof_report_format (const GpuprofSnapshot * s)
+{
+  GString *out = g_string_new (NULL);
+  gchar *verdict = gpuprof_report_verdict (s);
+
+  g_string_append_printf (out, "\n=== gpuprof report: %s (wall %.3f s) ===\n",
+      s->pipeline, s->wall_ns / 1e9);
+  format_elements (s, out);
+  format_queues (s, out);
+  format_threads (s, out);
+  g_string_append_printf (out, "\n%s\n", verdict);
+  g_free (verdict);
+  return g_string_free (out, FALSE);
+}

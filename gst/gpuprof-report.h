@@ -1,0 +1,24 @@
+/* gpuprof: the end-of-run console report and its one-line verdict.
+ *
+ * Formats a snapshot only, so the live tracer and `gst-gpuprof report` on a
+ * saved summary print the same text.
+ */
+#pragma once
+
+#include "gpuprof-snapshot.h"
+
+G_BEGIN_DECLS
+
+gchar *gpuprof_report_format (const GpuprofSnapshot * snap);
+gchar *gpuprof_report_verdict (const GpuprofSnapshot * snap);
+
+/* aligned text tables: first column left-aligned, others right-aligned */
+typedef struct _GpuprofTable GpuprofTable;
+GpuprofTable *gpuprof_table_new (guint n_columns, const gchar * const *headers);
+void gpuprof_table_add_row (GpuprofTable * t, const gchar * first, ...)
+    G_GNUC_NULL_TERMINATED;
+void gpuprof_table_add_rowv (GpuprofTable * t, gchar ** cells);
+void gpuprof_table_print (GpuprofTable * t, GString * out);
+void gpuprof_table_free (GpuprofTable * t);
+
+G_END_DECLS

@@ -1,0 +1,76 @@
+/* gpuprof: per-element statistics. */
+#include "gpuprof-stats.h"
+#include "gpuprof-thread.h"
+
+#include <string.h>
+
+void
+gpuprof_stats_reset (GpuprofElementStats * s)
+{
+  memset (s, 0, sizeof (*s));
+}
+
+static void
+add_to_thread_slot (GpuprofElementStats * s, GpuprofThread * thread,
+    guint64 ns)
+{
+  guint i;
+
+  for (i = 0; i < GPUPROF_THREAD_SLOTS; i++) {
+    GpuprofThread *owner =
+        __atomic_load_n (&s->slots[i].thread, __ATOMIC_ACQUIRE);
+
+    if (owner == NULL) {
+      GpuprofThread *expected = NULL;
+      if (__atomic_compare_exchange_n (&s->slots[i].thread, &expected, thread,
+              FALSE, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        owner = thread;
+      else
+        owner = expected;
+    }
+    if (owner == thread) {
+      __atomic_fetch_add (&s->slots[i].self_ns, ns, __ATOMIC_RELAXED);
+      return;
+    }
+  }
+  __atomic_fetch_add (&s->other_threads_ns, ns, __ATOMIC_RELAXED);
+}
+
+void
+gpuprof_stats_add_call (GpuprofElementStats * s, GpuprofThread * thread,
+    guint64 self_ns, guint64 incl_ns)
+{
+  __atomic_fetch_add (&s->calls, 1, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&s->self_ns, self_ns, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&s->incl_ns, incl_ns, __ATOMIC_RELAXED);
+  gpuprof_histogram_record (&s->self_hist, self_ns);
+  add_to_thread_slot (s, thread, self_ns);
+  gpuprof_thread_add_busy (thread, self_ns);
+}
+
+void
+gpuprof_stats_add_buffers_in (GpuprofElementStats * s, guint64 n)
+{
+  __atomic_fetch_add (&s->buffers_in, n, __ATOMIC_RELAXED);
+}
+
+void
+gpuprof_stats_add_buffers_out (GpuprofElementStats * s, guint64 n)
+{
+  __atomic_fetch_add (&s->buffers_out, n, __ATOMIC_RELAXED);
+}
+
+const GpuprofThreadSlot *
+gpuprof_stats_main_slot (const GpuprofElementStats * s)
+{
+  const GpuprofThreadSlot *best = NULL;
+  guint i;
+
+  for (i = 0; i < GPUPROF_THREAD_SLOTS; i++) {
+    if (!s->slots[i].thread)
+      continue;
+    if (!best || s->slots[i].self_ns > best->self_ns)
+      best = &s->slots[i];
+  }
+  return best;
+}

@@ -1,0 +1,45 @@
+/* gpuprof: per-element statistics, updated by the hooks.
+ *
+ * Lock-free: counters are relaxed atomics, since an element can be called from
+ * several threads at once (aggregators, tees). Memory is fixed per element.
+ */
+#pragma once
+
+#include "gpuprof-histogram.h"
+
+G_BEGIN_DECLS
+
+typedef struct _GpuprofThread GpuprofThread;
+
+/* Self time is split by thread so the busy fraction of "its" thread can be
+ * told; elements rarely run on more than a few threads. */
+#define GPUPROF_THREAD_SLOTS 4
+
+typedef struct
+{
+  GpuprofThread *thread;        /* claimed once by CAS, never changed */
+  guint64 self_ns;
+} GpuprofThreadSlot;
+
+typedef struct
+{
+  guint64 buffers_in;
+  guint64 buffers_out;
+  guint64 calls;
+  guint64 self_ns;
+  guint64 incl_ns;
+  guint64 blocked_ns;           /* queues: upstream blocked while full */
+  GpuprofHistogram self_hist;   /* per call self time */
+  GpuprofThreadSlot slots[GPUPROF_THREAD_SLOTS];
+  guint64 other_threads_ns;     /* self time on threads past the slots */
+} GpuprofElementStats;
+
+void gpuprof_stats_reset (GpuprofElementStats * s);
+void gpuprof_stats_add_call (GpuprofElementStats * s, GpuprofThread * thread,
+    guint64 self_ns, guint64 incl_ns);
+void gpuprof_stats_add_buffers_in (GpuprofElementStats * s, guint64 n);
+void gpuprof_stats_add_buffers_out (GpuprofElementStats * s, guint64 n);
+const GpuprofThreadSlot *gpuprof_stats_main_slot (const GpuprofElementStats *
+    s);
+
+G_END_DECLS

@@ -1,0 +1,129 @@
+/* gpuprof: per-thread state. */
+#include "gpuprof-thread.h"
+
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/prctl.h>
+
+static GPrivate current_thread;
+static GMutex threads_lock;
+static GPtrArray *threads;      /* GpuprofThread*, guarded by threads_lock */
+static guint32 next_thread_id = 1;      /* guarded by threads_lock */
+
+static GpuprofThread *
+thread_new (void)
+{
+  GpuprofThread *t = g_new0 (GpuprofThread, 1);
+  char os_name[17] = "";
+
+  t->tid = (gint) syscall (SYS_gettid);
+  if (prctl (PR_GET_NAME, os_name, 0, 0, 0) == 0 && os_name[0])
+    g_strlcpy (t->name, os_name, sizeof (t->name));
+  else
+    g_snprintf (t->name, sizeof (t->name), "thread %d", t->tid);
+  t->cache_generation = -1;
+
+  g_mutex_lock (&threads_lock);
+  if (!threads)
+    threads = g_ptr_array_new ();
+  t->id = next_thread_id++;
+  g_ptr_array_add (threads, t);
+  g_mutex_unlock (&threads_lock);
+  return t;
+}
+
+GpuprofThread *
+gpuprof_thread_peek (void)
+{
+  return g_private_get (&current_thread);
+}
+
+GpuprofThread *
+gpuprof_thread_get (void)
+{
+  GpuprofThread *t = g_private_get (&current_thread);
+
+  if (G_UNLIKELY (!t)) {
+    /* kept for the whole process: elements' stats point at it */
+    t = thread_new ();
+    g_private_set (&current_thread, t);
+  }
+  return t;
+}
+
+void
+gpuprof_thread_touch (GpuprofThread * t, guint64 ts)
+{
+  if (G_UNLIKELY (__atomic_load_n (&t->first_ts, __ATOMIC_RELAXED) == 0)) {
+    __atomic_store_n (&t->first_ts, ts ? ts : 1, __ATOMIC_RELAXED);
+    t->loop_mark = ts;
+    t->loop_child_ns = 0;
+  }
+  __atomic_store_n (&t->last_ts, ts, __ATOMIC_RELAXED);
+}
+
+void
+gpuprof_thread_add_busy (GpuprofThread * t, guint64 ns)
+{
+  /* only the owning thread writes */
+  __atomic_store_n (&t->busy_ns,
+      __atomic_load_n (&t->busy_ns, __ATOMIC_RELAXED) + ns, __ATOMIC_RELAXED);
+}
+
+void
+gpuprof_thread_set_name (GpuprofThread * t, const gchar * name,
+    gboolean from_task)
+{
+  /* a task name is better than the truncated OS name; keep the first one */
+  if (t->named_by_task && !from_task)
+    return;
+  g_mutex_lock (&threads_lock);
+  g_strlcpy (t->name, name, sizeof (t->name));
+  t->named_by_task = from_task;
+  g_mutex_unlock (&threads_lock);
+}
+
+GPtrArray *
+gpuprof_thread_list (void)
+{
+  GPtrArray *copy = g_ptr_array_new ();
+  guint i;
+
+  g_mutex_lock (&threads_lock);
+  for (i = 0; threads && i < threads->len; i++)
+    g_ptr_array_add (copy, g_ptr_array_index (threads, i));
+  g_mutex_unlock (&threads_lock);
+  return copy;
+}
+
+void
+gpuprof_thread_reset_run (GpuprofThread * t)
+{
+  __atomic_store_n (&t->first_ts, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&t->last_ts, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&t->busy_ns, 0, __ATOMIC_RELAXED);
+}
+
+void
+gpuprof_threads_free_all (void)
+{
+  g_mutex_lock (&threads_lock);
+  if (threads) {
+    g_ptr_array_set_free_func (threads, g_free);
+    g_ptr_array_unref (threads);
+    threads = NULL;
+  }
+  g_mutex_unlock (&threads_lock);
+}
+
+gchar *
+gpuprof_thread_dup_name (GpuprofThread * t)
+{
+  gchar *name;
+
+  g_mutex_lock (&threads_lock);
+  name = g_strdup (t->name);
+  g_mutex_unlock (&threads_lock);
+  return name;
+}

@@ -1,0 +1,108 @@
+/* gpuprof: per-thread state: the stack of active calls on a streaming thread.
+ *
+ * Each streaming thread owns one GpuprofThread (GPrivate); only that thread
+ * writes its stack, so the hooks need no lock. Self time of a call is its
+ * duration minus the time of the calls it made downstream (pushes, events,
+ * queries, pulls), which the stack records as "child" time.
+ */
+#pragma once
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+typedef struct _GpuprofElement GpuprofElement;
+typedef struct _GpuprofPad GpuprofPad;
+typedef struct _GpuprofThread GpuprofThread;
+
+typedef enum
+{
+  GPUPROF_FRAME_CHAIN,          /* chain / chain-list on a sink pad */
+  GPUPROF_FRAME_PULL,           /* getrange served by the upstream element */
+  GPUPROF_FRAME_PUSH,           /* push / push-list on a src pad */
+  GPUPROF_FRAME_CALL,           /* event push or query: time spent downstream */
+} GpuprofFrameKind;
+
+typedef struct
+{
+  GpuprofFrameKind kind;
+  gboolean nvtx_open;           /* a range was pushed for it */
+  GpuprofPad *pad;
+  GpuprofElement *element;      /* charged element (CHAIN, PULL) */
+  guint64 start;
+  guint64 child_ns;             /* time in calls made from inside this one */
+  guint64 blocked_start;        /* queues: when the upstream thread blocked */
+  guint64 seq;
+  guint64 pts;
+  guint64 size;
+  guint n_buffers;
+  gconstpointer key;            /* the buffer or list, for queues */
+} GpuprofFrame;
+
+#define GPUPROF_MAX_DEPTH 64
+#define GPUPROF_PAD_CACHE 64
+
+typedef struct
+{
+  gconstpointer key;
+  GpuprofPad *pad;
+} GpuprofPadCacheEntry;
+
+struct _GpuprofThread
+{
+  guint32 id;                   /* 1-based, never reused */
+  gint tid;                     /* OS thread id */
+  gchar name[64];               /* task name "q:src", else the OS name */
+  gboolean named_by_task;
+  guint32 pipeline_id;          /* pipeline of the last element it ran */
+
+  /* written by the owning thread only, read by reports: relaxed atomics */
+  guint64 first_ts;             /* 0 = not active in this run */
+  guint64 last_ts;
+  guint64 busy_ns;
+
+  /* source loops: time between top-level pushes */
+  guint64 loop_mark;
+  guint64 loop_child_ns;
+
+  guint depth;
+  guint overflow;               /* calls deeper than GPUPROF_MAX_DEPTH */
+  GpuprofFrame frames[GPUPROF_MAX_DEPTH];
+
+  gint cache_generation;
+  GpuprofPadCacheEntry cache[GPUPROF_PAD_CACHE];
+
+  gpointer trace_ring;          /* gpuprof-ring.h, when tracing */
+};
+
+GpuprofThread *gpuprof_thread_get (void);
+GpuprofThread *gpuprof_thread_peek (void);
+void gpuprof_thread_touch (GpuprofThread * t, guint64 ts);
+void gpuprof_thread_add_busy (GpuprofThread * t, guint64 ns);
+void gpuprof_thread_set_name (GpuprofThread * t, const gchar * name,
+    gboolean from_task);
+GPtrArray *gpuprof_thread_list (void);  /* snapshot of all threads, free with g_ptr_array_unref */
+void gpuprof_thread_reset_run (GpuprofThread * t);
+void gpuprof_threads_free_all (void);
+
+static inline GpuprofFrame *
+gpuprof_thread_push_frame (GpuprofThread * t)
+{
+  if (G_UNLIKELY (t->depth >= GPUPROF_MAX_DEPTH)) {
+    t->overflow++;
+    return NULL;
+  }
+  return &t->frames[t->depth++];
+}
+
+static inline GpuprofFrame *
+gpuprof_thread_top (GpuprofThread * t)
+{
+  return t->depth ? &t->frames[t->depth - 1] : NULL;
+}
+
+G_END_DECLS
+
+G_BEGIN_DECLS
+gchar *gpuprof_thread_dup_name (GpuprofThread * t);
+G_END_DECLS
