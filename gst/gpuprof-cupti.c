@@ -1,0 +1,688 @@
+/* gpuprof: CUPTI, loaded at run time — see gpuprof-cupti.h.
+ *
+ * The CUPTI headers are used for types only (record layouts, enums); no CUDA
+ * library is linked. Without the headers this file builds a stub that reports
+ * why GPU attribution is off.
+ *
+ * Session: subscribe (to detect another CUPTI client), system thread ids,
+ * monotonic timestamp callback, buffer callbacks, then the activity kinds.
+ * Kernel, copy and memset records need both API kinds: external correlation
+ * records only come with an API kind enabled (measured on the GPU host), and
+ * GStreamer's nvcodec calls the driver API (cuLaunchKernel, cuMemcpy2DAsync)
+ * while most applications call the runtime.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gpuprof-cupti.h"
+#include "gpuprof-gpu.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+GST_DEBUG_CATEGORY_STATIC (gpuprof_cupti_debug);
+#define GST_CAT_DEFAULT gpuprof_cupti_debug
+
+#define REASON_PREFIX "GPU attribution off: "
+
+/**
+ * gpuprof_cupti_monotonic_ns:
+ *
+ * Returns: CLOCK_MONOTONIC in ns, the clock of every GPU timestamp (and of
+ * gst_util_get_timestamp())
+ */
+guint64
+gpuprof_cupti_monotonic_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (guint64) ts.tv_sec * GST_SECOND + ts.tv_nsec;
+}
+
+/**
+ * gpuprof_cupti_mode_from_string:
+ * @s: "auto", "on" or "off" (also true/false, yes/no, 1/0)
+ * @mode: (out): the mode
+ *
+ * Returns: whether @s is valid
+ */
+gboolean
+gpuprof_cupti_mode_from_string (const gchar * s, GpuprofCuptiMode * mode)
+{
+  if (!s)
+    return FALSE;
+  if (!g_ascii_strcasecmp (s, "auto"))
+    *mode = GPUPROF_CUPTI_AUTO;
+  else if (!g_ascii_strcasecmp (s, "on") || !g_ascii_strcasecmp (s, "true")
+      || !g_ascii_strcasecmp (s, "yes") || !g_strcmp0 (s, "1"))
+    *mode = GPUPROF_CUPTI_ON;
+  else if (!g_ascii_strcasecmp (s, "off") || !g_ascii_strcasecmp (s, "false")
+      || !g_ascii_strcasecmp (s, "no") || !g_strcmp0 (s, "0"))
+    *mode = GPUPROF_CUPTI_OFF;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+static void
+init_debug (void)
+{
+  static gsize done;
+
+  if (g_once_init_enter (&done)) {
+    GST_DEBUG_CATEGORY_INIT (gpuprof_cupti_debug, "gpuprofcupti", 0,
+        "gpuprof CUPTI loader");
+    g_once_init_leave (&done, 1);
+  }
+}
+
+#if defined(__has_include)
+#if __has_include(<cupti.h>)
+#define HAVE_CUPTI_HEADERS 1
+#endif
+#endif
+
+#ifndef HAVE_CUPTI_HEADERS
+
+gboolean
+gpuprof_cupti_start (const GpuprofCuptiSettings * settings, gchar ** reason)
+{
+  init_debug ();
+  if (reason)
+    *reason = g_strdup (settings && settings->mode == GPUPROF_CUPTI_OFF ?
+        REASON_PREFIX "cupti=off" :
+        REASON_PREFIX "gpuprof was built without the CUPTI headers");
+  return FALSE;
+}
+
+void
+gpuprof_cupti_stop (void)
+{
+}
+
+gboolean
+gpuprof_cupti_active (void)
+{
+  return FALSE;
+}
+
+void
+gpuprof_cupti_flush (gboolean forced)
+{
+}
+
+guint64
+gpuprof_cupti_dropped (void)
+{
+  return 0;
+}
+
+#else /* HAVE_CUPTI_HEADERS */
+
+#include <dlfcn.h>
+#include <cupti.h>
+
+/* ---- the function table ---- */
+
+typedef struct
+{
+  /* required */
+  CUptiResult (*GetResultString) (CUptiResult, const char **);
+  CUptiResult (*ActivityEnable) (CUpti_ActivityKind);
+  CUptiResult (*ActivityDisable) (CUpti_ActivityKind);
+  CUptiResult (*ActivityRegisterCallbacks) (CUpti_BuffersCallbackRequestFunc,
+      CUpti_BuffersCallbackCompleteFunc);
+  CUptiResult (*ActivityGetNextRecord) (uint8_t *, size_t, CUpti_Activity **);
+  CUptiResult (*ActivityFlushAll) (uint32_t);
+  CUptiResult (*ActivityGetNumDroppedRecords) (CUcontext, uint32_t, size_t *);
+  CUptiResult (*ActivityPushExternalCorrelationId)
+    (CUpti_ExternalCorrelationKind, uint64_t);
+  CUptiResult (*ActivityPopExternalCorrelationId)
+    (CUpti_ExternalCorrelationKind, uint64_t *);
+  /* optional */
+  CUptiResult (*GetVersion) (uint32_t *);
+  CUptiResult (*Subscribe) (CUpti_SubscriberHandle *, CUpti_CallbackFunc,
+      void *);
+  CUptiResult (*Unsubscribe) (CUpti_SubscriberHandle);
+  CUptiResult (*SetThreadIdType) (CUpti_ActivityThreadIdType);
+  CUptiResult (*ActivityRegisterTimestampCallback) (CUpti_TimestampCallbackFunc);
+  CUptiResult (*GetTimestamp) (uint64_t *);
+} CuptiTable;
+
+static CuptiTable cupti;
+static void *cupti_module;
+
+#define REQUIRED(name) { "cupti" #name, G_STRUCT_OFFSET (CuptiTable, name), TRUE }
+#define OPTIONAL(name) { "cupti" #name, G_STRUCT_OFFSET (CuptiTable, name), FALSE }
+
+static const struct
+{
+  const gchar *symbol;
+  glong offset;
+  gboolean required;
+} symbols[] = {
+  REQUIRED (GetResultString),
+  REQUIRED (ActivityEnable),
+  REQUIRED (ActivityDisable),
+  REQUIRED (ActivityRegisterCallbacks),
+  REQUIRED (ActivityGetNextRecord),
+  REQUIRED (ActivityFlushAll),
+  REQUIRED (ActivityGetNumDroppedRecords),
+  REQUIRED (ActivityPushExternalCorrelationId),
+  REQUIRED (ActivityPopExternalCorrelationId),
+  OPTIONAL (GetVersion),
+  OPTIONAL (Subscribe),
+  OPTIONAL (Unsubscribe),
+  OPTIONAL (SetThreadIdType),
+  OPTIONAL (ActivityRegisterTimestampCallback),
+  OPTIONAL (GetTimestamp),
+};
+
+/* ---- state, guarded by 'lock' (the record path takes none of it) ---- */
+
+static GMutex lock;
+static gint refcount;
+static gboolean load_tried;
+static gchar *load_error;       /* why CUPTI cannot be used at all */
+static gboolean active;         /* a session is running */
+static CUpti_SubscriberHandle subscriber;
+static GpuprofCuptiSettings settings;
+static gchar *settings_library;
+static gint64 ts_offset;        /* added to CUPTI timestamps without a callback */
+static gboolean have_ts_callback;
+static GThread *collector;
+static GCond collector_cond;
+static gboolean collector_stop;
+static guint64 dropped;         /* atomically updated from the record path */
+static gboolean atexit_done;
+
+static const CUpti_ActivityKind required_kind =
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+static const CUpti_ActivityKind other_kinds[] = {
+  CUPTI_ACTIVITY_KIND_MEMCPY,
+  CUPTI_ACTIVITY_KIND_MEMCPY2,
+  CUPTI_ACTIVITY_KIND_MEMSET,
+  CUPTI_ACTIVITY_KIND_RUNTIME,
+  CUPTI_ACTIVITY_KIND_DRIVER,
+  CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+};
+
+static const gchar *
+result_string (CUptiResult r)
+{
+  const char *s = NULL;
+
+  if (cupti.GetResultString && cupti.GetResultString (r, &s) == CUPTI_SUCCESS
+      && s)
+    return s;
+  return "unknown CUPTI error";
+}
+
+static gboolean
+load_library_locked (void)
+{
+  const gchar *env = g_getenv ("GPUPROF_CUPTI_LIBRARY");
+  const gchar *candidates[] = {
+    settings_library ? settings_library : env,
+    "libcupti.so.13",
+    "/usr/local/cuda/lib64/libcupti.so.13",
+    "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13",
+  };
+  GString *errors = g_string_new (NULL);
+  guint i;
+
+  if (load_tried)
+    return load_error == NULL;
+  load_tried = TRUE;
+
+  /* an explicit path is the only candidate: no silent fallback to another */
+  for (i = 0; i < G_N_ELEMENTS (candidates) && !cupti_module; i++) {
+    if (!candidates[i])
+      continue;
+    cupti_module = dlopen (candidates[i], RTLD_NOW | RTLD_LOCAL);
+    if (!cupti_module && errors->len == 0)
+      g_string_append (errors, dlerror ());
+    if (i == 0 && !cupti_module)
+      break;
+  }
+  if (!cupti_module) {
+    load_error = g_strdup_printf ("CUPTI not loadable (%s)", errors->str);
+    g_string_free (errors, TRUE);
+    return FALSE;
+  }
+  g_string_free (errors, TRUE);
+
+  for (i = 0; i < G_N_ELEMENTS (symbols); i++) {
+    gpointer f = dlsym (cupti_module, symbols[i].symbol);
+    G_STRUCT_MEMBER (gpointer, &cupti, symbols[i].offset) = f;
+    if (!f && symbols[i].required) {
+      load_error = g_strdup_printf ("CUPTI has no %s", symbols[i].symbol);
+      return FALSE;
+    }
+    if (!f)
+      GST_INFO ("optional CUPTI symbol %s not found", symbols[i].symbol);
+  }
+  if (cupti.GetVersion) {
+    uint32_t v = 0;
+    cupti.GetVersion (&v);
+    GST_INFO ("CUPTI API version %u", v);
+  }
+  return TRUE;
+}
+
+/* ---- record path ---- */
+
+static uint64_t CUPTIAPI
+monotonic_timestamp (void)
+{
+  return gpuprof_cupti_monotonic_ns ();
+}
+
+static inline guint64
+to_monotonic (uint64_t ts)
+{
+  if (ts == 0 || have_ts_callback)
+    return ts;
+  return (guint64) ((gint64) ts + ts_offset);
+}
+
+static void CUPTIAPI
+buffer_requested (uint8_t ** buffer, size_t * size, size_t * max_records)
+{
+  gsize bytes = settings.buffer_size ? settings.buffer_size : 4 << 20;
+
+  /* records must be 8-byte aligned */
+  *buffer = g_malloc (bytes);
+  *size = bytes;
+  *max_records = 0;
+}
+
+static void
+handle_record (const CUpti_Activity * r)
+{
+  GpuprofGpuOp op = { 0, };
+
+  switch (r->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:{
+      const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *) r;
+      op.kind = GPUPROF_GPU_OP_KERNEL;
+      op.correlation_id = k->correlationId;
+      op.device_id = k->deviceId;
+      op.context_id = k->contextId;
+      op.stream_id = k->streamId;
+      op.graph_id = k->graphId;
+      op.start = to_monotonic (k->start);
+      op.end = to_monotonic (k->end);
+      op.name = k->name;
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY:{
+      const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *) r;
+      op.kind = GPUPROF_GPU_OP_MEMCPY;
+      op.correlation_id = m->correlationId;
+      op.device_id = m->deviceId;
+      op.context_id = m->contextId;
+      op.stream_id = m->streamId;
+      op.graph_id = m->graphId;
+      op.start = to_monotonic (m->start);
+      op.end = to_monotonic (m->end);
+      op.bytes = m->bytes;
+      op.copy_kind = m->copyKind;
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY2:{
+      const CUpti_ActivityMemcpyPtoP4 *m =
+          (const CUpti_ActivityMemcpyPtoP4 *) r;
+      op.kind = GPUPROF_GPU_OP_MEMCPY;
+      op.correlation_id = m->correlationId;
+      op.device_id = m->deviceId;
+      op.context_id = m->contextId;
+      op.stream_id = m->streamId;
+      op.graph_id = m->graphId;
+      op.start = to_monotonic (m->start);
+      op.end = to_monotonic (m->end);
+      op.bytes = m->bytes;
+      op.copy_kind = m->copyKind;
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET:{
+      const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *) r;
+      op.kind = GPUPROF_GPU_OP_MEMSET;
+      op.correlation_id = m->correlationId;
+      op.device_id = m->deviceId;
+      op.context_id = m->contextId;
+      op.stream_id = m->streamId;
+      op.graph_id = m->graphId;
+      op.start = to_monotonic (m->start);
+      op.end = to_monotonic (m->end);
+      op.bytes = m->bytes;
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER:{
+      const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *) r;
+      gpuprof_gpu_add_api (a->correlationId, a->threadId, a->cbid,
+          to_monotonic (a->start), to_monotonic (a->end));
+      return;
+    }
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:{
+      const CUpti_ActivityExternalCorrelation *x =
+          (const CUpti_ActivityExternalCorrelation *) r;
+      gint ch = (gint) x->externalKind - CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
+      /* other kinds belong to other tools in the process */
+      if (ch >= 0 && ch < GPUPROF_GPU_N_CHANNELS)
+        gpuprof_gpu_add_external (x->correlationId, (GpuprofGpuChannel) ch,
+            x->externalId);
+      return;
+    }
+    default:
+      return;
+  }
+  gpuprof_gpu_add_op (&op);
+}
+
+static void CUPTIAPI
+buffer_completed (CUcontext ctx, uint32_t stream_id, uint8_t * buffer,
+    size_t size, size_t valid_size)
+{
+  CUpti_Activity *record = NULL;
+  size_t n_dropped = 0;
+
+  if (valid_size > 0) {
+    while (cupti.ActivityGetNextRecord (buffer, valid_size,
+            &record) == CUPTI_SUCCESS)
+      handle_record (record);
+  }
+  if (cupti.ActivityGetNumDroppedRecords (ctx, stream_id,
+          &n_dropped) == CUPTI_SUCCESS && n_dropped) {
+    gpuprof_gpu_add_dropped (n_dropped);
+    __atomic_fetch_add (&dropped, (guint64) n_dropped, __ATOMIC_RELAXED);
+  }
+  g_free (buffer);
+  gpuprof_gpu_settle (gpuprof_cupti_monotonic_ns (), GPUPROF_GPU_SETTLE_NORMAL);
+}
+
+/* ---- hot path backend: one stack per channel, CUSTOM0 + channel ---- */
+
+static void
+backend_push (GpuprofGpuChannel channel, guint64 id)
+{
+  cupti.ActivityPushExternalCorrelationId ((CUpti_ExternalCorrelationKind)
+      (CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0 + channel), id);
+}
+
+static void
+backend_pop (GpuprofGpuChannel channel)
+{
+  uint64_t last;
+
+  cupti.ActivityPopExternalCorrelationId ((CUpti_ExternalCorrelationKind)
+      (CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0 + channel), &last);
+}
+
+static const GpuprofGpuBackend cupti_backend = { backend_push, backend_pop };
+
+/* ---- collector: periodic flush of completed buffers ---- */
+
+static gpointer
+collector_main (gpointer data)
+{
+  guint period = settings.flush_period_ms ? settings.flush_period_ms : 100;
+
+  g_mutex_lock (&lock);
+  while (!collector_stop) {
+    gint64 until = g_get_monotonic_time () + period * G_TIME_SPAN_MILLISECOND;
+    if (g_cond_wait_until (&collector_cond, &lock, until) || collector_stop)
+      continue;
+    g_mutex_unlock (&lock);
+    /* completed buffers only: a forced flush mid-run would hand over
+     * records of kernels still running */
+    cupti.ActivityFlushAll (0);
+    gpuprof_gpu_settle (gpuprof_cupti_monotonic_ns (),
+        GPUPROF_GPU_SETTLE_NORMAL);
+    g_mutex_lock (&lock);
+  }
+  g_mutex_unlock (&lock);
+  return NULL;
+}
+
+/* ---- session ---- */
+
+static void CUPTIAPI
+subscriber_callback (void *userdata, CUpti_CallbackDomain domain,
+    CUpti_CallbackId cbid, const void *data)
+{
+  /* subscribed only to find out whether another CUPTI client is there */
+}
+
+static void
+disable_kinds (void)
+{
+  guint i;
+
+  cupti.ActivityDisable (required_kind);
+  for (i = 0; i < G_N_ELEMENTS (other_kinds); i++)
+    cupti.ActivityDisable (other_kinds[i]);
+}
+
+static gchar *
+start_session_locked (void)
+{
+  CUptiResult r;
+  guint i;
+
+  if (cupti.Subscribe) {
+    r = cupti.Subscribe (&subscriber, subscriber_callback, NULL);
+    if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+      subscriber = NULL;
+      return g_strdup ("another CUPTI client is attached (Nsight Systems, "
+          "ncu or compute-sanitizer?): NVTX ranges only");
+    }
+    if (r != CUPTI_SUCCESS) {
+      GST_INFO ("cuptiSubscribe: %s; cannot detect other CUPTI clients",
+          result_string (r));
+      subscriber = NULL;
+    }
+  }
+
+  /* API records must carry gettid(), the key of gpuprof-gpu's thread slots */
+  if (!cupti.SetThreadIdType ||
+      cupti.SetThreadIdType (CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) !=
+      CUPTI_SUCCESS)
+    gpuprof_gpu_use_pthread_ids (TRUE);
+
+  /* before any kind is enabled, or CUPTI keeps its default clock */
+  have_ts_callback = cupti.ActivityRegisterTimestampCallback &&
+      cupti.ActivityRegisterTimestampCallback (monotonic_timestamp) ==
+      CUPTI_SUCCESS;
+  if (!have_ts_callback && cupti.GetTimestamp) {
+    uint64_t c = 0;
+    guint64 m = gpuprof_cupti_monotonic_ns ();
+    cupti.GetTimestamp (&c);
+    ts_offset = (gint64) m - (gint64) c;
+    GST_INFO ("no CUPTI timestamp callback: measured offset %" G_GINT64_FORMAT
+        " ns", ts_offset);
+  }
+
+  r = cupti.ActivityRegisterCallbacks (buffer_requested, buffer_completed);
+  if (r != CUPTI_SUCCESS)
+    return g_strdup_printf ("cuptiActivityRegisterCallbacks: %s",
+        result_string (r));
+
+  r = cupti.ActivityEnable (required_kind);
+  if (r != CUPTI_SUCCESS) {
+    return g_strdup_printf ("cuptiActivityEnable(CONCURRENT_KERNEL): %s "
+        "(no GPU or no CUDA driver here?)", result_string (r));
+  }
+  for (i = 0; i < G_N_ELEMENTS (other_kinds); i++) {
+    r = cupti.ActivityEnable (other_kinds[i]);
+    if (r != CUPTI_SUCCESS)
+      GST_WARNING ("cuptiActivityEnable(%d): %s", other_kinds[i],
+          result_string (r));
+  }
+  return NULL;
+}
+
+static void
+stop_session_locked (void)
+{
+  collector_stop = TRUE;
+  g_cond_broadcast (&collector_cond);
+  g_mutex_unlock (&lock);
+  if (collector)
+    g_thread_join (collector);
+  collector = NULL;
+  gpuprof_gpu_set_backend (NULL);
+  cupti.ActivityFlushAll (CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  gpuprof_gpu_settle (gpuprof_cupti_monotonic_ns (), GPUPROF_GPU_SETTLE_ALL);
+  g_mutex_lock (&lock);
+  disable_kinds ();
+  if (subscriber && cupti.Unsubscribe)
+    cupti.Unsubscribe (subscriber);
+  subscriber = NULL;
+  active = FALSE;
+}
+
+static void
+flush_at_exit (void)
+{
+  /* CUPTI's samples do the same: records still in buffers are delivered */
+  if (g_atomic_int_get (&active))
+    gpuprof_cupti_flush (TRUE);
+}
+
+/**
+ * gpuprof_cupti_start:
+ * @settings: (nullable): mode, library, periods; NULL: auto, defaults
+ * @reason: (out) (optional) (transfer full): when it returns FALSE, one line
+ *   starting with "GPU attribution off: " saying why, for the caller to print
+ *   once (GST_WARNING + g_printerr)
+ *
+ * Loads CUPTI (once per process) and starts the activity session, or takes a
+ * reference on the running one. Each successful call needs a
+ * gpuprof_cupti_stop(). Also sets the gpuprof-gpu backend; the caller enables
+ * its channel with gpuprof_gpu_enable_channel().
+ *
+ * Returns: whether GPU records are being collected
+ */
+gboolean
+gpuprof_cupti_start (const GpuprofCuptiSettings * s, gchar ** reason)
+{
+  gchar *why = NULL;
+
+  init_debug ();
+  if (s && s->mode == GPUPROF_CUPTI_OFF) {
+    if (reason)
+      *reason = g_strdup (REASON_PREFIX "cupti=off");
+    return FALSE;
+  }
+
+  g_mutex_lock (&lock);
+  if (active) {
+    refcount++;
+    g_mutex_unlock (&lock);
+    return TRUE;
+  }
+  if (s) {
+    settings = *s;
+    g_free (settings_library);
+    settings_library = g_strdup (s->library);
+    settings.library = settings_library;
+  }
+  if (!load_library_locked ()) {
+    why = g_strdup (load_error);
+  } else {
+    why = start_session_locked ();
+    if (why)
+      disable_kinds ();
+    if (why && subscriber && cupti.Unsubscribe) {
+      cupti.Unsubscribe (subscriber);
+      subscriber = NULL;
+    }
+  }
+
+  if (why) {
+    GST_WARNING (REASON_PREFIX "%s", why);
+    if (reason)
+      *reason = g_strconcat (REASON_PREFIX, why, NULL);
+    g_free (why);
+    g_mutex_unlock (&lock);
+    return FALSE;
+  }
+
+  refcount = 1;
+  g_atomic_int_set (&active, TRUE);
+  gpuprof_gpu_set_backend (&cupti_backend);
+  collector_stop = FALSE;
+  collector = g_thread_new ("gpuprof-cupti", collector_main, NULL);
+  if (!atexit_done) {
+    atexit (flush_at_exit);
+    atexit_done = TRUE;
+  }
+  GST_INFO ("CUPTI activity collection on (%s clock)",
+      have_ts_callback ? "monotonic callback" : "measured offset");
+  g_mutex_unlock (&lock);
+  return TRUE;
+}
+
+/**
+ * gpuprof_cupti_stop:
+ *
+ * Drops a reference taken by a successful gpuprof_cupti_start(). The last one
+ * flushes (forced), settles every record and disables the activity kinds.
+ */
+void
+gpuprof_cupti_stop (void)
+{
+  g_mutex_lock (&lock);
+  if (active && --refcount == 0)
+    stop_session_locked ();
+  g_mutex_unlock (&lock);
+}
+
+/**
+ * gpuprof_cupti_active:
+ *
+ * Returns: whether a CUPTI session is collecting records
+ */
+gboolean
+gpuprof_cupti_active (void)
+{
+  return g_atomic_int_get (&active);
+}
+
+/**
+ * gpuprof_cupti_flush:
+ * @forced: also hand over buffers with incomplete records, and settle every
+ *   record (end of run: EOS, NULL, exit); else completed buffers only, and
+ *   settle what is joined
+ *
+ * Synchronous: when it returns, the records are in gpuprof-gpu's statistics.
+ * It does not synchronise the GPU: work still running is not there yet.
+ */
+void
+gpuprof_cupti_flush (gboolean forced)
+{
+  if (!g_atomic_int_get (&active))
+    return;
+  cupti.ActivityFlushAll (forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+  gpuprof_gpu_settle (gpuprof_cupti_monotonic_ns (), forced ?
+      GPUPROF_GPU_SETTLE_ALL : GPUPROF_GPU_SETTLE_JOINED);
+}
+
+/**
+ * gpuprof_cupti_dropped:
+ *
+ * Returns: records CUPTI reported as dropped since the process started
+ */
+guint64
+gpuprof_cupti_dropped (void)
+{
+  return __atomic_load_n (&dropped, __ATOMIC_RELAXED);
+}
+
+#endif /* HAVE_CUPTI_HEADERS */

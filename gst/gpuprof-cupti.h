@@ -1,0 +1,61 @@
+/* gpuprof: CUPTI, loaded at run time.
+ *
+ * libcupti.so.13 is dlopen'ed into a table of function pointers (required
+ * and optional symbols apart, like gst-plugins-bad's CUDA loader), so the
+ * library loads and works, NVTX and CPU statistics included, on machines
+ * without CUDA or without a GPU. Activity records are handed to the
+ * correlation code (gpuprof-gpu.h); GPU timestamps are CLOCK_MONOTONIC ns.
+ *
+ * Process-wide and reference counted: the tracer and any gpuprofmeter share
+ * one CUPTI session.
+ */
+#pragma once
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+/**
+ * GpuprofCuptiMode:
+ * @GPUPROF_CUPTI_AUTO: on when CUPTI loads and a GPU is there, else off with
+ *   its reason
+ * @GPUPROF_CUPTI_ON: the same, but the caller should warn when it is off
+ * @GPUPROF_CUPTI_OFF: never load CUPTI
+ */
+typedef enum
+{
+  GPUPROF_CUPTI_AUTO = 0,
+  GPUPROF_CUPTI_ON,
+  GPUPROF_CUPTI_OFF,
+} GpuprofCuptiMode;
+
+/**
+ * GpuprofCuptiSettings:
+ * @mode: see #GpuprofCuptiMode
+ * @library: (nullable): path or soname of CUPTI; NULL: $GPUPROF_CUPTI_LIBRARY,
+ *   else "libcupti.so.13" (then /usr/local/cuda/lib64, extras/CUPTI/lib64)
+ * @flush_period_ms: how often records are collected (0: 100 ms)
+ * @buffer_size: bytes per activity buffer (0: 4 MiB)
+ *
+ * The first caller of gpuprof_cupti_start() that gets CUPTI on sets them.
+ */
+typedef struct
+{
+  GpuprofCuptiMode mode;
+  const gchar *library;
+  guint flush_period_ms;
+  gsize buffer_size;
+} GpuprofCuptiSettings;
+
+gboolean gpuprof_cupti_mode_from_string (const gchar * s,
+    GpuprofCuptiMode * mode);
+
+gboolean gpuprof_cupti_start (const GpuprofCuptiSettings * settings,
+    gchar ** reason);
+void gpuprof_cupti_stop (void);
+gboolean gpuprof_cupti_active (void);
+void gpuprof_cupti_flush (gboolean forced);
+guint64 gpuprof_cupti_dropped (void);
+guint64 gpuprof_cupti_monotonic_ns (void);
+
+G_END_DECLS

@@ -1,0 +1,435 @@
+/* gpuprof: GPU attribution — joins GPU activity records to the element and
+ * buffer that launched them, and keeps the GPU statistics.
+ *
+ * Pure C on GLib: no CUPTI type appears here, so tests feed synthetic records
+ * (tests/gpu/) into exactly the code the CUPTI loader (gpuprof-cupti.c) feeds.
+ *
+ * Two halves:
+ *  - hot path, on streaming threads: gpuprof_gpu_chain_enter() / _exit()
+ *    push/pop an external correlation id through a backend (CUPTI) and keep a
+ *    per-thread "last active element". O(1), no allocation, no lock; one
+ *    branch when GPU attribution is off.
+ *  - record side, on the CUPTI thread (or whoever flushes): gpuprof_gpu_add_*()
+ *    take records in any order, gpuprof_gpu_settle() attributes the joined
+ *    ones, and the query functions return plain structs. One mutex guards it.
+ *
+ * Times are CLOCK_MONOTONIC nanoseconds (the loader registers a CUPTI
+ * timestamp callback returning that clock), the base of gst_util_get_timestamp().
+ */
+#pragma once
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+/**
+ * GpuprofGpuChannel:
+ * @GPUPROF_GPU_CHANNEL_TRACER: ids pushed by the gpuprof tracer's hooks
+ *   (CUPTI external correlation kind CUSTOM0)
+ * @GPUPROF_GPU_CHANNEL_METER: ids pushed by gpuprofmeter's chain wrappers
+ *   (kind CUSTOM1)
+ *
+ * CUPTI keeps one id stack per external correlation kind, and emits a record
+ * for each kind with a non-empty stack, so the tracer and gpuprofmeter can
+ * both attribute the same kernel without seeing each other's ids. Each
+ * channel has its own element ids and statistics.
+ */
+typedef enum
+{
+  GPUPROF_GPU_CHANNEL_TRACER = 0,
+  GPUPROF_GPU_CHANNEL_METER = 1,
+} GpuprofGpuChannel;
+
+#define GPUPROF_GPU_N_CHANNELS 2
+
+/* External correlation id: element id in the top 24 bits, buffer/batch
+ * sequence in the low 40 bits (10^12 buffers; a PTS in ns wraps after 18
+ * minutes, which only matters within the meter's ring of recent buffers). */
+#define GPUPROF_GPU_ELEMENT_BITS 24
+#define GPUPROF_GPU_SEQ_BITS 40
+#define GPUPROF_GPU_SEQ_MASK ((G_GUINT64_CONSTANT (1) << GPUPROF_GPU_SEQ_BITS) - 1)
+#define GPUPROF_GPU_ELEMENT_MAX ((1u << GPUPROF_GPU_ELEMENT_BITS) - 1)
+/* sequence meaning "no buffer": cost goes to the element, not to a buffer */
+#define GPUPROF_GPU_SEQ_NONE GPUPROF_GPU_SEQ_MASK
+
+static inline guint64
+gpuprof_gpu_encode_id (guint32 element_id, guint64 seq)
+{
+  return ((guint64) (element_id & GPUPROF_GPU_ELEMENT_MAX) <<
+      GPUPROF_GPU_SEQ_BITS) | (seq & GPUPROF_GPU_SEQ_MASK);
+}
+
+static inline guint32
+gpuprof_gpu_id_element (guint64 id)
+{
+  return (guint32) (id >> GPUPROF_GPU_SEQ_BITS);
+}
+
+static inline guint64
+gpuprof_gpu_id_seq (guint64 id)
+{
+  return id & GPUPROF_GPU_SEQ_MASK;
+}
+
+/* ---- backend: who pushes the ids (CUPTI, or a test's fake) ---- */
+
+/**
+ * GpuprofGpuBackend:
+ * @push: push @id on the calling thread's stack for @channel
+ * @pop: pop the calling thread's stack for @channel
+ *
+ * Set by gpuprof-cupti.c when CUPTI is active, by tests otherwise.
+ */
+typedef struct
+{
+  void (*push) (GpuprofGpuChannel channel, guint64 id);
+  void (*pop) (GpuprofGpuChannel channel);
+} GpuprofGpuBackend;
+
+void gpuprof_gpu_set_backend (const GpuprofGpuBackend * backend);
+void gpuprof_gpu_enable_channel (GpuprofGpuChannel channel, gboolean enable);
+gboolean gpuprof_gpu_channel_enabled (GpuprofGpuChannel channel);
+
+/* ---- hot path (streaming threads) ---- */
+
+/* bit per enabled channel, 0 when no backend: the only thing the off path reads */
+extern volatile gint _gpuprof_gpu_channels_on;
+
+void _gpuprof_gpu_enter (GpuprofGpuChannel channel, guint32 element_id,
+    guint64 seq);
+void _gpuprof_gpu_exit (GpuprofGpuChannel channel);
+
+/**
+ * gpuprof_gpu_channel_enter:
+ * @channel: the channel
+ * @element_id: 1..GPUPROF_GPU_ELEMENT_MAX, the caller's id for the element
+ * @seq: buffer/batch sequence (or PTS for the meter), GPUPROF_GPU_SEQ_NONE
+ *
+ * Marks the start of a chain call: GPU work launched on this thread until the
+ * matching gpuprof_gpu_channel_exit() belongs to (@element_id, @seq). Nests.
+ */
+static inline void
+gpuprof_gpu_channel_enter (GpuprofGpuChannel channel, guint32 element_id,
+    guint64 seq)
+{
+  if (G_LIKELY (!(_gpuprof_gpu_channels_on & (1 << channel))))
+    return;
+  _gpuprof_gpu_enter (channel, element_id, seq);
+}
+
+static inline void
+gpuprof_gpu_channel_exit (GpuprofGpuChannel channel)
+{
+  if (G_LIKELY (!(_gpuprof_gpu_channels_on & (1 << channel))))
+    return;
+  _gpuprof_gpu_exit (channel);
+}
+
+/**
+ * gpuprof_gpu_chain_enter:
+ * @element_id: the tracer's element id (gpuprof-objects)
+ * @seq: the buffer sequence on the sink pad, or the batch number
+ *
+ * Call at pad-chain-pre / pad-chain-list-pre (and pull-range-pre, with the
+ * upstream element); pair with gpuprof_gpu_chain_exit() at the -post hook.
+ */
+static inline void
+gpuprof_gpu_chain_enter (guint32 element_id, guint64 seq)
+{
+  gpuprof_gpu_channel_enter (GPUPROF_GPU_CHANNEL_TRACER, element_id, seq);
+}
+
+static inline void
+gpuprof_gpu_chain_exit (void)
+{
+  gpuprof_gpu_channel_exit (GPUPROF_GPU_CHANNEL_TRACER);
+}
+
+void gpuprof_gpu_set_thread_name (const gchar * name);
+void gpuprof_gpu_set_thread_element (GpuprofGpuChannel channel,
+    guint32 element_id);
+guint32 gpuprof_gpu_current_thread_id (void);
+void gpuprof_gpu_use_pthread_ids (gboolean use);
+
+/* ---- record side ---- */
+
+typedef enum
+{
+  GPUPROF_GPU_OP_KERNEL = 0,
+  GPUPROF_GPU_OP_MEMCPY,
+  GPUPROF_GPU_OP_MEMSET,
+} GpuprofGpuOpKind;
+
+#define GPUPROF_GPU_N_OP_KINDS 3
+
+/**
+ * GpuprofGpuOp:
+ * @kind: kernel, memcpy (peer copies included) or memset
+ * @correlation_id: CUPTI correlation id, shared with the API record
+ * @graph_id: CUDA graph id, 0 when not launched by a graph (a graph launch
+ *   has one correlation id for many records)
+ * @start: start, monotonic ns; 0 with @end 0 when CUPTI could not time it
+ * @end: end, monotonic ns
+ * @bytes: bytes copied or set
+ * @copy_kind: CUpti_ActivityMemcpyKind (1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP ...)
+ * @name: kernel name, copied by the engine (may be NULL)
+ *
+ * One GPU activity record.
+ */
+typedef struct
+{
+  GpuprofGpuOpKind kind;
+  guint32 correlation_id;
+  guint32 device_id;
+  guint32 context_id;
+  guint32 stream_id;
+  guint32 graph_id;
+  guint64 start;
+  guint64 end;
+  guint64 bytes;
+  guint32 copy_kind;
+  const gchar *name;
+} GpuprofGpuOp;
+
+void gpuprof_gpu_add_op (const GpuprofGpuOp * op);
+void gpuprof_gpu_add_api (guint32 correlation_id, guint32 thread_id,
+    guint32 cbid, guint64 start, guint64 end);
+void gpuprof_gpu_add_external (guint32 correlation_id,
+    GpuprofGpuChannel channel, guint64 external_id);
+void gpuprof_gpu_add_dropped (guint64 n_records);
+/**
+ * GpuprofGpuSettleMode:
+ * @GPUPROF_GPU_SETTLE_NORMAL: settle what joined before the previous call
+ *   (one call of grace for a late external record) and what expired
+ * @GPUPROF_GPU_SETTLE_JOINED: also what joined since (after a synchronous
+ *   flush, when the caller knows the host records are all in)
+ * @GPUPROF_GPU_SETTLE_ALL: everything, joined or not, and forget host
+ *   records (end of run, after a forced CUPTI flush)
+ */
+typedef enum
+{
+  GPUPROF_GPU_SETTLE_NORMAL = 0,
+  GPUPROF_GPU_SETTLE_JOINED,
+  GPUPROF_GPU_SETTLE_ALL,
+} GpuprofGpuSettleMode;
+
+void gpuprof_gpu_settle (guint64 now, GpuprofGpuSettleMode mode);
+
+/**
+ * GpuprofGpuConfig:
+ * @retain_ns: how long a record waits for the records it joins with, in
+ *   arrival time (default 2 s); then it is attributed with what it has
+ * @max_pending: correlation ids kept at most (default 262144); the oldest is
+ *   attributed with what it has beyond that
+ * @ring_size: per channel, (element, sequence) costs kept for the most recent
+ *   buffers (default 1024)
+ */
+typedef struct
+{
+  guint64 retain_ns;
+  guint max_pending;
+  guint ring_size;
+} GpuprofGpuConfig;
+
+void gpuprof_gpu_configure (const GpuprofGpuConfig * config);
+void gpuprof_gpu_reset (void);
+
+typedef void (*GpuprofGpuSettleFunc) (gpointer user_data);
+guint gpuprof_gpu_add_settle_listener (GpuprofGpuSettleFunc func,
+    gpointer user_data);
+void gpuprof_gpu_remove_settle_listener (guint id);
+guint64 gpuprof_gpu_settled_arrival (void);
+
+/* ---- queries: plain structs, copies ---- */
+
+/**
+ * GpuprofGpuCost:
+ * GPU cost of a set of records: per element, per buffer or unattributed.
+ */
+typedef struct
+{
+  guint64 kernel_ns;
+  guint64 copy_ns;
+  guint64 memset_ns;
+  guint64 kernels;
+  guint64 copies;
+  guint64 memsets;
+  guint64 copy_bytes;
+  guint64 memset_bytes;
+} GpuprofGpuCost;
+
+static inline guint64
+gpuprof_gpu_cost_ns (const GpuprofGpuCost * c)
+{
+  return c->kernel_ns + c->copy_ns + c->memset_ns;
+}
+
+/**
+ * GpuprofGpuElementStats:
+ * @element_id: the channel's element id
+ * @cost: all GPU work attributed to the element
+ * @by_thread_ns: part of it attributed through the launching thread's last
+ *   active element (no external id), included in @cost
+ * @buffers: distinct sequences that carried GPU work
+ */
+typedef struct
+{
+  guint32 element_id;
+  GpuprofGpuCost cost;
+  guint64 by_thread_ns;
+  guint64 buffers;
+} GpuprofGpuElementStats;
+
+/**
+ * GpuprofGpuThreadStats:
+ * @thread_id: OS thread id (gettid) that launched the work, 0 when unknown
+ *   (no API record arrived)
+ * @name: thread name: set by gpuprof_gpu_set_thread_name(), else the OS name
+ * @cost: GPU work with no external id and no last active element
+ */
+typedef struct
+{
+  guint32 thread_id;
+  gchar name[48];
+  GpuprofGpuCost cost;
+} GpuprofGpuThreadStats;
+
+/**
+ * GpuprofGpuTotals:
+ * @total_ns: GPU time of every record delivered and settled
+ *   (== external_ns + thread_ns + unattributed_ns, always)
+ * @external_ns: attributed by external correlation id
+ * @thread_ns: attributed by the launching thread's last active element
+ * @unattributed_ns: neither
+ * @records: settled GPU records (kernels + copies + memsets)
+ * @pending: GPU records delivered but not yet settled
+ * @unjoined: records settled without their API record (timeout, capacity or
+ *   end of run): attributed by external id if it came, else unattributed
+ * @untimed: records with no timestamps (counted, 0 ns)
+ * @graph_records: records launched by a CUDA graph
+ * @dropped: records CUPTI reported as dropped (buffers full): not in any figure
+ */
+typedef struct
+{
+  guint64 total_ns;
+  guint64 external_ns;
+  guint64 thread_ns;
+  guint64 unattributed_ns;
+  guint64 records;
+  guint64 pending;
+  guint64 unjoined;
+  guint64 untimed;
+  guint64 graph_records;
+  guint64 api_records;
+  guint64 external_records;
+  guint64 dropped;
+} GpuprofGpuTotals;
+
+/**
+ * GpuprofGpuKernelStats:
+ * @name: kernel name (interned, valid for the process)
+ * @element_id: element it is attributed to, 0 when unattributed
+ */
+typedef struct
+{
+  const gchar *name;
+  guint32 element_id;
+  guint64 ns;
+  guint64 count;
+} GpuprofGpuKernelStats;
+
+#define GPUPROF_GPU_MAX_GAPS 5
+
+typedef struct
+{
+  guint64 start;
+  guint64 duration;
+} GpuprofGpuGap;
+
+/**
+ * GpuprofGpuDeviceStats:
+ * @busy_ns: union of the device's record intervals (overlaps counted once)
+ * @first_ns: start of its first record, @last_ns: end of its last
+ * @busy_fraction: @busy_ns / (@last_ns - @first_ns), or over the wall window
+ *   given to the query
+ * @gaps: longest idle gaps, longest first
+ */
+typedef struct
+{
+  guint32 device_id;
+  guint64 first_ns;
+  guint64 last_ns;
+  guint64 busy_ns;
+  gdouble busy_fraction;
+  guint n_gaps;
+  GpuprofGpuGap gaps[GPUPROF_GPU_MAX_GAPS];
+} GpuprofGpuDeviceStats;
+
+void gpuprof_gpu_get_totals (GpuprofGpuChannel channel,
+    GpuprofGpuTotals * totals);
+GArray *gpuprof_gpu_get_elements (GpuprofGpuChannel channel);
+gboolean gpuprof_gpu_get_element (GpuprofGpuChannel channel,
+    guint32 element_id, GpuprofGpuElementStats * stats);
+GArray *gpuprof_gpu_get_unattributed (GpuprofGpuChannel channel);
+GArray *gpuprof_gpu_get_top_kernels (GpuprofGpuChannel channel, guint n);
+GArray *gpuprof_gpu_get_devices (guint64 wall_start, guint64 wall_end);
+gboolean gpuprof_gpu_get_buffer_cost (GpuprofGpuChannel channel,
+    guint32 element_id, guint64 seq, GpuprofGpuCost * cost);
+
+/**
+ * GpuprofGpuPathFunc:
+ * Returns the path of @element_id ("pipeline0/infer"), or NULL.
+ */
+typedef gchar *(*GpuprofGpuPathFunc) (guint32 element_id, gpointer user_data);
+
+gchar *gpuprof_gpu_format_report (GpuprofGpuChannel channel,
+    GpuprofGpuPathFunc path_func, gpointer user_data, guint64 wall_start,
+    guint64 wall_end);
+
+/* ---- element ids for users without the tracer (gpuprofmeter) ---- */
+guint32 gpuprof_gpu_register_name (const gchar * name);
+gchar *gpuprof_gpu_registered_name (guint32 element_id, gpointer unused);
+
+/* ---- GpuprofGpuMeta: a buffer's GPU cost, attached by gpuprofmeter ---- */
+
+#define GPUPROF_GPU_META_MAX_ELEMENTS 16
+
+/**
+ * GpuprofGpuMetaElement:
+ * @name: upstream element name, as a GQuark
+ * @cost: GPU work its chain call launched for this buffer
+ */
+typedef struct
+{
+  GQuark name;
+  GpuprofGpuCost cost;
+} GpuprofGpuMetaElement;
+
+/**
+ * GpuprofGpuMeta:
+ * @meta: parent
+ * @sequence: the buffer's number at the meter, from 0
+ * @total: sum over @elements
+ * @n_elements: valid entries of @elements
+ * @elements: per upstream element, nearest first (at most 16)
+ *
+ * Attached by gpuprofmeter with attach-meta=true. Read with
+ * gpuprof_buffer_get_gpu_meta().
+ */
+typedef struct
+{
+  GstMeta meta;
+  guint64 sequence;
+  GpuprofGpuCost total;
+  guint n_elements;
+  GpuprofGpuMetaElement elements[GPUPROF_GPU_META_MAX_ELEMENTS];
+} GpuprofGpuMeta;
+
+GType gpuprof_gpu_meta_api_get_type (void);
+const GstMetaInfo *gpuprof_gpu_meta_get_info (void);
+#define GPUPROF_GPU_META_API_TYPE (gpuprof_gpu_meta_api_get_type ())
+#define gpuprof_buffer_get_gpu_meta(b) \
+  ((GpuprofGpuMeta *) gst_buffer_get_meta ((b), GPUPROF_GPU_META_API_TYPE))
+GpuprofGpuMeta *gpuprof_buffer_add_gpu_meta (GstBuffer * buffer);
+
+G_END_DECLS
