@@ -188,6 +188,28 @@ list_size (GstBufferList * list)
   return size;
 }
 
+/* A possible new maximum level: queue and queue2 say their true level (our
+ * mirror may be one buffer ahead); a multiqueue pad pair has only ours.
+ * Reached rarely, except on a full queue, whose upstream waits anyway. */
+static void
+update_queue_level (GpuprofElement * e, GpuprofQueue * q)
+{
+  guint64 buffers, bytes, time;
+  guint real_buffers, real_bytes;
+
+  if (!gpuprof_queue_chain_done (q, &buffers, &bytes, &time))
+    return;
+  if (e->element && g_object_class_find_property (G_OBJECT_GET_CLASS
+          (e->element), "current-level-buffers")) {
+    g_object_get (e->element, "current-level-buffers", &real_buffers,
+        "current-level-bytes", &real_bytes, "current-level-time", &time,
+        NULL);
+    buffers = real_buffers;
+    bytes = real_bytes;
+  }
+  gpuprof_queue_update_max (q, buffers, bytes, time);
+}
+
 void
 gpuprof_profiler_queue_overrun (GpuprofProfiler * p, GstElement * queue)
 {
@@ -271,9 +293,12 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     if (blocked) {
       __atomic_fetch_add (&e->stats.blocked_ns, blocked, __ATOMIC_RELAXED);
       gpuprof_queue_add_backpressure (gp->queue, blocked);
+      gpuprof_queue_mark_entered (gp->queue, f->key, ts);
     }
     if (res != GST_FLOW_OK)
       gpuprof_queue_unenqueue (gp->queue, f->key, queue_item_end, ts, p);
+    else
+      update_queue_level (e, gp->queue);
   }
   charge_to_parent (t, incl);
 }
@@ -459,6 +484,10 @@ gpuprof_profiler_event_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   mark = event_mark_text (event);
   if (mark && p->params.nvtx)
     gpuprof_nvtx_mark (gp->element, mark, gp->seq, GPUPROF_NVTX_CAT_EVENT);
+  /* EOS leaves a queue after all its data: what is left was dropped */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && gp->queue
+      && GST_PAD_IS_SRC (pad))
+    gpuprof_queue_drain_as_drops (gp->queue, ts, queue_item_end, p);
   /* a flush empties the queue downstream of this pad: its items are gone */
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_START
       && GST_PAD_IS_SRC (pad))

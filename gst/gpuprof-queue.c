@@ -50,22 +50,6 @@ grow (GpuprofQueue * q)
   q->cap *= 2;
 }
 
-void
-gpuprof_queue_enqueue (GpuprofQueue * q, const GpuprofQueueItem * item)
-{
-  g_mutex_lock (&q->lock);
-  if (q->len == q->cap)
-    grow (q);
-  *item_at (q, q->len) = *item;
-  q->len++;
-  q->level_bytes += item->size;
-  q->level_time += item->duration;
-  q->max_level_buffers = MAX (q->max_level_buffers, q->len);
-  q->max_level_bytes = MAX (q->max_level_bytes, q->level_bytes);
-  q->max_level_time = MAX (q->max_level_time, q->level_time);
-  g_mutex_unlock (&q->lock);
-}
-
 /* removes the head; lock held */
 static GpuprofQueueItem
 pop_head (GpuprofQueue * q)
@@ -77,6 +61,91 @@ pop_head (GpuprofQueue * q)
   q->level_bytes -= MIN (q->level_bytes, it.size);
   q->level_time -= MIN (q->level_time, it.duration);
   return it;
+}
+
+void
+gpuprof_queue_enqueue (GpuprofQueue * q, const GpuprofQueueItem * item)
+{
+  g_mutex_lock (&q->lock);
+  if (q->len == q->cap)
+    grow (q);
+  *item_at (q, q->len) = *item;
+  q->len++;
+  q->pending++;
+  q->level_bytes += item->size;
+  q->level_time += item->duration;
+  g_mutex_unlock (&q->lock);
+}
+
+/* The chain call that enqueued has returned: its buffer is inside. Our
+ * mirror can run one buffer ahead of the queue (the queue pops before the
+ * src push we see), so returns TRUE when the level may be a new maximum and
+ * the caller should confirm it from the queue itself. */
+gboolean
+gpuprof_queue_chain_done (GpuprofQueue * q, guint64 * buffers,
+    guint64 * bytes, guint64 * time)
+{
+  gboolean candidate;
+
+  g_mutex_lock (&q->lock);
+  if (q->pending)
+    q->pending--;
+  *buffers = q->len > q->pending ? q->len - q->pending : 0;
+  *bytes = q->level_bytes;
+  *time = q->level_time;
+  candidate = *buffers >= q->max_level_buffers
+      || *bytes > q->max_level_bytes || *time > q->max_level_time;
+  g_mutex_unlock (&q->lock);
+  return candidate;
+}
+
+/* The chain call blocked on a full queue: the buffer entered only when it
+ * returned. Residency counts from then. */
+void
+gpuprof_queue_mark_entered (GpuprofQueue * q, gconstpointer key, guint64 ts)
+{
+  guint i;
+
+  g_mutex_lock (&q->lock);
+  for (i = q->len; i > 0; i--) {
+    GpuprofQueueItem *it = item_at (q, i - 1);
+    if (it->key == key) {
+      it->ts = ts;
+      break;
+    }
+  }
+  g_mutex_unlock (&q->lock);
+}
+
+void
+gpuprof_queue_update_max (GpuprofQueue * q, guint64 buffers, guint64 bytes,
+    guint64 time)
+{
+  g_mutex_lock (&q->lock);
+  q->max_level_buffers = MAX (q->max_level_buffers, buffers);
+  q->max_level_bytes = MAX (q->max_level_bytes, bytes);
+  q->max_level_time = MAX (q->max_level_time, time);
+  g_mutex_unlock (&q->lock);
+}
+
+/* EOS left the queue: whatever it still holds was dropped (leaky). */
+void
+gpuprof_queue_drain_as_drops (GpuprofQueue * q, guint64 ts,
+    GpuprofQueueEndFunc end, gpointer user_data)
+{
+  GpuprofQueueItem it;
+
+  for (;;) {
+    g_mutex_lock (&q->lock);
+    if (q->len == 0) {
+      g_mutex_unlock (&q->lock);
+      break;
+    }
+    it = pop_head (q);
+    q->drops++;
+    g_mutex_unlock (&q->lock);
+    end (q, &it, ts, TRUE, user_data);
+  }
 }
 
 /* Finds the buffer leaving the queue; entries before it were dropped by a
@@ -144,6 +213,8 @@ gpuprof_queue_unenqueue (GpuprofQueue * q, gconstpointer key,
     q->flushed++;
     found = TRUE;
   }
+  if (q->pending)
+    q->pending--;
   g_mutex_unlock (&q->lock);
   if (found)
     end (q, &it, ts, TRUE, user_data);

@@ -34,6 +34,8 @@ struct _GpuprofQueue
   /* guarded by lock */
   GpuprofQueueItem *items;      /* ring */
   guint cap, head, len;
+  guint pending;                /* entries whose chain call is still running:
+                                 * maybe blocked, not inside the queue yet */
   guint64 level_bytes;
   guint64 level_time;
   guint64 max_level_buffers;
@@ -63,6 +65,14 @@ void gpuprof_queue_unenqueue (GpuprofQueue * q, gconstpointer key,
 void gpuprof_queue_flush (GpuprofQueue * q, guint64 ts,
     GpuprofQueueEndFunc end, gpointer user_data);
 gboolean gpuprof_queue_is_full (GpuprofQueue * q);
+gboolean gpuprof_queue_chain_done (GpuprofQueue * q, guint64 * buffers,
+    guint64 * bytes, guint64 * time);
+void gpuprof_queue_mark_entered (GpuprofQueue * q, gconstpointer key,
+    guint64 ts);
+void gpuprof_queue_update_max (GpuprofQueue * q, guint64 buffers,
+    guint64 bytes, guint64 time);
+void gpuprof_queue_drain_as_drops (GpuprofQueue * q, guint64 ts,
+    GpuprofQueueEndFunc end, gpointer user_data);
 void gpuprof_queue_add_backpressure (GpuprofQueue * q, guint64 ns);
 void gpuprof_queue_reset (GpuprofQueue * q);
 
