@@ -1080,6 +1080,7 @@ gpuprof_gpu_get_totals (GpuprofGpuChannel channel, GpuprofGpuTotals * totals)
   totals->dropped = dropped_records;
   totals->api_records = api_records;
   totals->external_records = external_records;
+  totals->pending_ids = n_entries;
   g_mutex_unlock (&lock);
 }
 

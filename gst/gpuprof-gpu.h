@@ -307,6 +307,10 @@ typedef struct
  *   end of run): attributed by external id if it came, else unattributed
  * @untimed: records with no timestamps (counted, 0 ns)
  * @graph_records: records launched by a CUDA graph
+ * @api_records: runtime/driver API records received
+ * @external_records: external correlation records received
+ * @pending_ids: correlation ids held waiting for a join (bounded by
+ *   max_pending)
  * @dropped: records CUPTI reported as dropped (buffers full): not in any figure
  */
 typedef struct
@@ -322,6 +326,7 @@ typedef struct
   guint64 graph_records;
   guint64 api_records;
   guint64 external_records;
+  guint64 pending_ids;
   guint64 dropped;
 } GpuprofGpuTotals;
 
