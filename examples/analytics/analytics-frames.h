@@ -1,0 +1,31 @@
+/* Where the frames of a batch buffer lie: shared by analyticsinfer,
+ * analyticstracker and analyticsosd. */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include "gpuprof-analytics-meta.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  guint n_frames;
+  guint width;
+  guint height;
+  guint stride;
+  const GpuprofBatchMeta *batch;        /* NULL for a plain single frame */
+} GpuprofFrameLayout;
+
+gboolean gpuprof_frame_layout_init (GpuprofFrameLayout * layout,
+    GstBuffer * buffer, const GstVideoInfo * info);
+
+guint gpuprof_frame_layout_source (const GpuprofFrameLayout * layout,
+    guint frame);
+
+/* Caps the three downstream stand-ins take: the mux's batches, or any RGBA
+ * video (one frame per buffer). */
+#define GPUPROF_ANALYTICS_CAPS "video/x-raw, format = (string) RGBA"
+
+G_END_DECLS

@@ -1,0 +1,572 @@
+/* analyticsinfer: inference stand-in (like DeepStream's nvinfer).
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+
+/**
+ * SECTION:element-analyticsinfer
+ * @title: analyticsinfer
+ *
+ * Runs a small detection network on the frames of each batch, in place, and
+ * attaches the detections as a #GpuprofDetectionMeta. The frames of a batch
+ * go through the network batch-size frames per launch; each launch costs a
+ * fixed part (a kernel per layer reading all the weights) plus a part per
+ * frame (upload, preprocess, GEMM rows), so small launches waste the GPU as
+ * a real engine does.
+ *
+ * On the GPU (CUDA kernels of our own, cudart linked statically) when there
+ * is one; otherwise the same math on the CPU, so it runs anywhere. With
+ * interval=N it infers one batch and skips the next N, as nvinfer does; a
+ * skipped batch gets no detection meta.
+ *
+ * Input: the batches of analyticsmux (#GpuprofBatchMeta tells where the
+ * frames are), or any RGBA video, one frame per buffer.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=100 ! analyticsmux.sink_0 \
+ *   videotestsrc num-buffers=100 ! analyticsmux.sink_1 \
+ *   analyticsmux name=analyticsmux batch-size=2 \
+ *   ! analyticsinfer batch-size=2 interval=1 precision=fp16 ! fakesink
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+
+#include "gstanalyticsinfer.h"
+#include "analytics-frames.h"
+#include "analytics-net.h"
+#ifdef HAVE_ANALYTICS_CUDA
+#include "analytics-infer-gpu.h"
+#endif
+
+GST_DEBUG_CATEGORY_STATIC (gst_analytics_infer_debug);
+#define GST_CAT_DEFAULT gst_analytics_infer_debug
+
+#define DEFAULT_BATCH_SIZE 1
+#define DEFAULT_INTERVAL 0
+#define DEFAULT_PRECISION GST_ANALYTICS_INFER_FP32
+#define DEFAULT_DEVICE GST_ANALYTICS_INFER_DEVICE_AUTO
+#define DEFAULT_SIZE 512
+#define DEFAULT_LAYERS 3
+#define DEFAULT_THRESHOLD 0.6f
+
+enum
+{
+  PROP_0,
+  PROP_BATCH_SIZE,
+  PROP_INTERVAL,
+  PROP_PRECISION,
+  PROP_DEVICE,
+  PROP_SIZE,
+  PROP_LAYERS,
+  PROP_THRESHOLD,
+  PROP_ACTIVE_DEVICE,
+};
+
+struct _GstAnalyticsInfer
+{
+  GstBaseTransform parent;
+
+  /* object lock */
+  guint batch_size;
+  guint interval;
+  GstAnalyticsInferPrecision precision;
+  GstAnalyticsInferDevice device;
+  guint size;
+  guint layers;
+  gfloat threshold;
+  GstAnalyticsInferDevice active_device;        /* AUTO until started */
+
+  /* streaming thread (and start/stop) only */
+  GstVideoInfo info;
+  GpuprofNet *net;
+#ifdef HAVE_ANALYTICS_CUDA
+  GpuprofGpuEngine *gpu;
+#endif
+  guint64 batches_seen;
+  float *features;              /* batch_size x GPUPROF_NET_IN */
+  float *scratch;
+  float *logits;                /* batch_size x GPUPROF_NET_OUT */
+  guint buffers_frames;         /* frames the three arrays above hold */
+};
+
+G_DEFINE_TYPE (GstAnalyticsInfer, gst_analytics_infer,
+    GST_TYPE_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE (analyticsinfer, "analyticsinfer", GST_RANK_NONE,
+    GST_TYPE_ANALYTICS_INFER);
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (GPUPROF_ANALYTICS_CAPS));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GPUPROF_ANALYTICS_CAPS));
+
+#define GST_TYPE_ANALYTICS_INFER_PRECISION \
+  (gst_analytics_infer_precision_get_type ())
+static GType
+gst_analytics_infer_precision_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_ANALYTICS_INFER_FP32, "32-bit float", "fp32"},
+    {GST_ANALYTICS_INFER_FP16, "16-bit float storage, 32-bit sums", "fp16"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstAnalyticsInferPrecision", values));
+  return type;
+}
+
+#define GST_TYPE_ANALYTICS_INFER_DEVICE (gst_analytics_infer_device_get_type ())
+static GType
+gst_analytics_infer_device_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_ANALYTICS_INFER_DEVICE_AUTO, "GPU if found, else CPU", "auto"},
+    {GST_ANALYTICS_INFER_DEVICE_CPU, "CPU", "cpu"},
+    {GST_ANALYTICS_INFER_DEVICE_GPU, "GPU (CUDA)", "gpu"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstAnalyticsInferDevice", values));
+  return type;
+}
+
+/* Called with the object lock. Returns FALSE to fall back to the CPU. */
+static gboolean
+infer_open_gpu (GstAnalyticsInfer * self)
+{
+#ifdef HAVE_ANALYTICS_CUDA
+  char err[256] = "";
+
+  self->gpu = gpuprof_gpu_engine_new (self->net, err, sizeof (err));
+  if (self->gpu) {
+    GST_INFO_OBJECT (self, "inference on %s",
+        gpuprof_gpu_engine_device_name (self->gpu));
+    return TRUE;
+  }
+  GST_INFO_OBJECT (self, "no GPU: %s", err);
+#else
+  GST_INFO_OBJECT (self, "built without CUDA");
+#endif
+  return FALSE;
+}
+
+static gboolean
+gst_analytics_infer_start (GstBaseTransform * trans)
+{
+  GstAnalyticsInfer *self = GST_ANALYTICS_INFER (trans);
+  GstAnalyticsInferDevice device;
+  gboolean on_gpu = FALSE;
+
+  GST_OBJECT_LOCK (self);
+  self->net = gpuprof_net_new (self->size, self->layers,
+      self->precision == GST_ANALYTICS_INFER_FP16);
+  device = self->device;
+  if (self->net && device != GST_ANALYTICS_INFER_DEVICE_CPU)
+    on_gpu = infer_open_gpu (self);
+  self->active_device = on_gpu ? GST_ANALYTICS_INFER_DEVICE_GPU :
+      GST_ANALYTICS_INFER_DEVICE_CPU;
+  GST_OBJECT_UNLOCK (self);
+
+  if (!self->net) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT, (NULL),
+        ("could not build the network"));
+    return FALSE;
+  }
+  if (device == GST_ANALYTICS_INFER_DEVICE_GPU && !on_gpu) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("device=gpu, but no usable CUDA GPU was found"),
+        ("use device=auto to fall back to the CPU"));
+    return FALSE;
+  }
+  self->batches_seen = 0;
+  return TRUE;
+}
+
+static gboolean
+gst_analytics_infer_stop (GstBaseTransform * trans)
+{
+  GstAnalyticsInfer *self = GST_ANALYTICS_INFER (trans);
+
+#ifdef HAVE_ANALYTICS_CUDA
+  g_clear_pointer (&self->gpu, gpuprof_gpu_engine_free);
+#endif
+  g_clear_pointer (&self->net, gpuprof_net_free);
+  g_clear_pointer (&self->features, g_free);
+  g_clear_pointer (&self->scratch, g_free);
+  g_clear_pointer (&self->logits, g_free);
+  self->buffers_frames = 0;
+  GST_OBJECT_LOCK (self);
+  self->active_device = GST_ANALYTICS_INFER_DEVICE_AUTO;
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+static gboolean
+gst_analytics_infer_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstAnalyticsInfer *self = GST_ANALYTICS_INFER (trans);
+
+  return gst_video_info_from_caps (&self->info, incaps);
+}
+
+static void
+infer_ensure_buffers (GstAnalyticsInfer * self, guint frames)
+{
+  if (frames <= self->buffers_frames)
+    return;
+  g_free (self->features);
+  g_free (self->logits);
+  g_free (self->scratch);
+  self->features = g_new (float, (gsize) frames * GPUPROF_NET_IN);
+  self->logits = g_new (float, (gsize) frames * GPUPROF_NET_OUT);
+  self->scratch = g_new (float, gpuprof_net_scratch_floats (self->net));
+  self->buffers_frames = frames;
+}
+
+/* Anchors whose best class passes the threshold become objects, with a box
+ * around the anchor's cell that grows with the confidence. */
+static void
+infer_decode (const GpuprofFrameLayout * layout, guint frame,
+    const float *logits, gfloat threshold, GArray * objects)
+{
+  guint a, c;
+  gint cw = layout->width / GPUPROF_NET_ANCHOR_GRID;
+  gint ch = layout->height / GPUPROF_NET_ANCHOR_GRID;
+
+  for (a = 0; a < GPUPROF_NET_ANCHORS; a++) {
+    const float *l = logits + a * GPUPROF_NET_CLASSES;
+    guint best = 0;
+    gfloat conf;
+    GpuprofObject obj = { 0, };
+    gint cx, cy;
+
+    for (c = 1; c < GPUPROF_NET_CLASSES; c++)
+      if (l[c] > l[best])
+        best = c;
+    conf = 1.0f / (1.0f + expf (-l[best]));
+    if (conf < threshold)
+      continue;
+
+    cx = (a % GPUPROF_NET_ANCHOR_GRID) * cw + cw / 2;
+    cy = (a / GPUPROF_NET_ANCHOR_GRID) * ch + ch / 2;
+    obj.frame = frame;
+    obj.source_id = gpuprof_frame_layout_source (layout, frame);
+    obj.class_id = best;
+    obj.confidence = conf;
+    obj.w = MAX (2, (gint) (cw * (0.5f + conf)));
+    obj.h = MAX (2, (gint) (ch * (0.5f + conf)));
+    obj.x = CLAMP (cx - obj.w / 2, 0, (gint) layout->width - obj.w);
+    obj.y = CLAMP (cy - obj.h / 2, 0, (gint) layout->height - obj.h);
+    g_array_append_val (objects, obj);
+  }
+}
+
+/* One launch: frames [first, first + n) of the batch. */
+static gboolean
+infer_launch (GstAnalyticsInfer * self, const GpuprofFrameLayout * layout,
+    const guint8 * data, guint first, guint n)
+{
+  const guint8 *frames = data + (gsize) first * layout->height * layout->stride;
+  guint i;
+
+#ifdef HAVE_ANALYTICS_CUDA
+  if (self->gpu) {
+    char err[256] = "";
+
+    if (gpuprof_gpu_engine_run (self->gpu, frames, n, layout->width,
+            layout->height, layout->stride, self->logits, err,
+            sizeof (err)) != 0) {
+      GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL), ("CUDA: %s", err));
+      return FALSE;
+    }
+    return TRUE;
+  }
+#endif
+  for (i = 0; i < n; i++)
+    gpuprof_net_preprocess_cpu (frames +
+        (gsize) i * layout->height * layout->stride, layout->width,
+        layout->height, layout->stride, self->features + i * GPUPROF_NET_IN);
+  gpuprof_net_forward_cpu (self->net, self->features, n, self->scratch,
+      self->logits);
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_analytics_infer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstAnalyticsInfer *self = GST_ANALYTICS_INFER (trans);
+  GpuprofFrameLayout layout;
+  GpuprofDetectionMeta *meta;
+  GstMapInfo map;
+  guint batch_size, interval, first, i;
+  gfloat threshold;
+  gboolean ok = TRUE;
+
+  GST_OBJECT_LOCK (self);
+  batch_size = self->batch_size;
+  interval = self->interval;
+  threshold = self->threshold;
+  GST_OBJECT_UNLOCK (self);
+
+  if (self->batches_seen++ % ((guint64) interval + 1) != 0) {
+    GST_LOG_OBJECT (self, "interval: skipping batch");
+    return GST_FLOW_OK;
+  }
+
+  if (!gpuprof_frame_layout_init (&layout, buf, &self->info)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, (NULL),
+        ("buffer smaller than its frames"));
+    return GST_FLOW_ERROR;
+  }
+  if (!gst_buffer_map (buf, &map, GST_MAP_READ))
+    return GST_FLOW_ERROR;
+
+  meta = gpuprof_buffer_add_detection_meta (buf, TRUE);
+  infer_ensure_buffers (self, MIN (batch_size, layout.n_frames));
+  for (first = 0; ok && first < layout.n_frames; first += batch_size) {
+    guint n = MIN (batch_size, layout.n_frames - first);
+
+    ok = infer_launch (self, &layout, map.data, first, n);
+    for (i = 0; ok && i < n; i++)
+      infer_decode (&layout, first + i, self->logits + i * GPUPROF_NET_OUT,
+          threshold, meta->objects);
+  }
+  gst_buffer_unmap (buf, &map);
+  GST_LOG_OBJECT (self, "%u frames, %u objects", layout.n_frames,
+      meta->objects->len);
+  return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
+}
+
+static void
+gst_analytics_infer_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstAnalyticsInfer *self = GST_ANALYTICS_INFER (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_BATCH_SIZE:
+      self->batch_size = g_value_get_uint (value);
+      break;
+    case PROP_INTERVAL:
+      self->interval = g_value_get_uint (value);
+      break;
+    case PROP_PRECISION:
+      self->precision = g_value_get_enum (value);
+      break;
+    case PROP_DEVICE:
+      self->device = g_value_get_enum (value);
+      break;
+    case PROP_SIZE:
+      self->size = g_value_get_uint (value);
+      break;
+    case PROP_LAYERS:
+      self->layers = g_value_get_uint (value);
+      break;
+    case PROP_THRESHOLD:
+      self->threshold = g_value_get_float (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_analytics_infer_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstAnalyticsInfer *self = GST_ANALYTICS_INFER (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_BATCH_SIZE:
+      g_value_set_uint (value, self->batch_size);
+      break;
+    case PROP_INTERVAL:
+      g_value_set_uint (value, self->interval);
+      break;
+    case PROP_PRECISION:
+      g_value_set_enum (value, self->precision);
+      break;
+    case PROP_DEVICE:
+      g_value_set_enum (value, self->device);
+      break;
+    case PROP_SIZE:
+      g_value_set_uint (value, self->size);
+      break;
+    case PROP_LAYERS:
+      g_value_set_uint (value, self->layers);
+      break;
+    case PROP_THRESHOLD:
+      g_value_set_float (value, self->threshold);
+      break;
+    case PROP_ACTIVE_DEVICE:
+      g_value_set_enum (value, self->active_device);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_analytics_infer_class_init (GstAnalyticsInferClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->set_property = gst_analytics_infer_set_property;
+  gobject_class->get_property = gst_analytics_infer_get_property;
+
+  /**
+   * GstAnalyticsInfer:batch-size:
+   *
+   * Frames per launch of the network: a batch of N frames takes
+   * ceil(N / batch-size) launches.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_BATCH_SIZE,
+      g_param_spec_uint ("batch-size", "Batch size", "Frames per launch",
+          1, 1024, DEFAULT_BATCH_SIZE, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+
+  /**
+   * GstAnalyticsInfer:interval:
+   *
+   * Batches skipped after each inferred batch (as nvinfer's interval).
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_INTERVAL,
+      g_param_spec_uint ("interval", "Interval",
+          "Batches to skip between inferences", 0, G_MAXINT, DEFAULT_INTERVAL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+
+  /**
+   * GstAnalyticsInfer:precision:
+   *
+   * Storage precision of weights and activations.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_PRECISION,
+      g_param_spec_enum ("precision", "Precision", "Network precision",
+          GST_TYPE_ANALYTICS_INFER_PRECISION, DEFAULT_PRECISION,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  /**
+   * GstAnalyticsInfer:device:
+   *
+   * Where the network runs. auto takes the GPU when CUDA finds one.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_DEVICE,
+      g_param_spec_enum ("device", "Device", "Where the network runs",
+          GST_TYPE_ANALYTICS_INFER_DEVICE, DEFAULT_DEVICE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  /**
+   * GstAnalyticsInfer:size:
+   *
+   * Units of each hidden layer: the cost of the network grows with its
+   * square. Keep it small on the CPU; raise it to load a big GPU.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_SIZE,
+      g_param_spec_uint ("size", "Size", "Units per hidden layer",
+          16, 16384, DEFAULT_SIZE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  /**
+   * GstAnalyticsInfer:layers:
+   *
+   * Hidden layers; each is one kernel launch per inference launch.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_LAYERS,
+      g_param_spec_uint ("layers", "Layers", "Hidden layers",
+          1, GPUPROF_NET_MAX_LAYERS - 1, DEFAULT_LAYERS, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
+
+  /**
+   * GstAnalyticsInfer:threshold:
+   *
+   * Confidence an anchor needs to become a detection: lower it for more
+   * objects (and more tracker and OSD work).
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
+      g_param_spec_float ("threshold", "Threshold",
+          "Detection confidence threshold", 0.0f, 1.0f, DEFAULT_THRESHOLD,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+
+  /**
+   * GstAnalyticsInfer:active-device:
+   *
+   * Where the network runs since the element started (cpu or gpu); auto
+   * while stopped.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_ACTIVE_DEVICE,
+      g_param_spec_enum ("active-device", "Active device",
+          "Where the network runs now (auto = not started)",
+          GST_TYPE_ANALYTICS_INFER_DEVICE, GST_ANALYTICS_INFER_DEVICE_AUTO,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "Analytics inference", "Filter/Analyzer/Video",
+      "Detects objects in batches of frames on the GPU or CPU "
+      "(nvinfer stand-in)", "gpuprof project");
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_analytics_infer_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_analytics_infer_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_analytics_infer_set_caps);
+  trans_class->transform_ip =
+      GST_DEBUG_FUNCPTR (gst_analytics_infer_transform_ip);
+
+  GST_DEBUG_CATEGORY_INIT (gst_analytics_infer_debug, "analyticsinfer", 0,
+      "gpuprof analytics inference");
+  gst_type_mark_as_plugin_api (GST_TYPE_ANALYTICS_INFER_PRECISION, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_ANALYTICS_INFER_DEVICE, 0);
+}
+
+static void
+gst_analytics_infer_init (GstAnalyticsInfer * self)
+{
+  self->batch_size = DEFAULT_BATCH_SIZE;
+  self->interval = DEFAULT_INTERVAL;
+  self->precision = DEFAULT_PRECISION;
+  self->device = DEFAULT_DEVICE;
+  self->size = DEFAULT_SIZE;
+  self->layers = DEFAULT_LAYERS;
+  self->threshold = DEFAULT_THRESHOLD;
+  self->active_device = GST_ANALYTICS_INFER_DEVICE_AUTO;
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
+}
