@@ -109,7 +109,8 @@ struct _GstAnalyticsMux
   GstFlowReturn srcresult;
   GPtrArray *batch;             /* MuxFrame* of the forming batch */
   gint64 batch_first_arrival;
-  guint rr;                     /* pad position the next batch starts at */
+  guint rr;                     /* pad position the batch starts at */
+  guint rr_next;                /* position after the last pad taken from */
   guint64 batch_num;
 
   /* object lock; width and height change only in NULL/READY */
@@ -421,7 +422,8 @@ mux_pad_quota (GstAnalyticsMux * mux)
 }
 
 /* Called with mux->lock. Moves queued frames into the batch, one per pad and
- * round, starting at the pad after the one that started the last batch. */
+ * round, starting at the pad after the last one the previous batch took
+ * from, so that with batch-size < inputs the inputs take turns. */
 static void
 mux_take_frames (GstAnalyticsMux * mux)
 {
@@ -444,6 +446,7 @@ mux_take_frames (GstAnalyticsMux * mux)
         mux->batch_first_arrival = f->arrival;
       g_ptr_array_add (mux->batch, f);
       pad->in_batch++;
+      mux->rr_next = (mux->rr + i + 1) % n_pads;
       progress = took = TRUE;
     }
   }
@@ -636,8 +639,7 @@ gst_analytics_mux_loop (GstAnalyticsMux * mux)
   wait = (g_get_monotonic_time () - mux->batch_first_arrival) * GST_USECOND;
   for (l = mux->sinkpads; l; l = l->next)
     ((GstAnalyticsMuxPad *) l->data)->in_batch = 0;
-  if (mux->sinkpads)
-    mux->rr = (mux->rr + 1) % g_list_length (mux->sinkpads);
+  mux->rr = mux->rr_next;
   batch_num = mux->batch_num++;
   batch_size = MAX (mux->batch_size, frames->len);
   g_mutex_unlock (&mux->lock);
@@ -842,7 +844,7 @@ gst_analytics_mux_release_pad (GstElement * element, GstPad * gpad)
   pad->flushing = TRUE;
   mux->sinkpads = g_list_remove (mux->sinkpads, pad);
   mux_pad_clear_queue (pad);
-  mux->rr = 0;
+  mux->rr = mux->rr_next = 0;
   g_cond_broadcast (&mux->cond);
   g_mutex_unlock (&mux->lock);
 
@@ -872,7 +874,7 @@ mux_start (GstAnalyticsMux * mux)
   g_mutex_lock (&mux->lock);
   g_ptr_array_set_size (mux->batch, 0);
   mux->batch_num = 0;
-  mux->rr = 0;
+  mux->rr = mux->rr_next = 0;
   g_mutex_unlock (&mux->lock);
   mux->sent_stream_start = FALSE;
   mux->sent_batch_size = 0;

@@ -1,0 +1,60 @@
+/* Helpers shared by the analytics element tests. */
+#include <gst/check/gstcheck.h>
+
+#include "analytics-test-util.h"
+
+GstMessageType
+analytics_test_run (const gchar * description, const gchar * probe_element,
+    GstPadProbeCallback probe, gpointer data, GstClockTime timeout)
+{
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (description, &error);
+  GstMessage *msg;
+  GstMessageType type = 0;
+  GstBus *bus;
+
+  fail_unless (pipeline != NULL, "%s: %s", description,
+      error ? error->message : "?");
+  g_clear_error (&error);
+
+  if (probe) {
+    GstElement *el = gst_bin_get_by_name (GST_BIN (pipeline), probe_element);
+    GstPad *pad;
+
+    fail_unless (el != NULL, "no element %s", probe_element);
+    pad = gst_element_get_static_pad (el, "src");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, probe, data, NULL);
+    gst_object_unref (pad);
+    gst_object_unref (el);
+  }
+
+  bus = gst_element_get_bus (pipeline);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (bus, timeout,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  if (msg) {
+    type = GST_MESSAGE_TYPE (msg);
+    if (type == GST_MESSAGE_ERROR) {
+      gst_message_parse_error (msg, &error, NULL);
+      GST_WARNING ("pipeline error: %s", error->message);
+      g_clear_error (&error);
+    }
+    gst_message_unref (msg);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  return type;
+}
+
+gchar *
+analytics_test_sources (guint n, const gchar * src_props)
+{
+  GString *s = g_string_new (NULL);
+  guint i;
+
+  for (i = 0; i < n; i++)
+    g_string_append_printf (s, " videotestsrc %s ! m.sink_%u", src_props, i);
+  return g_string_free (s, FALSE);
+}

@@ -1,0 +1,19 @@
+/* Helpers shared by the analytics element tests. */
+#pragma once
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+/* Runs a gst_parse_launch() description until EOS, an error or timeout,
+ * calling probe (when not NULL) on every buffer leaving the src pad of the
+ * element named probe_element. Returns GST_MESSAGE_EOS, GST_MESSAGE_ERROR or
+ * 0 on timeout. */
+GstMessageType analytics_test_run (const gchar * description,
+    const gchar * probe_element, GstPadProbeCallback probe, gpointer data,
+    GstClockTime timeout);
+
+/* "videotestsrc ... ! m.sink_0 videotestsrc ... ! m.sink_1 ..." */
+gchar *analytics_test_sources (guint n, const gchar * src_props);
+
+G_END_DECLS

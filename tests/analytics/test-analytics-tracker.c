@@ -1,0 +1,162 @@
+/* Tests of analyticstracker on hand-made detections: ids follow moving
+ * objects, new ids for jumps and other classes, tracks expire, carried
+ * tracks on batches without inference, cost grows with detections. */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+
+#include "gpuprof-analytics-meta.h"
+
+typedef struct
+{
+  guint class_id;
+  gint x, y, w, h;
+} Box;
+
+static GstHarness *
+tracker_harness (gint width, gint height, guint max_age)
+{
+  GstHarness *h = gst_harness_new ("analyticstracker");
+  gchar *caps = g_strdup_printf ("video/x-raw,format=RGBA,width=%d,height=%d,"
+      "framerate=30/1", width, height);
+
+  g_object_set (h->element, "max-age", max_age, NULL);
+  gst_harness_set_src_caps_str (h, caps);
+  g_free (caps);
+  return h;
+}
+
+/* Pushes one frame with the boxes as detections (or no meta when boxes is
+ * NULL) and returns the track ids given, in box order. */
+static GArray *
+push_frame (GstHarness * h, gint width, gint height, const Box * boxes,
+    guint n)
+{
+  GstBuffer *buf = gst_harness_create_buffer (h, (gsize) width * height * 4);
+  GpuprofDetectionMeta *meta;
+  GArray *ids = g_array_new (FALSE, FALSE, sizeof (guint64));
+  guint i;
+
+  gst_buffer_memset (buf, 0, 0x80, (gsize) width * height * 4);
+  if (boxes) {
+    meta = gpuprof_buffer_add_detection_meta (buf, TRUE);
+    for (i = 0; i < n; i++) {
+      GpuprofObject o = { 0, };
+
+      o.class_id = boxes[i].class_id;
+      o.confidence = 0.9f;
+      o.x = boxes[i].x;
+      o.y = boxes[i].y;
+      o.w = boxes[i].w;
+      o.h = boxes[i].h;
+      g_array_append_val (meta->objects, o);
+    }
+  }
+  buf = gst_harness_push_and_pull (h, buf);
+  fail_unless (buf != NULL);
+  meta = gpuprof_buffer_get_detection_meta (buf);
+  fail_unless (meta != NULL, "tracker left a frame without meta");
+  fail_unless_equals_int (meta->inferred, boxes != NULL);
+  for (i = 0; i < meta->objects->len; i++)
+    g_array_append_val (ids,
+        g_array_index (meta->objects, GpuprofObject, i).track_id);
+  gst_buffer_unref (buf);
+  return ids;
+}
+
+#define ID(ids, i) g_array_index ((ids), guint64, (i))
+
+GST_START_TEST (test_ids_follow_objects)
+{
+  GstHarness *h = tracker_harness (64, 64, 1);
+  const Box f1[] = { {0, 10, 10, 20, 20}, {1, 40, 40, 10, 10} };
+  const Box f2[] = { {0, 12, 11, 20, 20}, {1, 40, 40, 10, 10} };
+  /* a jumps away; a class-0 box where b was is not b */
+  const Box f3[] = { {0, 40, 0, 20, 20}, {1, 40, 40, 10, 10},
+  {0, 40, 40, 10, 10}
+  };
+  const Box f6[] = { {0, 12, 11, 20, 20} };
+  GArray *i1, *i2, *i3, *i4, *i6;
+
+  i1 = push_frame (h, 64, 64, f1, 2);
+  i2 = push_frame (h, 64, 64, f2, 2);
+  i3 = push_frame (h, 64, 64, f3, 3);
+  fail_unless (ID (i1, 0) != 0 && ID (i1, 1) != 0);
+  fail_unless (ID (i1, 0) != ID (i1, 1));
+  fail_unless_equals_uint64 (ID (i2, 0), ID (i1, 0));
+  fail_unless_equals_uint64 (ID (i2, 1), ID (i1, 1));
+  fail_unless (ID (i3, 0) != ID (i1, 0), "a jump kept its id");
+  fail_unless_equals_uint64 (ID (i3, 1), ID (i1, 1));
+  fail_unless (ID (i3, 2) != ID (i1, 1), "a class change kept its id");
+
+  /* No inference: the tracks seen on the last frame are carried. */
+  i4 = push_frame (h, 64, 64, NULL, 0);
+  fail_unless_equals_int (i4->len, 3);
+  g_array_unref (push_frame (h, 64, 64, NULL, 0));
+
+  /* max-age=1: a's first track expired long ago. */
+  i6 = push_frame (h, 64, 64, f6, 1);
+  fail_unless (ID (i6, 0) != ID (i1, 0), "an expired track came back");
+
+  g_array_unref (i1);
+  g_array_unref (i2);
+  g_array_unref (i3);
+  g_array_unref (i4);
+  g_array_unref (i6);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static gint64
+time_frames (GstHarness * h, const Box * boxes, guint n, guint frames)
+{
+  gint64 start = g_get_monotonic_time ();
+  guint i;
+
+  for (i = 0; i < frames; i++)
+    g_array_unref (push_frame (h, 640, 360, boxes, n));
+  return g_get_monotonic_time () - start;
+}
+
+/* The tracker's time grows with the detections. */
+GST_START_TEST (test_cost_grows_with_detections)
+{
+  GstHarness *h = tracker_harness (640, 360, 30);
+  Box many[48];
+  const Box one = { 0, 10, 10, 8, 8 };
+  gint64 t_one, t_many;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (many); i++) {
+    many[i].class_id = i % GPUPROF_N_CLASSES;
+    many[i].x = (i % 8) * 80;
+    many[i].y = (i / 8) * 60;
+    many[i].w = 80;
+    many[i].h = 60;
+  }
+  /* Warm up, then time. */
+  time_frames (h, &one, 1, 2);
+  t_one = time_frames (h, &one, 1, 20);
+  t_many = time_frames (h, many, G_N_ELEMENTS (many), 20);
+  GST_INFO ("1 detection: %" G_GINT64_FORMAT " us, 48: %" G_GINT64_FORMAT
+      " us", t_one, t_many);
+  fail_unless (t_many > 3 * t_one, "1 detection %" G_GINT64_FORMAT
+      " us, 48 detections %" G_GINT64_FORMAT " us", t_one, t_many);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static Suite *
+analyticstracker_suite (void)
+{
+  Suite *s = suite_create ("analyticstracker");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_ids_follow_objects);
+  tcase_add_test (tc, test_cost_grows_with_detections);
+  return s;
+}
+
+GST_CHECK_MAIN (analyticstracker);
