@@ -391,8 +391,33 @@ value_spec (GType type, const gchar * description)
 #define PIPELINE_SPEC \
   "pipeline", GST_TYPE_STRUCTURE, value_spec (G_TYPE_STRING, "pipeline name")
 
-/* strings cannot be NULL in a record line */
-#define LOG_STRING(v) ((v) ? (v) : "")
+/* record lines print strings raw ("(string)%s"): quote those that would
+ * not read back as one GstStructure value */
+static const gchar *
+record_str (GPtrArray * pool, const gchar * s)
+{
+  const gchar *p;
+  GString *q;
+
+  if (s && *s) {
+    for (p = s; *p; p++)
+      if (!g_ascii_isalnum (*p) && !strchr ("_-+/:.", *p))
+        break;
+    if (*p == '\0')
+      return s;
+  }
+  q = g_string_new ("\"");
+  for (p = s ? s : ""; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      g_string_append_c (q, '\\');
+    g_string_append_c (q, *p);
+  }
+  g_string_append_c (q, '"');
+  g_ptr_array_add (pool, g_string_free (q, FALSE));
+  return g_ptr_array_index (pool, pool->len - 1);
+}
+
+#define LOG_STRING(v) record_str (pool, v)
 #define LOG_U64(v) (v)
 #define LOG_DOUBLE(v) (v)
 #define LOG_BOOLEAN(v) (v)
@@ -447,6 +472,7 @@ void
 gpuprof_summary_log_records (const GpuprofSnapshot * snap)
 {
   static GOnce once = G_ONCE_INIT;
+  GPtrArray *pool = g_ptr_array_new_with_free_func (g_free);
   const gchar *pipeline = LOG_STRING (snap->pipeline);
   Records *r = g_once (&once, records_new, NULL);
   guint i;
@@ -472,4 +498,5 @@ gpuprof_summary_log_records (const GpuprofSnapshot * snap)
 
     gst_tracer_record_log (r->thread, pipeline THREAD_FIELDS (RECORD_VALUE));
   }
+  g_ptr_array_unref (pool);
 }
