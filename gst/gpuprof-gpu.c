@@ -281,6 +281,9 @@ struct _PendingOp
   PendingOp *next;
 };
 
+/* entries get their arrival time at the first settle that sees them */
+#define ARRIVAL_UNSET G_MAXUINT64
+
 typedef struct _Entry Entry;
 struct _Entry
 {
@@ -288,7 +291,7 @@ struct _Entry
   guint32 flags;
   guint32 thread_id;
   guint64 ext[GPUPROF_GPU_N_CHANNELS];
-  guint64 arrival;              /* engine 'now' when first seen */
+  guint64 arrival;              /* 'now' of the first settle after it came */
   guint64 joined_epoch;
   PendingOp *ops;
   guint n_ops;
@@ -336,6 +339,7 @@ typedef struct
 typedef struct
 {
   guint32 device_id;
+  gboolean seen;
   guint64 first, last;
   guint64 committed_busy;
   guint64 committed_end;
@@ -507,7 +511,7 @@ entry_get_locked (guint32 corr)
     return e;
   e = g_new0 (Entry, 1);
   e->corr = corr;
-  e->arrival = engine_now;
+  e->arrival = ARRIVAL_UNSET;
   e->prev = newest;
   if (newest)
     newest->next = e;
@@ -546,7 +550,7 @@ maybe_ready_locked (Entry * e)
   }
 }
 
-static void settle_entry_locked (Entry * e, gboolean unjoined);
+static gboolean settle_entry_locked (Entry * e, gboolean unjoined);
 static void evict_locked (void);
 
 /**
@@ -818,8 +822,9 @@ device_add_interval (Device * d, guint64 start, guint64 end)
   guint i, j;
   Interval *iv;
 
-  if (d->first == 0 || start < d->first)
+  if (!d->seen || start < d->first)
     d->first = start;
+  d->seen = TRUE;
   d->last = MAX (d->last, end);
   if (start < d->committed_end)
     start = d->committed_end;   /* later than retain_ns: clipped */
@@ -873,7 +878,8 @@ account_device_locked (const GpuprofGpuOp * op)
   device_add_interval (d, op->start, op->end);
 }
 
-static void
+/* Returns whether the entry is done with (the caller frees it). */
+static gboolean
 settle_entry_locked (Entry * e, gboolean unjoined)
 {
   guint c;
@@ -883,7 +889,7 @@ settle_entry_locked (Entry * e, gboolean unjoined)
     PendingOp *p = e->ops;
     guint64 ns = 0;
 
-    if (p->op.end > p->op.start && p->op.start != 0)
+    if (p->op.end > p->op.start)
       ns = p->op.end - p->op.start;
     for (c = 0; c < GPUPROF_GPU_N_CHANNELS; c++) {
       if (!(g_atomic_int_get (&channels_used) & (1 << c)))
@@ -906,8 +912,7 @@ settle_entry_locked (Entry * e, gboolean unjoined)
   e->flags &= ~ENTRY_READY;
   /* a graph launch may deliver more records under this id: keep its host
    * records until they expire; otherwise the join is complete */
-  if (!graph && !unjoined && (e->flags & ENTRY_HAVE_API))
-    entry_remove_locked (e);
+  return !graph;
 }
 
 static void
@@ -916,8 +921,7 @@ evict_locked (void)
   while (n_entries > config.max_pending && oldest) {
     Entry *e = oldest;
     settle_entry_locked (e, !(e->flags & ENTRY_HAVE_API));
-    if (g_hash_table_lookup (entries, GUINT_TO_POINTER (e->corr)) == e)
-      entry_remove_locked (e);
+    entry_remove_locked (e);
   }
 }
 
@@ -1008,6 +1012,7 @@ gpuprof_gpu_settle (guint64 now, GpuprofGpuSettleMode mode)
   gboolean force = mode == GPUPROF_GPU_SETTLE_ALL;
   guint64 this_epoch;
   GHashTableIter it;
+  Entry *e;
   gpointer v;
 
   g_mutex_lock (&lock);
@@ -1016,21 +1021,22 @@ gpuprof_gpu_settle (guint64 now, GpuprofGpuSettleMode mode)
 
   while (!g_queue_is_empty (&ready)) {
     guint32 corr = GPOINTER_TO_UINT (g_queue_peek_head (&ready));
-    Entry *e = g_hash_table_lookup (entries, GUINT_TO_POINTER (corr));
+    e = g_hash_table_lookup (entries, GUINT_TO_POINTER (corr));
     if (e && (e->flags & ENTRY_READY) && e->joined_epoch >= this_epoch
         && !joined)
       break;
     g_queue_pop_head (&ready);
-    if (e && (e->flags & ENTRY_READY))
-      settle_entry_locked (e, FALSE);
+    if (e && (e->flags & ENTRY_READY) && settle_entry_locked (e, FALSE))
+      entry_remove_locked (e);
   }
 
+  for (e = newest; e && e->arrival == ARRIVAL_UNSET; e = e->prev)
+    e->arrival = now;
+
   while (oldest && (force || oldest->arrival + config.retain_ns <= now)) {
-    Entry *e = oldest;
-    if (e->ops)
-      settle_entry_locked (e, !(e->flags & ENTRY_HAVE_API));
-    if (g_hash_table_lookup (entries, GUINT_TO_POINTER (e->corr)) == e)
-      entry_remove_locked (e);
+    e = oldest;
+    settle_entry_locked (e, !(e->flags & ENTRY_HAVE_API));
+    entry_remove_locked (e);
   }
 
   g_hash_table_iter_init (&it, devices);

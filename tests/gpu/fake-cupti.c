@@ -1,0 +1,315 @@
+/* A fake libcupti for tests on machines without a GPU.
+ *
+ * Exports the CUPTI functions gpuprof-cupti.c loads, with the real record
+ * layouts from the CUPTI headers, so the loader, the correlation code and
+ * gpuprofmeter run end to end. A test "launches" GPU work with
+ * fake_cupti_launch() (found with dlsym): it records an API record for the
+ * calling thread, one external correlation record per non-empty id stack
+ * (exactly what CUPTI does), and the GPU record. cuptiActivityFlushAll()
+ * delivers the GPU records in one buffer and the host records in a later one,
+ * so the join always sees a GPU record before its API record.
+ *
+ * Environment: FAKE_CUPTI_SUBSCRIBE_RESULT, FAKE_CUPTI_ENABLE_RESULT (a
+ * CUptiResult to return), FAKE_CUPTI_DROPPED (records reported dropped once).
+ */
+#include <cupti.h>
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#define EXPORT __attribute__ ((visibility ("default")))
+#define MAX_DEPTH 64
+#define N_KINDS 8
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static __thread uint64_t stacks[N_KINDS][MAX_DEPTH];
+static __thread int depths[N_KINDS];
+
+static CUpti_BuffersCallbackRequestFunc request_cb;
+static CUpti_BuffersCallbackCompleteFunc complete_cb;
+static CUpti_TimestampCallbackFunc ts_cb;
+static CUpti_ActivityThreadIdType tid_type;
+static uint32_t next_corr = 1;
+static int dropped_reported;
+
+/* serialized records: [u64 size][record, padded to 8] ... */
+typedef struct
+{
+  uint8_t *data;
+  size_t len, cap;
+} Blob;
+
+static Blob gpu_blob, host_blob;
+
+static CUptiResult
+env_result (const char *name)
+{
+  const char *v = getenv (name);
+  return v ? (CUptiResult) atoi (v) : CUPTI_SUCCESS;
+}
+
+static void
+blob_append (Blob * b, const void *rec, size_t size)
+{
+  size_t padded = (size + 7) & ~(size_t) 7;
+  uint64_t sz = padded;
+
+  if (b->len + 8 + padded > b->cap) {
+    b->cap = (b->cap + 8 + padded) * 2;
+    b->data = realloc (b->data, b->cap);
+  }
+  memcpy (b->data + b->len, &sz, 8);
+  memset (b->data + b->len + 8, 0, padded);
+  memcpy (b->data + b->len + 8, rec, size);
+  b->len += 8 + padded;
+}
+
+static uint64_t
+now_ns (void)
+{
+  struct timespec ts;
+
+  if (ts_cb)
+    return ts_cb ();
+  clock_gettime (CLOCK_REALTIME, &ts);       /* CUPTI's default clock */
+  return (uint64_t) ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+/**
+ * fake_cupti_launch:
+ * @kind: 0 kernel, 1 memcpy, 2 memset
+ * @name: kernel name
+ * @dur_ns: GPU duration
+ * @bytes: bytes copied or set
+ *
+ * Returns: the correlation id
+ */
+EXPORT uint32_t
+fake_cupti_launch (int kind, const char *name, uint64_t dur_ns, uint64_t bytes)
+{
+  CUpti_ActivityAPI api;
+  uint64_t t = now_ns ();
+  uint32_t corr;
+  int k;
+
+  pthread_mutex_lock (&lock);
+  corr = next_corr++;
+
+  memset (&api, 0, sizeof (api));
+  api.kind = CUPTI_ACTIVITY_KIND_DRIVER;
+  api.cbid = 307;
+  api.start = t;
+  api.end = t + 10;
+  api.processId = getpid ();
+  api.threadId = tid_type == CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM ?
+      (uint32_t) syscall (SYS_gettid) : (uint32_t) (uintptr_t) pthread_self ();
+  api.correlationId = corr;
+  for (k = 0; k < N_KINDS; k++) {
+    if (depths[k] > 0) {
+      CUpti_ActivityExternalCorrelation x;
+      memset (&x, 0, sizeof (x));
+      x.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
+      x.externalKind = (CUpti_ExternalCorrelationKind) k;
+      x.externalId = stacks[k][depths[k] - 1];
+      x.correlationId = corr;
+      blob_append (&host_blob, &x, sizeof (x));
+    }
+  }
+  blob_append (&host_blob, &api, sizeof (api));
+
+  if (kind == 0) {
+    CUpti_ActivityKernel10 r;
+    memset (&r, 0, sizeof (r));
+    r.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    r.start = t + 100;
+    r.end = t + 100 + dur_ns;
+    r.correlationId = corr;
+    r.streamId = 7;
+    r.name = strdup (name);     /* leaked on purpose: like CUPTI's, lives on */
+    blob_append (&gpu_blob, &r, sizeof (r));
+  } else if (kind == 1) {
+    CUpti_ActivityMemcpy6 r;
+    memset (&r, 0, sizeof (r));
+    r.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+    r.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
+    r.bytes = bytes;
+    r.start = t + 100;
+    r.end = t + 100 + dur_ns;
+    r.correlationId = corr;
+    blob_append (&gpu_blob, &r, sizeof (r));
+  } else {
+    CUpti_ActivityMemset4 r;
+    memset (&r, 0, sizeof (r));
+    r.kind = CUPTI_ACTIVITY_KIND_MEMSET;
+    r.bytes = bytes;
+    r.start = t + 100;
+    r.end = t + 100 + dur_ns;
+    r.correlationId = corr;
+    blob_append (&gpu_blob, &r, sizeof (r));
+  }
+  pthread_mutex_unlock (&lock);
+  return corr;
+}
+
+static void
+deliver (Blob * b)
+{
+  uint8_t *buf;
+  size_t size, max_records;
+
+  if (!request_cb || !complete_cb || b->len == 0)
+    return;
+  request_cb (&buf, &size, &max_records);
+  if (size < b->len)
+    abort ();                   /* tests stay far below a buffer */
+  memcpy (buf, b->data, b->len);
+  complete_cb (NULL, 0, buf, size, b->len);
+  b->len = 0;
+}
+
+EXPORT CUptiResult
+cuptiActivityFlushAll (uint32_t flag)
+{
+  Blob gpu, host;
+
+  pthread_mutex_lock (&lock);
+  gpu = gpu_blob;
+  host = host_blob;
+  memset (&gpu_blob, 0, sizeof (gpu_blob));
+  memset (&host_blob, 0, sizeof (host_blob));
+  pthread_mutex_unlock (&lock);
+  deliver (&gpu);               /* GPU records first: out of order on purpose */
+  deliver (&host);
+  free (gpu.data);
+  free (host.data);
+  return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiActivityGetNextRecord (uint8_t * buffer, size_t valid, CUpti_Activity ** rec)
+{
+  uint8_t *p;
+
+  if (*rec == NULL) {
+    p = buffer;
+  } else {
+    uint64_t sz;
+    memcpy (&sz, (uint8_t *) * rec - 8, 8);
+    p = (uint8_t *) * rec + sz;
+  }
+  if (p + 8 > buffer + valid)
+    return CUPTI_ERROR_MAX_LIMIT_REACHED;
+  *rec = (CUpti_Activity *) (p + 8);
+  return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiActivityRegisterCallbacks (CUpti_BuffersCallbackRequestFunc req,
+    CUpti_BuffersCallbackCompleteFunc comp)
+{
+  request_cb = req;
+  complete_cb = comp;
+  return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiActivityRegisterTimestampCallback (CUpti_TimestampCallbackFunc f)
+{
+  ts_cb = f;
+  return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiSetThreadIdType (CUpti_ActivityThreadIdType type)
+{
+  tid_type = type;
+  return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiActivityEnable (CUpti_ActivityKind kind)
+{
+  return env_result ("FAKE_CUPTI_ENABLE_RESULT");
+}
+
+EXPORT CUptiResult
+cuptiActivityDisable (CUpti_ActivityKind kind)
+{
+  return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiActivityGetNumDroppedRecords (CUcontext ctx, uint32_t stream,
+    size_t * dropped)
+{
+  const char *v = getenv ("FAKE_CUPTI_DROPPED");
+
+  pthread_mutex_lock (&lock);
+  *dropped = (v && !dropped_reported) ? (size_t) atoi (v) : 0;
+  dropped_reported = 1;
+  pthread_mutex_unlock (&lock);
+  return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiActivityPushExternalCorrelationId (CUpti_ExternalCorrelationKind kind,
+    uint64_t id)
+{
+  if ((int) kind >= N_KINDS || depths[kind] >= MAX_DEPTH)
+    return CUPTI_ERROR_INVALID_PARAMETER;
+  stacks[kind][depths[kind]++] = id;
+  return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiActivityPopExternalCorrelationId (CUpti_ExternalCorrelationKind kind,
+    uint64_t * last)
+{
+  if ((int) kind >= N_KINDS || depths[kind] == 0)
+    return CUPTI_ERROR_QUEUE_EMPTY;
+  *last = stacks[kind][--depths[kind]];
+  return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiSubscribe (CUpti_SubscriberHandle * s, CUpti_CallbackFunc cb, void *data)
+{
+  CUptiResult r = env_result ("FAKE_CUPTI_SUBSCRIBE_RESULT");
+
+  *s = r == CUPTI_SUCCESS ? (CUpti_SubscriberHandle) & lock : NULL;
+  return r;
+}
+
+EXPORT CUptiResult
+cuptiUnsubscribe (CUpti_SubscriberHandle s)
+{
+  return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiGetResultString (CUptiResult r, const char **str)
+{
+  *str = r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ?
+      "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED" :
+      r == CUPTI_ERROR_UNKNOWN ? "CUPTI_ERROR_UNKNOWN" : "CUPTI_ERROR_FAKE";
+  return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiGetVersion (uint32_t * v)
+{
+  *v = 130001;
+  return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiGetTimestamp (uint64_t * t)
+{
+  *t = now_ns ();
+  return CUPTI_SUCCESS;
+}
