@@ -427,6 +427,7 @@ GST_START_TEST (test_hot_path_off)
   fail_unless_equals_int (_gpuprof_gpu_channels_on, 0);
   fail_unless_equals_int (src.pushes, 0);
 
+  fake_source_uninstall (&src);
   fake_source_install (&src);
   gpuprof_gpu_enable_channel (TR, FALSE);
   gpuprof_gpu_chain_enter (1, 1);
