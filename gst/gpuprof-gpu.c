@@ -290,6 +290,7 @@ struct _Entry
   guint32 corr;
   guint32 flags;
   guint32 thread_id;
+  guint64 api_start;            /* 0 when unknown */
   guint64 ext[GPUPROF_GPU_N_CHANNELS];
   guint64 arrival;              /* 'now' of the first settle after it came */
   guint64 joined_epoch;
@@ -605,6 +606,7 @@ gpuprof_gpu_add_api (guint32 correlation_id, guint32 thread_id, guint32 cbid,
   e = entry_get_locked (correlation_id);
   e->flags |= ENTRY_HAVE_API;
   e->thread_id = thread_id;
+  e->api_start = start;
   maybe_ready_locked (e);
   evict_locked ();
   g_mutex_unlock (&lock);
@@ -901,6 +903,8 @@ settle_entry_locked (Entry * e, gboolean unjoined)
         channels[c].totals.untimed++;
       if (graph)
         channels[c].totals.graph_records++;
+      if (ns && e->api_start && p->op.start < e->api_start)
+        channels[c].totals.early++;
     }
     if (ns)
       account_device_locked (&p->op);
@@ -1441,7 +1445,43 @@ gpuprof_gpu_format_report (GpuprofGpuChannel channel,
 }
 
 /* ------------------------------------------------------------------ */
-/* names for users without the tracer                                  */
+/* names                                                               */
+
+static GpuprofGpuPathFunc path_funcs[GPUPROF_GPU_N_CHANNELS] = {
+  NULL, gpuprof_gpu_registered_name
+};
+static gpointer path_data[GPUPROF_GPU_N_CHANNELS];
+
+/**
+ * gpuprof_gpu_set_path_func:
+ * @channel: the channel whose ids @path_func knows
+ * @path_func: (nullable): turns an element id into its path
+ * @user_data: for @path_func
+ *
+ * The tracer registers its object ids here, so that tools in the process
+ * (tests/gpu/gpuprof-gpu-check) can name the tracer channel's elements.
+ * The meter channel uses gpuprof_gpu_registered_name() by default.
+ */
+void
+gpuprof_gpu_set_path_func (GpuprofGpuChannel channel,
+    GpuprofGpuPathFunc path_func, gpointer user_data)
+{
+  path_funcs[channel] = path_func;
+  path_data[channel] = user_data;
+}
+
+/**
+ * gpuprof_gpu_element_path:
+ * @channel: the channel of @element_id
+ * @element_id: the element
+ *
+ * Returns: (transfer full): its path, or "element #<id>" when unknown
+ */
+gchar *
+gpuprof_gpu_element_path (GpuprofGpuChannel channel, guint32 element_id)
+{
+  return element_label (path_funcs[channel], path_data[channel], element_id);
+}
 
 /**
  * gpuprof_gpu_register_name:

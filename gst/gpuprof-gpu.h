@@ -312,6 +312,8 @@ typedef struct
  * @pending_ids: correlation ids held waiting for a join (bounded by
  *   max_pending)
  * @dropped: records CUPTI reported as dropped (buffers full): not in any figure
+ * @early: GPU records starting before the API call that launched them did
+ *   (a clock mismatch: must stay 0 when GPU timestamps share the host clock)
  */
 typedef struct
 {
@@ -328,6 +330,7 @@ typedef struct
   guint64 external_records;
   guint64 pending_ids;
   guint64 dropped;
+  guint64 early;
 } GpuprofGpuTotals;
 
 /**
@@ -390,6 +393,11 @@ typedef gchar *(*GpuprofGpuPathFunc) (guint32 element_id, gpointer user_data);
 gchar *gpuprof_gpu_format_report (GpuprofGpuChannel channel,
     GpuprofGpuPathFunc path_func, gpointer user_data, guint64 wall_start,
     guint64 wall_end);
+
+void gpuprof_gpu_set_path_func (GpuprofGpuChannel channel,
+    GpuprofGpuPathFunc path_func, gpointer user_data);
+gchar *gpuprof_gpu_element_path (GpuprofGpuChannel channel,
+    guint32 element_id);
 
 /* ---- element ids for users without the tracer (gpuprofmeter) ---- */
 guint32 gpuprof_gpu_register_name (const gchar * name);

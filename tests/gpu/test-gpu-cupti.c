@@ -177,6 +177,7 @@ GST_START_TEST (test_records_through_loader)
   fail_unless_equals_uint64 (t.thread_ns, 10);
   fail_unless_equals_uint64 (t.total_ns, 1310);
   fail_unless_equals_uint64 (t.dropped, 3);
+  fail_unless_equals_uint64 (t.early, 0);
   fail_unless_equals_uint64 (gpuprof_cupti_dropped (), 3);
 
   fail_unless (gpuprof_gpu_get_element (GPUPROF_GPU_CHANNEL_TRACER, 7, &e));
