@@ -300,6 +300,17 @@ buffer_requested (uint8_t ** buffer, size_t * size, size_t * max_records)
   *max_records = 0;
 }
 
+/* the fields every GPU record kind has, under the same names */
+#define COPY_COMMON(op, rec) G_STMT_START {        \
+    (op).correlation_id = (rec)->correlationId;     \
+    (op).device_id = (rec)->deviceId;               \
+    (op).context_id = (rec)->contextId;             \
+    (op).stream_id = (rec)->streamId;               \
+    (op).graph_id = (rec)->graphId;                 \
+    (op).start = to_monotonic ((rec)->start);       \
+    (op).end = to_monotonic ((rec)->end);           \
+  } G_STMT_END
+
 static void
 handle_record (const CUpti_Activity * r)
 {
@@ -310,26 +321,14 @@ handle_record (const CUpti_Activity * r)
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:{
       const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *) r;
       op.kind = GPUPROF_GPU_OP_KERNEL;
-      op.correlation_id = k->correlationId;
-      op.device_id = k->deviceId;
-      op.context_id = k->contextId;
-      op.stream_id = k->streamId;
-      op.graph_id = k->graphId;
-      op.start = to_monotonic (k->start);
-      op.end = to_monotonic (k->end);
+      COPY_COMMON (op, k);
       op.name = k->name;
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY:{
       const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *) r;
       op.kind = GPUPROF_GPU_OP_MEMCPY;
-      op.correlation_id = m->correlationId;
-      op.device_id = m->deviceId;
-      op.context_id = m->contextId;
-      op.stream_id = m->streamId;
-      op.graph_id = m->graphId;
-      op.start = to_monotonic (m->start);
-      op.end = to_monotonic (m->end);
+      COPY_COMMON (op, m);
       op.bytes = m->bytes;
       op.copy_kind = m->copyKind;
       break;
@@ -338,13 +337,7 @@ handle_record (const CUpti_Activity * r)
       const CUpti_ActivityMemcpyPtoP4 *m =
           (const CUpti_ActivityMemcpyPtoP4 *) r;
       op.kind = GPUPROF_GPU_OP_MEMCPY;
-      op.correlation_id = m->correlationId;
-      op.device_id = m->deviceId;
-      op.context_id = m->contextId;
-      op.stream_id = m->streamId;
-      op.graph_id = m->graphId;
-      op.start = to_monotonic (m->start);
-      op.end = to_monotonic (m->end);
+      COPY_COMMON (op, m);
       op.bytes = m->bytes;
       op.copy_kind = m->copyKind;
       break;
@@ -352,13 +345,7 @@ handle_record (const CUpti_Activity * r)
     case CUPTI_ACTIVITY_KIND_MEMSET:{
       const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *) r;
       op.kind = GPUPROF_GPU_OP_MEMSET;
-      op.correlation_id = m->correlationId;
-      op.device_id = m->deviceId;
-      op.context_id = m->contextId;
-      op.stream_id = m->streamId;
-      op.graph_id = m->graphId;
-      op.start = to_monotonic (m->start);
-      op.end = to_monotonic (m->end);
+      COPY_COMMON (op, m);
       op.bytes = m->bytes;
       break;
     }
