@@ -1,0 +1,223 @@
+/* The end-of-run report: its tables and verdict, one report per run when a
+ * pipeline is played twice, elements added and removed while playing, and
+ * report=<path>. */
+#include "gpuprof-test-util.h"
+
+#include <glib/gstdio.h>
+#include <sys/prctl.h>
+
+static gchar *report_path;
+
+static gchar *
+read_report_file (void)
+{
+  gchar *text = NULL;
+
+  fail_unless (g_file_get_contents (report_path, &text, NULL, NULL),
+      "report=%s was not written", report_path);
+  return text;
+}
+
+static guint
+count_substr (const gchar * hay, const gchar * needle)
+{
+  guint n = 0;
+
+  for (const gchar * p = hay; (p = strstr (p, needle)); p += strlen (needle))
+    n++;
+  return n;
+}
+
+GST_START_TEST (test_report_tables_and_verdict)
+{
+  GstElement *p = gpuprof_test_run ("fakesrc num-buffers=50 ! "
+      "identity name=slow sleep-time=3000 ! identity name=quick ! "
+      "fakesink sync=false");
+  gchar *name = gst_object_get_name (GST_OBJECT (p));
+  gchar *text, *file, *pattern;
+  GRegex *re;
+  GMatchInfo *m;
+  gdouble busy, per_buffer;
+
+  g_unlink (report_path);
+  gst_element_set_state (p, GST_STATE_NULL);
+  text = gpuprof_test_last_report ();
+  fail_unless (text != NULL, "no report when the pipeline went to NULL");
+  fail_unless (strstr (text, "Elements") && strstr (text, "Threads"));
+  fail_unless (strstr (text, "self ms") && strstr (text, "busy %"),
+      "units missing from the headers:\n%s", text);
+
+  /* bottleneck: pipeline0/slow — 99% busy on thread fakesrc0:src, 3.06 ms/buffer */
+  pattern = g_strdup_printf ("^bottleneck: %s/slow — ([0-9]+)%% busy on "
+      "thread fakesrc[0-9]+:src, ([0-9.]+) ms/buffer$", name);
+  re = g_regex_new (pattern, G_REGEX_MULTILINE, 0, NULL);
+  fail_unless (g_regex_match (re, text, 0, &m), "no verdict naming slow "
+      "in:\n%s", text);
+  busy = g_ascii_strtod (g_match_info_fetch (m, 1), NULL);
+  per_buffer = g_ascii_strtod (g_match_info_fetch (m, 2), NULL);
+  fail_unless (busy >= 90, "slow only %.0f%% busy", busy);
+  fail_unless (per_buffer >= 2.9 && per_buffer <= 3.5, "%.2f ms/buffer",
+      per_buffer);
+  g_match_info_free (m);
+  g_regex_unref (re);
+
+  /* elements sorted by self time: slow before quick */
+  {
+    gchar *a = g_strdup_printf ("%s/slow ", name);
+    gchar *b = g_strdup_printf ("%s/quick ", name);
+    fail_unless (strstr (text, a) && strstr (text, b)
+        && strstr (text, a) < strstr (text, b));
+    g_free (a);
+    g_free (b);
+  }
+
+  /* report=<path>: the same text, once */
+  file = read_report_file ();
+  fail_unless_equals_string (file, text);
+  g_free (file);
+  g_free (text);
+  g_free (pattern);
+  g_free (name);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_two_runs_two_reports)
+{
+  GstElement *p = gpuprof_test_run ("fakesrc num-buffers=30 ! "
+      "identity name=id ! fakesink sync=false");
+  gchar *name = gst_object_get_name (GST_OBJECT (p));
+  gchar *path = g_strdup_printf ("%s/id", name);
+  gchar *file, *row;
+  GstStructure *s;
+
+  g_unlink (report_path);
+  gst_element_set_state (p, GST_STATE_NULL);
+  /* a second run of the same pipeline counts from zero */
+  gpuprof_test_play_to_eos (p);
+  s = gpuprof_test_element_stats (path);
+  fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "buffers-in"), 30);
+  gst_structure_free (s);
+  gst_element_set_state (p, GST_STATE_NULL);
+  /* NULL twice in a row reports nothing new */
+  gst_element_set_state (p, GST_STATE_NULL);
+
+  file = read_report_file ();
+  fail_unless_equals_int (count_substr (file, "=== gpuprof report"), 2);
+  /* each report has 30 buffers for id, never 60 */
+  row = g_strdup_printf ("%s/id ", name);
+  fail_unless_equals_int (count_substr (file, row), 2);
+  fail_unless (!strstr (file, " 60 "), "a run was counted twice:\n%s", file);
+  g_free (row);
+  g_free (file);
+  g_free (path);
+  g_free (name);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+static GstPadProbeReturn
+remove_branch (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstElement *branch = user_data;
+  GstPad *sink = gst_element_get_static_pad (branch, "sink");
+
+  gst_pad_unlink (pad, sink);
+  gst_object_unref (sink);
+  g_object_set_data (G_OBJECT (branch), "unlinked", GINT_TO_POINTER (1));
+  return GST_PAD_PROBE_REMOVE;
+}
+
+GST_START_TEST (test_element_added_and_removed_while_playing)
+{
+  GstElement *p = gst_parse_launch ("fakesrc num-buffers=150 ! "
+      "identity sleep-time=1000 ! tee name=t allow-not-linked=true ! "
+      "queue ! fakesink sync=false", NULL);
+  GstElement *tee = gst_bin_get_by_name (GST_BIN (p), "t");
+  GstElement *branch = gst_parse_bin_from_description ("queue ! "
+      "identity name=dyn ! fakesink sync=false", TRUE, NULL);
+  gchar *name = gst_object_get_name (GST_OBJECT (p));
+  gchar *dyn = g_strdup_printf ("%s/%s/dyn", name,
+      GST_OBJECT_NAME (branch));
+  GstPad *teepad, *sinkpad;
+  GstBus *bus = gst_element_get_bus (p);
+  GstMessage *msg;
+  gchar *text;
+
+  fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  g_usleep (30000);
+  /* add a branch while playing */
+  gst_bin_add (GST_BIN (p), gst_object_ref (branch));
+  teepad = gst_element_request_pad_simple (tee, "src_%u");
+  sinkpad = gst_element_get_static_pad (branch, "sink");
+  fail_unless (gst_pad_link (teepad, sinkpad) == GST_PAD_LINK_OK);
+  gst_object_unref (sinkpad);
+  gst_element_sync_state_with_parent (branch);
+  g_usleep (40000);
+  /* and take it away again */
+  gst_pad_add_probe (teepad, GST_PAD_PROBE_TYPE_IDLE, remove_branch, branch,
+      NULL);
+  while (!g_object_get_data (G_OBJECT (branch), "unlinked"))
+    g_usleep (1000);
+  gst_element_set_state (branch, GST_STATE_NULL);
+  gst_bin_remove (GST_BIN (p), branch);
+  gst_element_release_request_pad (tee, teepad);
+  gst_object_unref (teepad);
+  gst_object_unref (branch);    /* destroyed now */
+
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+
+  /* the removed element is in the report, with the buffers it handled */
+  text = gpuprof_test_last_report ();
+  fail_unless (text && strstr (text, dyn), "%s missing from:\n%s", dyn,
+      text);
+  g_free (text);
+  g_free (dyn);
+  g_free (name);
+  gst_object_unref (bus);
+  gst_object_unref (tee);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+static Suite *
+report_suite (void)
+{
+  Suite *s = suite_create ("gpuprof-report");
+  TCase *tc = tcase_create ("report");
+
+  tcase_set_timeout (tc, 120);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_report_tables_and_verdict);
+  tcase_add_test (tc, test_two_runs_two_reports);
+  tcase_add_test (tc, test_element_added_and_removed_while_playing);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  gchar *tracers;
+  int ret;
+
+  prctl (PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+  report_path = g_build_filename (g_get_tmp_dir (),
+      "gpuprof-test-report-XXXXXX", NULL);
+  g_close (g_mkstemp (report_path), NULL);
+  tracers = g_strdup_printf ("gpuprof(report=%s)", report_path);
+  g_setenv ("GST_TRACERS", tracers, TRUE);
+  gst_check_init (&argc, &argv);
+  ret = gst_check_run_suite (report_suite (), "gpuprof-report", __FILE__);
+  g_unlink (report_path);
+  g_free (tracers);
+  g_free (report_path);
+  return ret;
+}
