@@ -6,7 +6,8 @@
 #
 # Runs fakesrc num-buffers=N ! identity ! fakesink under
 # GST_TRACERS="gpuprof(trace=FILE)" for N = 1 M and 10 M (BUFFERS="..." to
-# change), and prints per run: peak RSS (from /usr/bin/time -v, else
+# change), each also without trace= for reference, and prints per run:
+# peak RSS (from /usr/bin/time -v, else
 # /proc/PID/status VmHWM), the trace size, events written and lost, and
 # wall time. The trace goes to a temporary folder (TRACE_DIR to choose;
 # 10 M buffers write several GB) and is deleted after each run.
@@ -34,7 +35,11 @@ peak_rss_kb() { # run "$@", print peak RSS in kB on fd 3
   fi
 }
 
-printf '%-10s %-12s %-12s %-12s %-12s %-10s %s\n' buffers tracer "peak RSS MB" \
+# build the registry first: its scan would inflate the first run's RSS
+GST_TRACERS="gpuprof(report=off)" gst-launch-1.0 -q fakesrc num-buffers=1 \
+  ! fakesink > /dev/null 2>&1
+
+printf '%-10s %-14s %-12s %-12s %-12s %-10s %s\n' buffers tracer "peak RSS MB" \
   "trace MB" events lost "wall s"
 for n in $buffers; do
   for mode in none trace; do
@@ -53,7 +58,7 @@ for n in $buffers; do
       lost=$(echo "$stats" | sed -n 's/.*"events_lost":\([0-9]*\).*/\1/p')
       rm -f "$trace"
     fi
-    printf '%-10s %-12s %-12s %-12s %-12s %-10s %s\n' "$n" \
+    printf '%-10s %-14s %-12s %-12s %-12s %-10s %s\n' "$n" \
       "$([ $mode = none ] && echo gpuprof || echo gpuprof+trace)" \
       "$(echo "$rss" | awk '{ printf "%.1f", $1 / 1024 }')" \
       "$(echo "$size" | awk '{ printf "%.1f", $1 / 1e6 }')" \

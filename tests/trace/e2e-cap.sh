@@ -20,7 +20,7 @@ grep -qi "capped" "$dir/report.txt" "$dir/cap.log" && ok "live report says cappe
 grep -q "capped" "$dir/tool.err" && ok "gst-gpuprof report says capped" ||
   bad "gst-gpuprof report does not say capped: $(cat "$dir/tool.err")"
 
-GST_TRACERS="gpuprof(trace=$dir/filtered.json,trace-elements=/a\$,report=off)" \
+GST_TRACERS="gpuprof(trace=$dir/filtered.json,trace-elements=\"/a\$\",report=off)" \
   gst-launch-1.0 -q fakesrc num-buffers=100 ! identity name=a \
     ! identity name=b ! fakesink name=sink > "$dir/filter.log" 2>&1 ||
   bad "gst-launch-1.0 failed: $(cat "$dir/filter.log")"
