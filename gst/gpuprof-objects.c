@@ -150,6 +150,25 @@ waits_on_clock (GstElement * element)
   return FALSE;
 }
 
+/* Muxers and aggregators push from a task of their own: the threads that
+ * feed them only hand over buffers (and wait for room). */
+static gboolean
+pushes_from_own_task (GstElement * element, GpuprofRole role)
+{
+  gboolean task = FALSE;
+  GList *l;
+
+  if (role == GPUPROF_ROLE_SOURCE || role == GPUPROF_ROLE_QUEUE)
+    return FALSE;
+  if (GST_IS_AGGREGATOR (element))
+    return TRUE;
+  GST_OBJECT_LOCK (element);
+  for (l = element->srcpads; l && !task; l = l->next)
+    task = GST_PAD_TASK (l->data) != NULL;
+  GST_OBJECT_UNLOCK (element);
+  return task;
+}
+
 /* "pipeline0/bin/infer"; also returns the top-level ancestor (reffed) */
 static gchar *
 path_of (GstElement * element, GstObject ** top)
@@ -234,6 +253,7 @@ element_locked (GpuprofObjects * o, GstElement * element)
   e->element = element;
   e->color = color_of (e->path);
   e->waits_on_clock = waits_on_clock (element);
+  e->task_pushes = pushes_from_own_task (element, e->role);
   e->pipeline = pipeline_locked (o, top);
   gst_object_unref (top);
   if (e->role == GPUPROF_ROLE_QUEUE)

@@ -48,6 +48,10 @@ struct _GpuprofElement
   GstElement *element;          /* weak: NULL once destroyed */
   guint32 color;                /* 0xAARRGGBB, stable per path */
   gboolean waits_on_clock;      /* synced sink / live source */
+  gboolean task_pushes;         /* pushes from its own task (muxers,
+                                 * aggregators): its chain calls only hand
+                                 * over or wait */
+  guint64 last_input_ts;        /* newest buffer on any sink pad (atomic) */
   gpointer nvtx_domain;         /* nvtxDomainHandle_t */
   gpointer nvtx_mark_msg;
   GPtrArray *queues;            /* GpuprofQueue*, queue elements only */

@@ -253,6 +253,8 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   f->key = buffer ? (gconstpointer) buffer : list;
   t->pipeline_id = e->pipeline->id;
   gpuprof_stats_add_buffers_in (&e->stats, n);
+  if (e->task_pushes)
+    __atomic_store_n (&e->last_input_ts, ts, __ATOMIC_RELAXED);
 
   if (G_UNLIKELY (gp->queue)) {
     f->size = buffer ? gst_buffer_get_size (buffer) : list_size (list);
@@ -287,6 +289,12 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   incl = ts > f->start ? ts - f->start : 0;
   if (f->blocked_start)
     blocked = ts > f->blocked_start ? ts - f->blocked_start : 0;
+  else if (e->task_pushes && e->role != GPUPROF_ROLE_QUEUE)
+    /* a muxer fed here works on its own thread: this thread only hands the
+     * buffer over, or waits for room */
+    blocked = incl > f->child_ns ? incl - f->child_ns : 0;
+  if (blocked && !gp->queue)
+    __atomic_fetch_add (&e->stats.blocked_ns, blocked, __ATOMIC_RELAXED);
   self = incl > f->child_ns + blocked ? incl - f->child_ns - blocked : 0;
   gpuprof_stats_add_call (&e->stats, t, self, incl);
   if (G_UNLIKELY (gp->queue)) {
@@ -301,6 +309,29 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
       update_queue_level (e, gp->queue);
   }
   charge_to_parent (t, incl);
+}
+
+/* A push from a task loop: the time since the previous push is the
+ * element's work per buffer (sources, demuxers). An element fed on other
+ * threads (muxer, aggregator) waits for input in its loop: its work starts
+ * when the last input arrived. A queue's loop only waits, so is never
+ * charged. */
+static void
+charge_loop (GpuprofElement * e, GpuprofThread * t, guint64 ts)
+{
+  guint64 start = t->loop_mark, child = t->loop_child_ns, loop;
+  guint64 input;
+
+  if (!e->task_pushes && e->role != GPUPROF_ROLE_SOURCE)
+    e->task_pushes = TRUE;
+  input = __atomic_load_n (&e->last_input_ts, __ATOMIC_RELAXED);
+  if (input > start) {
+    start = input;
+    child = 0;
+  }
+  loop = ts > start ? ts - start : 0;
+  loop = loop > child ? loop - child : 0;
+  gpuprof_stats_add_call (&e->stats, t, loop, loop);
 }
 
 void
@@ -319,15 +350,8 @@ gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   gpuprof_stats_add_buffers_out (&e->stats, n);
   t->pipeline_id = e->pipeline->id;
 
-  if (t->depth == 0) {
-    /* a push from a task loop: the time since the previous one is the
-     * element's work per buffer (sources, demuxers); a queue's loop only
-     * waits for data, so it is not busy */
-    guint64 loop = ts > t->loop_mark ? ts - t->loop_mark : 0;
-    loop = loop > t->loop_child_ns ? loop - t->loop_child_ns : 0;
-    if (e->role != GPUPROF_ROLE_QUEUE)
-      gpuprof_stats_add_call (&e->stats, t, loop, loop);
-  }
+  if (t->depth == 0 && e->role != GPUPROF_ROLE_QUEUE)
+    charge_loop (e, t, ts);
   if (G_UNLIKELY (gp->queue))
     gpuprof_queue_dequeue (gp->queue,
         buffer ? (gconstpointer) buffer : list, ts, queue_item_end, p);
@@ -621,6 +645,7 @@ fill_element_row (GpuprofElementRow * row, GpuprofElement * e)
   row->self_p99_ns = gpuprof_histogram_percentile (&s->self_hist, 0.99);
   row->self_max_ns = s->self_hist.max;
   row->waits_on_clock = e->waits_on_clock;
+  row->blocked_ns = s->blocked_ns;
   if (slot) {
     GpuprofThread *t = slot->thread;
     guint64 first = __atomic_load_n (&t->first_ts, __ATOMIC_RELAXED);

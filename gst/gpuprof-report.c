@@ -148,9 +148,9 @@ format_elements (const GpuprofSnapshot * s, GString * out)
   static const gchar *const headers[] = {
     "element", "role", "thread", "buf in", "buf out", "self ms",
     "self/call µs", "p50 µs", "p95 µs", "p99 µs", "max µs", "incl/call µs",
-    "busy %", NULL
+    "busy %", "blocked ms", NULL
   };
-  GpuprofTable *t = gpuprof_table_new (13, headers);
+  GpuprofTable *t = gpuprof_table_new (14, headers);
   guint i;
 
   for (i = 0; i < s->elements->len; i++) {
@@ -162,12 +162,13 @@ format_elements (const GpuprofSnapshot * s, GString * out)
       g_strdup (r->role), g_strdup (r->thread), u64 (r->buffers_in),
       u64 (r->buffers_out), ms (r->self_ns), us (r->self_ns / calls),
       us (r->self_p50_ns), us (r->self_p95_ns), us (r->self_p99_ns),
-      us (r->self_max_ns), us (r->incl_ns / calls), pct (r->busy), NULL
+      us (r->self_max_ns), us (r->incl_ns / calls), pct (r->busy),
+      ms (r->blocked_ns), NULL
     };
     add_owned_row (t, cells);
   }
   g_string_append (out, "Elements (by self time; busy = self time / wall time "
-      "of its thread)\n");
+      "of its thread; blocked = upstream threads waiting inside it)\n");
   gpuprof_table_print (t, out);
   gpuprof_table_free (t);
 }

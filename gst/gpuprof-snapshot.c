@@ -178,7 +178,8 @@ gpuprof_element_row_to_structure (const GpuprofElementRow * r)
       "thread-self-ns", G_TYPE_UINT64, r->thread_self_ns,
       "thread-wall-ns", G_TYPE_UINT64, r->thread_wall_ns,
       "busy", G_TYPE_DOUBLE, r->busy,
-      "waits-on-clock", G_TYPE_BOOLEAN, r->waits_on_clock, NULL);
+      "waits-on-clock", G_TYPE_BOOLEAN, r->waits_on_clock,
+      "blocked-ns", G_TYPE_UINT64, r->blocked_ns, NULL);
 }
 
 GstStructure *

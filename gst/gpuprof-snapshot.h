@@ -29,6 +29,8 @@ typedef struct
   guint64 thread_wall_ns;       /* wall time of 'thread' during the run */
   gdouble busy;                 /* thread_self_ns / thread_wall_ns */
   gboolean waits_on_clock;      /* synced sink or live source: time includes clock waits */
+  guint64 blocked_ns;           /* upstream threads waited inside it (full
+                                 * queue, batching input); not self time */
 } GpuprofElementRow;
 
 typedef struct

@@ -44,7 +44,9 @@ gpuprof_stats_add_call (GpuprofElementStats * s, GpuprofThread * thread,
   __atomic_fetch_add (&s->self_ns, self_ns, __ATOMIC_RELAXED);
   __atomic_fetch_add (&s->incl_ns, incl_ns, __ATOMIC_RELAXED);
   gpuprof_histogram_record (&s->self_hist, self_ns);
-  add_to_thread_slot (s, thread, self_ns);
+  /* threads that only handed buffers over do not take a slot */
+  if (self_ns)
+    add_to_thread_slot (s, thread, self_ns);
   gpuprof_thread_add_busy (thread, self_ns);
 }
 

@@ -13,7 +13,7 @@ typedef struct _GpuprofThread GpuprofThread;
 
 /* Self time is split by thread so the busy fraction of "its" thread can be
  * told; elements rarely run on more than a few threads. */
-#define GPUPROF_THREAD_SLOTS 4
+#define GPUPROF_THREAD_SLOTS 8
 
 typedef struct
 {
@@ -28,7 +28,8 @@ typedef struct
   guint64 calls;
   guint64 self_ns;
   guint64 incl_ns;
-  guint64 blocked_ns;           /* queues: upstream blocked while full */
+  guint64 blocked_ns;           /* upstream threads waiting inside it: a full
+                                 * queue, a batching element's input */
   GpuprofHistogram self_hist;   /* per call self time */
   GpuprofThreadSlot slots[GPUPROF_THREAD_SLOTS];
   guint64 other_threads_ns;     /* self time on threads past the slots */

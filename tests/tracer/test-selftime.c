@@ -165,6 +165,36 @@ GST_START_TEST (test_leaky_queue_drops)
 
 GST_END_TEST;
 
+GST_START_TEST (test_aggregator_input_wait_is_not_work)
+{
+  /* two fast sources into a compositor before a 4 ms consumer: the sources'
+   * threads wait inside the compositor's sink pads; that waiting is its
+   * "blocked" time, not its work, and the consumer is the bottleneck */
+  GstElement *p = gpuprof_test_run ("videotestsrc num-buffers=40 ! "
+      "video/x-raw,width=32,height=24,framerate=30/1 ! comp.sink_0 "
+      "videotestsrc num-buffers=40 ! "
+      "video/x-raw,width=32,height=24,framerate=30/1 ! comp.sink_1 "
+      "compositor name=comp ! identity name=slow sleep-time=4000 ! "
+      "fakesink sync=false");
+  GstStructure *c = gpuprof_test_element_stats ("pipeline0/comp");
+  fail_unless_equals_string (gst_structure_get_string (c, "role"),
+      "aggregator");
+  fail_unless_equals_string (gst_structure_get_string (c, "thread"),
+      "comp:src");
+  fail_unless (gpuprof_test_get_u64 (c, "blocked-ns") > 40 * 2000000,
+      "inputs waited only %" G_GUINT64_FORMAT " ns",
+      gpuprof_test_get_u64 (c, "blocked-ns"));
+  /* its work per batch is well under the consumer's 4 ms */
+  fail_unless (mean_self_us ("pipeline0/comp") < 2000);
+  gpuprof_test_assert_near ("slow self µs", mean_self_us ("pipeline0/slow"),
+      4000, TOLERANCE);
+  gst_structure_free (c);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
 static Suite *
 selftime_suite (void)
 {
@@ -177,6 +207,7 @@ selftime_suite (void)
   tcase_add_test (tc, test_source_loop_time);
   tcase_add_test (tc, test_queue_residency_and_backpressure);
   tcase_add_test (tc, test_leaky_queue_drops);
+  tcase_add_test (tc, test_aggregator_input_wait_is_not_work);
   return s;
 }
 

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian 12 machine lacks, then builds gpuprof into
+# ./build. Safe to run again: it installs and configures only what is missing.
+# Sourced by run-example.sh and run-tests.sh.
+set -euo pipefail
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${GPUPROF_BUILD:-$top/build}
+
+packages=(meson ninja-build pkg-config gcc libc6-dev
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libjson-glib-dev
+  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+  gstreamer1.0-plugins-bad jq valgrind)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "gpuprof: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${missing[@]}"
+fi
+
+if [ ! -f "$build/build.ninja" ]; then
+  meson setup "$build" "$top"
+else
+  # new source files are picked up at configure time
+  meson setup --reconfigure "$build" "$top" >/dev/null
+fi
+ninja -C "$build"
