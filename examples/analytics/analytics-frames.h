@@ -24,8 +24,4 @@ gboolean gpuprof_frame_layout_init (GpuprofFrameLayout * layout,
 guint gpuprof_frame_layout_source (const GpuprofFrameLayout * layout,
     guint frame);
 
-/* Caps the three downstream stand-ins take: the mux's batches, or any RGBA
- * video (one frame per buffer). */
-#define GPUPROF_ANALYTICS_CAPS "video/x-raw, format = (string) RGBA"
-
 G_END_DECLS

@@ -69,7 +69,7 @@ enum
 
 struct _GstAnalyticsInfer
 {
-  GstBaseTransform parent;
+  GstAnalyticsFilter parent;
 
   /* object lock */
   guint batch_size;
@@ -82,7 +82,6 @@ struct _GstAnalyticsInfer
   GstAnalyticsInferDevice active_device;        /* AUTO until started */
 
   /* streaming thread (and start/stop) only */
-  GstVideoInfo info;
   GpuprofNet *net;
 #ifdef HAVE_ANALYTICS_CUDA
   GpuprofGpuEngine *gpu;
@@ -95,14 +94,9 @@ struct _GstAnalyticsInfer
 };
 
 G_DEFINE_TYPE (GstAnalyticsInfer, gst_analytics_infer,
-    GST_TYPE_BASE_TRANSFORM);
+    GST_TYPE_ANALYTICS_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (analyticsinfer, "analyticsinfer", GST_RANK_NONE,
     GST_TYPE_ANALYTICS_INFER);
-
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (GPUPROF_ANALYTICS_CAPS));
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GPUPROF_ANALYTICS_CAPS));
 
 #define GST_TYPE_ANALYTICS_INFER_PRECISION \
   (gst_analytics_infer_precision_get_type ())
@@ -211,14 +205,6 @@ gst_analytics_infer_stop (GstBaseTransform * trans)
   return TRUE;
 }
 
-static gboolean
-gst_analytics_infer_set_caps (GstBaseTransform * trans, GstCaps * incaps,
-    GstCaps * outcaps)
-{
-  GstAnalyticsInfer *self = GST_ANALYTICS_INFER (trans);
-
-  return gst_video_info_from_caps (&self->info, incaps);
-}
 
 static void
 infer_ensure_buffers (GstAnalyticsInfer * self, guint frames)
@@ -303,10 +289,10 @@ infer_launch (GstAnalyticsInfer * self, const GpuprofFrameLayout * layout,
 }
 
 static GstFlowReturn
-gst_analytics_infer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+gst_analytics_infer_process (GstAnalyticsFilter * filter, GstBuffer * buf,
+    const GpuprofFrameLayout * layout)
 {
-  GstAnalyticsInfer *self = GST_ANALYTICS_INFER (trans);
-  GpuprofFrameLayout layout;
+  GstAnalyticsInfer *self = GST_ANALYTICS_INFER (filter);
   GpuprofDetectionMeta *meta;
   GstMapInfo map;
   guint batch_size, interval, first, i;
@@ -324,26 +310,21 @@ gst_analytics_infer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     return GST_FLOW_OK;
   }
 
-  if (!gpuprof_frame_layout_init (&layout, buf, &self->info)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, (NULL),
-        ("buffer smaller than its frames"));
-    return GST_FLOW_ERROR;
-  }
   if (!gst_buffer_map (buf, &map, GST_MAP_READ))
     return GST_FLOW_ERROR;
 
   meta = gpuprof_buffer_add_detection_meta (buf, TRUE);
-  infer_ensure_buffers (self, MIN (batch_size, layout.n_frames));
-  for (first = 0; ok && first < layout.n_frames; first += batch_size) {
-    guint n = MIN (batch_size, layout.n_frames - first);
+  infer_ensure_buffers (self, MIN (batch_size, layout->n_frames));
+  for (first = 0; ok && first < layout->n_frames; first += batch_size) {
+    guint n = MIN (batch_size, layout->n_frames - first);
 
-    ok = infer_launch (self, &layout, map.data, first, n);
+    ok = infer_launch (self, layout, map.data, first, n);
     for (i = 0; ok && i < n; i++)
-      infer_decode (&layout, first + i, self->logits + i * GPUPROF_NET_OUT,
+      infer_decode (layout, first + i, self->logits + i * GPUPROF_NET_OUT,
           threshold, meta->objects);
   }
   gst_buffer_unmap (buf, &map);
-  GST_LOG_OBJECT (self, "%u frames, %u objects", layout.n_frames,
+  GST_LOG_OBJECT (self, "%u frames, %u objects", layout->n_frames,
       meta->objects->len);
   return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
@@ -429,6 +410,7 @@ gst_analytics_infer_class_init (GstAnalyticsInferClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstAnalyticsFilterClass *filter_class = GST_ANALYTICS_FILTER_CLASS (klass);
 
   gobject_class->set_property = gst_analytics_infer_set_property;
   gobject_class->get_property = gst_analytics_infer_get_property;
@@ -538,8 +520,6 @@ gst_analytics_infer_class_init (GstAnalyticsInferClass * klass)
           GST_TYPE_ANALYTICS_INFER_DEVICE, GST_ANALYTICS_INFER_DEVICE_AUTO,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "Analytics inference", "Filter/Analyzer/Video",
       "Detects objects in batches of frames on the GPU or CPU "
@@ -547,9 +527,7 @@ gst_analytics_infer_class_init (GstAnalyticsInferClass * klass)
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_analytics_infer_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_analytics_infer_stop);
-  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_analytics_infer_set_caps);
-  trans_class->transform_ip =
-      GST_DEBUG_FUNCPTR (gst_analytics_infer_transform_ip);
+  filter_class->process = GST_DEBUG_FUNCPTR (gst_analytics_infer_process);
 
   GST_DEBUG_CATEGORY_INIT (gst_analytics_infer_debug, "analyticsinfer", 0,
       "gpuprof analytics inference");
@@ -568,5 +546,4 @@ gst_analytics_infer_init (GstAnalyticsInfer * self)
   self->layers = DEFAULT_LAYERS;
   self->threshold = DEFAULT_THRESHOLD;
   self->active_device = GST_ANALYTICS_INFER_DEVICE_AUTO;
-  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
 }

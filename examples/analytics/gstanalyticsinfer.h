@@ -1,7 +1,7 @@
 /* analyticsinfer: inference stand-in (like DeepStream's nvinfer). */
 #pragma once
 
-#include <gst/base/gstbasetransform.h>
+#include "gstanalyticsfilter.h"
 
 G_BEGIN_DECLS
 
@@ -35,7 +35,7 @@ typedef enum
 
 #define GST_TYPE_ANALYTICS_INFER (gst_analytics_infer_get_type ())
 G_DECLARE_FINAL_TYPE (GstAnalyticsInfer, gst_analytics_infer, GST,
-    ANALYTICS_INFER, GstBaseTransform);
+    ANALYTICS_INFER, GstAnalyticsFilter);
 
 GST_ELEMENT_REGISTER_DECLARE (analyticsinfer);
 

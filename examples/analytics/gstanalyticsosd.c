@@ -48,7 +48,7 @@ enum
 
 struct _GstAnalyticsOsd
 {
-  GstBaseTransform parent;
+  GstAnalyticsFilter parent;
 
   /* object lock */
   guint cost;
@@ -57,17 +57,11 @@ struct _GstAnalyticsOsd
   gboolean display_text;
 
   /* streaming thread only */
-  GstVideoInfo info;
 };
 
-G_DEFINE_TYPE (GstAnalyticsOsd, gst_analytics_osd, GST_TYPE_BASE_TRANSFORM);
+G_DEFINE_TYPE (GstAnalyticsOsd, gst_analytics_osd, GST_TYPE_ANALYTICS_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (analyticsosd, "analyticsosd", GST_RANK_NONE,
     GST_TYPE_ANALYTICS_OSD);
-
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (GPUPROF_ANALYTICS_CAPS));
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GPUPROF_ANALYTICS_CAPS));
 
 /* RGBA per class (GPUPROF_N_CLASSES). */
 static const guint8 class_colors[GPUPROF_N_CLASSES][3] = {
@@ -152,11 +146,11 @@ osd_draw_object (const Canvas * c, const GpuprofObject * o, guint border,
 }
 
 static GstFlowReturn
-gst_analytics_osd_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+gst_analytics_osd_process (GstAnalyticsFilter * filter, GstBuffer * buf,
+    const GpuprofFrameLayout * layout)
 {
-  GstAnalyticsOsd *self = GST_ANALYTICS_OSD (trans);
+  GstAnalyticsOsd *self = GST_ANALYTICS_OSD (filter);
   GpuprofDetectionMeta *meta = gpuprof_buffer_get_detection_meta (buf);
-  GpuprofFrameLayout layout;
   GstMapInfo map;
   guint cost, border, pass, i;
   gboolean fill, text;
@@ -171,11 +165,6 @@ gst_analytics_osd_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   text = self->display_text;
   GST_OBJECT_UNLOCK (self);
 
-  if (!gpuprof_frame_layout_init (&layout, buf, &self->info)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, (NULL),
-        ("buffer smaller than its frames"));
-    return GST_FLOW_ERROR;
-  }
   if (!gst_buffer_map (buf, &map, GST_MAP_READWRITE))
     return GST_FLOW_ERROR;
 
@@ -184,12 +173,12 @@ gst_analytics_osd_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
       const GpuprofObject *o = &g_array_index (meta->objects, GpuprofObject, i);
       Canvas c;
 
-      if (o->frame >= layout.n_frames)
+      if (o->frame >= layout->n_frames)
         continue;
-      c.data = map.data + (gsize) o->frame * layout.height * layout.stride;
-      c.width = layout.width;
-      c.height = layout.height;
-      c.stride = layout.stride;
+      c.data = map.data + (gsize) o->frame * layout->height * layout->stride;
+      c.width = layout->width;
+      c.height = layout->height;
+      c.stride = layout->stride;
       osd_draw_object (&c, o, border, fill, text);
     }
   }
@@ -197,14 +186,6 @@ gst_analytics_osd_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   return GST_FLOW_OK;
 }
 
-static gboolean
-gst_analytics_osd_set_caps (GstBaseTransform * trans, GstCaps * incaps,
-    GstCaps * outcaps)
-{
-  GstAnalyticsOsd *self = GST_ANALYTICS_OSD (trans);
-
-  return gst_video_info_from_caps (&self->info, incaps);
-}
 
 static void
 gst_analytics_osd_set_property (GObject * object, guint prop_id,
@@ -265,7 +246,7 @@ gst_analytics_osd_class_init (GstAnalyticsOsdClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstAnalyticsFilterClass *filter_class = GST_ANALYTICS_FILTER_CLASS (klass);
 
   gobject_class->set_property = gst_analytics_osd_set_property;
   gobject_class->get_property = gst_analytics_osd_get_property;
@@ -321,15 +302,12 @@ gst_analytics_osd_class_init (GstAnalyticsOsdClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
 
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "Analytics OSD", "Filter/Effect/Video",
       "Draws detected objects into the frames on the CPU "
       "(nvdsosd stand-in)", "gpuprof project");
 
-  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_analytics_osd_set_caps);
-  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_analytics_osd_transform_ip);
+  filter_class->process = GST_DEBUG_FUNCPTR (gst_analytics_osd_process);
 
   GST_DEBUG_CATEGORY_INIT (gst_analytics_osd_debug, "analyticsosd", 0,
       "gpuprof analytics OSD");
@@ -342,5 +320,4 @@ gst_analytics_osd_init (GstAnalyticsOsd * self)
   self->border_width = DEFAULT_BORDER_WIDTH;
   self->fill = DEFAULT_FILL;
   self->display_text = DEFAULT_DISPLAY_TEXT;
-  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
 }

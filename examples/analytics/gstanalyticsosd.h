@@ -1,13 +1,13 @@
 /* analyticsosd: on-screen display stand-in (like DeepStream's nvdsosd). */
 #pragma once
 
-#include <gst/base/gstbasetransform.h>
+#include "gstanalyticsfilter.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_ANALYTICS_OSD (gst_analytics_osd_get_type ())
 G_DECLARE_FINAL_TYPE (GstAnalyticsOsd, gst_analytics_osd, GST,
-    ANALYTICS_OSD, GstBaseTransform);
+    ANALYTICS_OSD, GstAnalyticsFilter);
 
 GST_ELEMENT_REGISTER_DECLARE (analyticsosd);
 

@@ -71,7 +71,7 @@ typedef struct
 
 struct _GstAnalyticsTracker
 {
-  GstBaseTransform parent;
+  GstAnalyticsFilter parent;
 
   /* object lock */
   guint max_age;
@@ -79,7 +79,6 @@ struct _GstAnalyticsTracker
   gboolean appearance;
 
   /* streaming thread only */
-  GstVideoInfo info;
   GHashTable *sources;          /* source id -> GArray of Track */
   guint64 next_id;
   GArray *candidates;           /* scratch */
@@ -87,14 +86,9 @@ struct _GstAnalyticsTracker
 };
 
 G_DEFINE_TYPE (GstAnalyticsTracker, gst_analytics_tracker,
-    GST_TYPE_BASE_TRANSFORM);
+    GST_TYPE_ANALYTICS_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (analyticstracker, "analyticstracker",
     GST_RANK_NONE, GST_TYPE_ANALYTICS_TRACKER);
-
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (GPUPROF_ANALYTICS_CAPS));
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GPUPROF_ANALYTICS_CAPS));
 
 static gfloat
 box_iou (gint ax, gint ay, gint aw, gint ah, gint bx, gint by, gint bw,
@@ -298,10 +292,10 @@ tracker_carry_frame (GArray * tracks, guint frame, guint source_id,
 }
 
 static GstFlowReturn
-gst_analytics_tracker_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+gst_analytics_tracker_process (GstAnalyticsFilter * filter, GstBuffer * buf,
+    const GpuprofFrameLayout * layout)
 {
-  GstAnalyticsTracker *self = GST_ANALYTICS_TRACKER (trans);
-  GpuprofFrameLayout layout;
+  GstAnalyticsTracker *self = GST_ANALYTICS_TRACKER (filter);
   GpuprofDetectionMeta *meta;
   GstMapInfo map;
   guint max_age, f, first = 0;
@@ -314,19 +308,14 @@ gst_analytics_tracker_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   appearance = self->appearance;
   GST_OBJECT_UNLOCK (self);
 
-  if (!gpuprof_frame_layout_init (&layout, buf, &self->info)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, (NULL),
-        ("buffer smaller than its frames"));
-    return GST_FLOW_ERROR;
-  }
 
   meta = gpuprof_buffer_get_detection_meta (buf);
   if (!meta || !meta->inferred) {
     if (!meta)
       meta = gpuprof_buffer_add_detection_meta (buf, FALSE);
     g_array_set_size (meta->objects, 0);
-    for (f = 0; f < layout.n_frames; f++) {
-      guint source = gpuprof_frame_layout_source (&layout, f);
+    for (f = 0; f < layout->n_frames; f++) {
+      guint source = gpuprof_frame_layout_source (layout, f);
 
       tracker_carry_frame (tracker_tracks (self, source), f, source, max_age,
           meta->objects);
@@ -337,15 +326,15 @@ gst_analytics_tracker_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   if (!gst_buffer_map (buf, &map, GST_MAP_READ))
     return GST_FLOW_ERROR;
   /* Objects are ordered by frame: one run per frame. */
-  for (f = 0; f < layout.n_frames; f++) {
+  for (f = 0; f < layout->n_frames; f++) {
     GpuprofObject *objs = &g_array_index (meta->objects, GpuprofObject, first);
     guint n = 0;
 
     while (first + n < meta->objects->len && objs[n].frame == f)
       n++;
     tracker_match_frame (self,
-        tracker_tracks (self, gpuprof_frame_layout_source (&layout, f)),
-        objs, n, &layout, map.data + (gsize) f * layout.height * layout.stride,
+        tracker_tracks (self, gpuprof_frame_layout_source (layout, f)),
+        objs, n, layout, map.data + (gsize) f * layout->height * layout->stride,
         iou_threshold, appearance, max_age);
     first += n;
   }
@@ -353,14 +342,6 @@ gst_analytics_tracker_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   return GST_FLOW_OK;
 }
 
-static gboolean
-gst_analytics_tracker_set_caps (GstBaseTransform * trans, GstCaps * incaps,
-    GstCaps * outcaps)
-{
-  GstAnalyticsTracker *self = GST_ANALYTICS_TRACKER (trans);
-
-  return gst_video_info_from_caps (&self->info, incaps);
-}
 
 static gboolean
 gst_analytics_tracker_start (GstBaseTransform * trans)
@@ -437,6 +418,7 @@ gst_analytics_tracker_class_init (GstAnalyticsTrackerClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstAnalyticsFilterClass *filter_class = GST_ANALYTICS_FILTER_CLASS (klass);
 
   gobject_class->set_property = gst_analytics_tracker_set_property;
   gobject_class->get_property = gst_analytics_tracker_get_property;
@@ -483,17 +465,13 @@ gst_analytics_tracker_class_init (GstAnalyticsTrackerClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
 
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "Analytics tracker", "Filter/Analyzer/Video",
       "Tracks detected objects across frames on the CPU "
       "(nvtracker stand-in)", "gpuprof project");
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_analytics_tracker_start);
-  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_analytics_tracker_set_caps);
-  trans_class->transform_ip =
-      GST_DEBUG_FUNCPTR (gst_analytics_tracker_transform_ip);
+  filter_class->process = GST_DEBUG_FUNCPTR (gst_analytics_tracker_process);
 
   GST_DEBUG_CATEGORY_INIT (gst_analytics_tracker_debug, "analyticstracker", 0,
       "gpuprof analytics tracker");
@@ -509,5 +487,4 @@ gst_analytics_tracker_init (GstAnalyticsTracker * self)
       (GDestroyNotify) g_array_unref);
   self->candidates = g_array_new (FALSE, FALSE, sizeof (Candidate));
   self->hists = g_array_new (FALSE, FALSE, sizeof (gfloat));
-  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
 }

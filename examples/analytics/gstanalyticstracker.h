@@ -1,13 +1,13 @@
 /* analyticstracker: object tracker stand-in (like DeepStream's nvtracker). */
 #pragma once
 
-#include <gst/base/gstbasetransform.h>
+#include "gstanalyticsfilter.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_ANALYTICS_TRACKER (gst_analytics_tracker_get_type ())
 G_DECLARE_FINAL_TYPE (GstAnalyticsTracker, gst_analytics_tracker, GST,
-    ANALYTICS_TRACKER, GstBaseTransform);
+    ANALYTICS_TRACKER, GstAnalyticsFilter);
 
 GST_ELEMENT_REGISTER_DECLARE (analyticstracker);
 
