@@ -8,6 +8,8 @@
 
 #include <gst/gst.h>
 
+#include "gpuprof-cupti.h"
+
 G_BEGIN_DECLS
 
 typedef enum
@@ -18,12 +20,6 @@ typedef enum
   GPUPROF_REPORT_FILE,
 } GpuprofReportDest;
 
-typedef enum
-{
-  GPUPROF_CUPTI_AUTO,
-  GPUPROF_CUPTI_ON,
-  GPUPROF_CUPTI_OFF,
-} GpuprofCuptiMode;
 
 typedef struct
 {

@@ -3,11 +3,15 @@
 #include "gpuprof-profiler.h"
 
 #include "gpuprof-clock.h"
+#include "gpuprof-cupti.h"
+#include "gpuprof-gpu.h"
 #include "gpuprof-nvtx.h"
 #include "gpuprof-objects.h"
 #include "gpuprof-queue.h"
 #include "gpuprof-report.h"
+#include "gpuprof-summary.h"
 #include "gpuprof-thread.h"
+#include "gpuprof-trace.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -20,6 +24,9 @@ struct _GpuprofProfiler
 {
   GpuprofParams params;
   GpuprofObjects *objects;
+  GpuprofTrace *trace;          /* NULL: no trace= or it could not be opened */
+  gboolean gpu_on;              /* CUPTI attribution running */
+  gchar *gpu_off_reason;        /* why not, for the report */
 
   GMutex report_lock;           /* guards below; reports are rare */
   gchar *last_report;
@@ -68,6 +75,96 @@ pad_init (GpuprofPad * pad, gpointer user_data)
     gpuprof_nvtx_pad_init (pad);
 }
 
+/* Names for the trace writer and the GPU report: called off the streaming
+ * threads, under the registry's own locks. */
+static gchar *
+element_path_cb (guint32 id, gpointer user_data)
+{
+  GpuprofProfiler *p = user_data;
+  GpuprofElement *e = gpuprof_objects_element_by_id (p->objects, id);
+
+  return e ? g_strdup (e->path) : NULL;
+}
+
+static gchar *
+pad_name_cb (guint32 id, gpointer user_data)
+{
+  GpuprofProfiler *p = user_data;
+  GpuprofPad *pad = gpuprof_objects_pad_by_id (p->objects, id);
+
+  return pad ? g_strdup (pad->name) : NULL;
+}
+
+static gchar *
+thread_name_cb (guint32 id, gpointer user_data)
+{
+  GPtrArray *threads = gpuprof_thread_list ();
+  gchar *name = NULL;
+  guint i;
+
+  for (i = 0; i < threads->len && !name; i++) {
+    GpuprofThread *t = g_ptr_array_index (threads, i);
+    if (t->id == id)
+      name = gpuprof_thread_dup_name (t);
+  }
+  g_ptr_array_unref (threads);
+  return name;
+}
+
+static gchar *
+pipeline_name_cb (gpointer user_data)
+{
+  GpuprofProfiler *p = user_data;
+  GPtrArray *pipelines = gpuprof_objects_pipelines (p->objects);
+  gchar *name = NULL;
+
+  if (pipelines->len)
+    name = g_strdup (((GpuprofPipeline *) g_ptr_array_index (pipelines,
+                pipelines->len - 1))->name);
+  g_ptr_array_unref (pipelines);
+  return name;
+}
+
+static void
+open_trace (GpuprofProfiler * p)
+{
+  GpuprofTraceNames names = { p, element_path_cb, pad_name_cb,
+    thread_name_cb, pipeline_name_cb
+  };
+  GRegex *filter = NULL;
+  GError *err = NULL;
+
+  if (p->params.trace_elements)
+    filter = g_regex_new (p->params.trace_elements, 0, 0, NULL);
+  /* an error was printed once by the writer; the run goes on without */
+  p->trace = gpuprof_trace_new (p->params.trace_path, &names,
+      (guint64) p->params.trace_max_mb << 20, filter, &err);
+  g_clear_error (&err);
+  if (filter)
+    g_regex_unref (filter);
+}
+
+static void
+start_gpu (GpuprofProfiler * p)
+{
+  GpuprofCuptiSettings s = { p->params.cupti, p->params.cupti_lib, 0, 0 };
+  gchar *reason = NULL;
+
+  if (p->params.cupti == GPUPROF_CUPTI_OFF)
+    return;
+  p->gpu_on = gpuprof_cupti_start (&s, &reason);
+  if (p->gpu_on) {
+    gpuprof_gpu_set_path_func (GPUPROF_GPU_CHANNEL_TRACER, element_path_cb,
+        p);
+    gpuprof_gpu_enable_channel (GPUPROF_GPU_CHANNEL_TRACER, TRUE);
+  } else {
+    /* said once, so a user of a machine without a GPU knows why */
+    p->gpu_off_reason = reason ? reason : g_strdup ("GPU attribution off");
+    GST_WARNING ("%s", p->gpu_off_reason);
+    g_printerr ("gpuprof: %s\n", p->gpu_off_reason);
+  }
+}
+
 GpuprofProfiler *
 gpuprof_profiler_new (const gchar * params)
 {
@@ -87,12 +184,38 @@ gpuprof_profiler_new (const gchar * params)
     GST_INFO ("built without NVTX headers: nvtx=on has no effect");
   g_mutex_init (&p->report_lock);
   p->objects = gpuprof_objects_new (element_init, pad_init, p);
+  if (p->params.trace_path)
+    open_trace (p);
+  start_gpu (p);
   return p;
+}
+
+/* End of the process (or of the tracer): pending reports, then the files
+ * and CUPTI are closed. Hooks that still run afterwards are harmless. */
+void
+gpuprof_profiler_shutdown (GpuprofProfiler * p)
+{
+  gpuprof_profiler_report_unreported (p);
+  if (p->trace) {
+    GError *err = NULL;
+    if (!gpuprof_trace_close (p->trace, NULL, &err) && err)
+      g_printerr ("gpuprof: %s\n", err->message);
+    g_clear_error (&err);
+  }
+  if (p->gpu_on) {
+    gpuprof_gpu_enable_channel (GPUPROF_GPU_CHANNEL_TRACER, FALSE);
+    gpuprof_cupti_stop ();
+    p->gpu_on = FALSE;
+  }
 }
 
 void
 gpuprof_profiler_free (GpuprofProfiler * p)
 {
+  gpuprof_profiler_shutdown (p);
+  if (p->trace)
+    gpuprof_trace_free (p->trace);
+  g_free (p->gpu_off_reason);
   gpuprof_objects_free (p->objects);
   g_mutex_clear (&p->report_lock);
   g_free (p->last_report);
@@ -108,14 +231,50 @@ gpuprof_profiler_get_params (GpuprofProfiler * p)
 
 /* ------------------------------------------------------------ threads */
 
+/* Events for the trace: into the thread's own ring (no lock), or, for a
+ * thread that has none yet, through the writer's lock. */
+static inline void
+trace_event (GpuprofProfiler * p, GpuprofThread * t, const GpuprofEvent * ev)
+{
+  if (t && t->trace_ring)
+    gpuprof_trace_push (t->trace_ring, ev);
+  else if (p->trace)
+    gpuprof_trace_push_locked (p->trace, ev);
+}
+
+static void
+name_thread (GpuprofProfiler * p, GpuprofThread * t)
+{
+  if (p->params.nvtx)
+    gpuprof_nvtx_name_thread (t->tid, t->name);
+  if (p->gpu_on)
+    gpuprof_gpu_set_thread_name (t->name);
+  if (t->trace_ring) {
+    GpuprofEvent ev = { GPUPROF_EVENT_THREAD_NAME };
+    ev.thread_id = t->id;
+    ev.ts = gpuprof_clock_now ();
+    gpuprof_trace_push (t->trace_ring, &ev);
+  }
+}
+
+/* First hook on a thread: it gets a trace ring and its name is told */
+static void
+announce_thread (GpuprofProfiler * p, GpuprofThread * t)
+{
+  t->announced = TRUE;
+  if (p->trace)
+    t->trace_ring = gpuprof_trace_ring_for_thread (p->trace, t->id);
+  name_thread (p, t);
+}
+
 static inline GpuprofThread *
 enter_thread (GpuprofProfiler * p, guint64 ts)
 {
   GpuprofThread *t = gpuprof_thread_get ();
 
   gpuprof_clock_observe_hook (ts);
-  if (G_UNLIKELY (t->first_ts == 0) && p->params.nvtx)
-    gpuprof_nvtx_name_thread (t->tid, t->name);
+  if (G_UNLIKELY (!t->announced))
+    announce_thread (p, t);
   gpuprof_thread_touch (t, ts);
   return t;
 }
@@ -155,18 +314,46 @@ charge_to_parent (GpuprofThread * t, guint64 ns)
 /* ------------------------------------------------------------- queues */
 
 static void
+trace_queue_level (GpuprofProfiler * p, GpuprofThread * t, GpuprofQueue * q,
+    guint64 ts, const GpuprofQueueItem * item)
+{
+  GpuprofEvent ev = { GPUPROF_EVENT_QUEUE_LEVEL };
+
+  ev.element_id = q->element->id;
+  ev.thread_id = t ? t->id : 0;
+  ev.ts = ts;
+  ev.self = item->level_buffers;
+  ev.size = item->level_bytes;
+  trace_event (p, t, &ev);
+}
+
+static void
 queue_item_end (GpuprofQueue * q, const GpuprofQueueItem * item, guint64 ts,
-    gboolean dropped, gpointer user_data)
+    GpuprofQueueOutcome outcome, gpointer user_data)
 {
   GpuprofProfiler *p = user_data;
 
   if (p->params.nvtx && item->nvtx_range)
     gpuprof_nvtx_end (q->element, item->nvtx_range);
+  if (p->trace) {
+    GpuprofThread *t = gpuprof_thread_peek ();
+    GpuprofEvent ev = { GPUPROF_EVENT_QUEUE_OUT };
+    ev.element_id = q->element->id;
+    ev.thread_id = t ? t->id : 0;
+    ev.ts = ts;
+    ev.seq = item->seq;
+    ev.size = item->size;
+    ev.pts = GST_CLOCK_TIME_NONE;
+    ev.arg0 = outcome;
+    trace_event (p, t, &ev);
+    trace_queue_level (p, t, q, ts, item);
+  }
 }
 
 static void
-queue_enqueue (GpuprofProfiler * p, GpuprofPad * pad, guint64 ts,
-    gconstpointer key, GstBuffer * buffer, guint64 size, guint64 seq)
+queue_enqueue (GpuprofProfiler * p, GpuprofThread * t, GpuprofPad * pad,
+    guint64 ts, gconstpointer key, GstBuffer * buffer, guint64 size,
+    guint64 seq)
 {
   GpuprofQueueItem item = { key, ts, size, 0, 0, seq };
 
@@ -175,6 +362,18 @@ queue_enqueue (GpuprofProfiler * p, GpuprofPad * pad, guint64 ts,
   if (p->params.nvtx)
     item.nvtx_range = gpuprof_nvtx_start (pad->element, pad->nvtx_msg, seq);
   gpuprof_queue_enqueue (pad->queue, &item);
+  if (t->trace_ring) {
+    GpuprofEvent ev = { GPUPROF_EVENT_QUEUE_IN };
+    ev.element_id = pad->element->id;
+    ev.pad_id = pad->id;
+    ev.thread_id = t->id;
+    ev.ts = ts;
+    ev.seq = seq;
+    ev.pts = buffer ? GST_BUFFER_PTS (buffer) : GST_CLOCK_TIME_NONE;
+    ev.size = size;
+    gpuprof_trace_push (t->trace_ring, &ev);
+    trace_queue_level (p, t, pad->queue, ts, &item);
+  }
 }
 
 static guint64
@@ -262,7 +461,9 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     /* queue2 has no "overrun": judge "full" before the chain blocks */
     if (!e->queue_has_overrun && gpuprof_queue_is_full (gp->queue))
       f->blocked_start = ts;
-    queue_enqueue (p, gp, ts, f->key, buffer, f->size, f->seq);
+    queue_enqueue (p, t, gp, ts, f->key, buffer, f->size, f->seq);
+  } else if (t->trace_ring) {
+    f->size = buffer ? gst_buffer_get_size (buffer) : list_size (list);
   }
   if (p->params.nvtx) {
     gpuprof_nvtx_push (e, gp->nvtx_msg, f->seq, GPUPROF_NVTX_CAT_CHAIN);
@@ -270,6 +471,25 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   } else {
     f->nvtx_open = FALSE;
   }
+  gpuprof_gpu_chain_enter (e->id, f->seq);
+}
+
+static void
+trace_call (GpuprofProfiler * p, GpuprofThread * t, GpuprofFrame * f,
+    guint64 incl, guint64 self)
+{
+  GpuprofEvent ev = { GPUPROF_EVENT_CHAIN };
+
+  ev.element_id = f->element->id;
+  ev.pad_id = f->pad->id;
+  ev.thread_id = t->id;
+  ev.ts = f->start;
+  ev.dur = incl;
+  ev.seq = f->seq;
+  ev.pts = f->pts;
+  ev.size = f->size;
+  ev.self = self;
+  gpuprof_trace_push (t->trace_ring, &ev);
 }
 
 void
@@ -284,6 +504,7 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
 
   if (!e || !(f = pop_frame (t, GPUPROF_FRAME_CHAIN, gp)))
     return;
+  gpuprof_gpu_chain_exit ();
   if (f->nvtx_open)
     gpuprof_nvtx_pop (e);
   incl = ts > f->start ? ts - f->start : 0;
@@ -297,6 +518,8 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     __atomic_fetch_add (&e->stats.blocked_ns, blocked, __ATOMIC_RELAXED);
   self = incl > f->child_ns + blocked ? incl - f->child_ns - blocked : 0;
   gpuprof_stats_add_call (&e->stats, t, self, incl);
+  if (t->trace_ring)
+    trace_call (p, t, f, incl, self);
   if (G_UNLIKELY (gp->queue)) {
     if (blocked) {
       __atomic_fetch_add (&e->stats.blocked_ns, blocked, __ATOMIC_RELAXED);
@@ -324,6 +547,9 @@ charge_loop (GpuprofElement * e, GpuprofThread * t, guint64 ts)
 
   if (!e->task_pushes && e->role != GPUPROF_ROLE_SOURCE)
     e->task_pushes = TRUE;
+  /* GPU work launched in this loop, outside chain calls, is its */
+  if (G_UNLIKELY (gpuprof_gpu_channel_enabled (GPUPROF_GPU_CHANNEL_TRACER)))
+    gpuprof_gpu_set_thread_element (GPUPROF_GPU_CHANNEL_TRACER, e->id);
   input = __atomic_load_n (&e->last_input_ts, __ATOMIC_RELAXED);
   if (input > start) {
     start = input;
@@ -408,10 +634,13 @@ gpuprof_profiler_pull_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad)
   f->child_ns = 0;
   f->blocked_start = 0;
   f->seq = __atomic_add_fetch (&gpeer->seq, 1, __ATOMIC_RELAXED);
+  f->pts = GST_CLOCK_TIME_NONE;
+  f->size = 0;
   f->nvtx_open = p->params.nvtx;
   if (f->nvtx_open)
     gpuprof_nvtx_push (gpeer->element, gpeer->nvtx_msg, f->seq,
         GPUPROF_NVTX_CAT_PULL);
+  gpuprof_gpu_chain_enter (gpeer->element->id, f->seq);
 }
 
 void
@@ -425,11 +654,16 @@ gpuprof_profiler_pull_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
 
   if (!gp->element || !(f = pop_frame (t, GPUPROF_FRAME_PULL, gp)))
     return;
+  gpuprof_gpu_chain_exit ();
   if (f->nvtx_open)
     gpuprof_nvtx_pop (f->element);
   incl = ts > f->start ? ts - f->start : 0;
   self = incl > f->child_ns ? incl - f->child_ns : 0;
   gpuprof_stats_add_call (&f->element->stats, t, self, incl);
+  if (t->trace_ring) {
+    f->size = buffer && res == GST_FLOW_OK ? gst_buffer_get_size (buffer) : 0;
+    trace_call (p, t, f, incl, self);
+  }
   if (res == GST_FLOW_OK) {
     gpuprof_stats_add_buffers_out (&f->element->stats, 1);
     gpuprof_stats_add_buffers_in (&gp->element->stats, 1);
@@ -480,6 +714,37 @@ event_mark_text (GstEvent * event)
   }
 }
 
+static GpuprofMarkType
+event_mark_type (GstEvent * event)
+{
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_EOS:
+      return GPUPROF_MARK_EOS;
+    case GST_EVENT_FLUSH_START:
+      return GPUPROF_MARK_FLUSH_START;
+    case GST_EVENT_FLUSH_STOP:
+      return GPUPROF_MARK_FLUSH_STOP;
+    default:
+      return GPUPROF_MARK_SEGMENT;
+  }
+}
+
+static void
+trace_mark (GpuprofThread * t, GpuprofPad * gp, guint64 ts,
+    GpuprofMarkType type, guint64 seq)
+{
+  GpuprofEvent ev = { GPUPROF_EVENT_MARK };
+
+  ev.element_id = gp->element->id;
+  ev.pad_id = gp->id;
+  ev.thread_id = t->id;
+  ev.ts = ts;
+  ev.seq = seq;
+  ev.pts = GST_CLOCK_TIME_NONE;
+  ev.arg0 = type;
+  gpuprof_trace_push (t->trace_ring, &ev);
+}
+
 static void
 flush_peer_queue (GpuprofProfiler * p, GpuprofThread * t, GstPad * pad,
     guint64 ts)
@@ -508,6 +773,8 @@ gpuprof_profiler_event_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   mark = event_mark_text (event);
   if (mark && p->params.nvtx)
     gpuprof_nvtx_mark (gp->element, mark, gp->seq, GPUPROF_NVTX_CAT_EVENT);
+  if (mark && t->trace_ring)
+    trace_mark (t, gp, ts, event_mark_type (event), gp->seq);
   /* EOS leaves a queue after all its data: what is left was dropped */
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && gp->queue
       && GST_PAD_IS_SRC (pad))
@@ -568,6 +835,16 @@ gpuprof_profiler_message (GpuprofProfiler * p, guint64 ts,
   GpuprofThread *t;
   gchar *name;
 
+  /* the end of the data: the trace and GPU records are brought up to date,
+   * so they are complete even if the process dies now */
+  if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_EOS && GST_IS_PIPELINE (element)
+      && !GST_OBJECT_PARENT (element)) {
+    if (p->gpu_on)
+      gpuprof_cupti_flush (TRUE);
+    if (p->trace)
+      gpuprof_trace_flush (p->trace);
+    return;
+  }
   if (GST_MESSAGE_TYPE (message) != GST_MESSAGE_STREAM_STATUS)
     return;
   gst_message_parse_stream_status (message, &type, &owner);
@@ -582,8 +859,10 @@ gpuprof_profiler_message (GpuprofProfiler * p, guint64 ts,
   name = gst_object_get_name (GST_OBJECT (g_value_get_object (val)));
   if (name) {
     gpuprof_thread_set_name (t, name, TRUE);
-    if (p->params.nvtx)
-      gpuprof_nvtx_name_thread (t->tid, name);
+    if (!t->announced)
+      announce_thread (p, t);
+    else
+      name_thread (p, t);
   }
   g_free (name);
 }
@@ -603,6 +882,17 @@ gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
         gst_element_state_get_name (GST_STATE_TRANSITION_NEXT (transition)));
     gpuprof_nvtx_mark (e, text, (guint64) transition, GPUPROF_NVTX_CAT_STATE);
     g_free (text);
+  }
+  if (p->trace && e) {
+    GpuprofThread *t = gpuprof_thread_peek ();
+    GpuprofEvent ev = { GPUPROF_EVENT_MARK };
+    ev.element_id = e->id;
+    ev.thread_id = t ? t->id : 0;
+    ev.ts = ts;
+    ev.seq = (guint64) transition;
+    ev.pts = GST_CLOCK_TIME_NONE;
+    ev.arg0 = GPUPROF_MARK_STATE_CHANGE;
+    trace_event (p, t, &ev);
   }
   /* the end of a run: a top-level pipeline back to NULL */
   if (transition == GST_STATE_CHANGE_READY_TO_NULL
@@ -727,7 +1017,8 @@ fill_thread_rows (GpuprofSnapshot * snap, GPtrArray * elements,
 }
 
 static GpuprofSnapshot *
-snapshot_pipeline (GpuprofProfiler * p, GpuprofPipeline * pl)
+snapshot_pipeline_wall (GpuprofProfiler * p, GpuprofPipeline * pl,
+    guint64 * wall_first, guint64 * wall_last)
 {
   GpuprofSnapshot *snap = gpuprof_snapshot_new (pl->name);
   GPtrArray *all = gpuprof_objects_elements (p->objects);
@@ -758,7 +1049,58 @@ snapshot_pipeline (GpuprofProfiler * p, GpuprofPipeline * pl)
   gpuprof_snapshot_compute_verdict (snap);
   g_ptr_array_unref (mine);
   g_ptr_array_unref (all);
+  if (wall_first)
+    *wall_first = first;
+  if (wall_last)
+    *wall_last = last;
   return snap;
+}
+
+static GpuprofSnapshot *
+snapshot_pipeline (GpuprofProfiler * p, GpuprofPipeline * pl)
+{
+  return snapshot_pipeline_wall (p, pl, NULL, NULL);
+}
+
+/* What only a live run knows: the GPU section and the trace file's state. */
+static void
+append_live_sections (GpuprofProfiler * p, GString * out, guint64 first,
+    guint64 last)
+{
+  if (p->gpu_on) {
+    gchar *gpu = gpuprof_gpu_format_report (GPUPROF_GPU_CHANNEL_TRACER,
+        element_path_cb, p, first, last);
+    if (gpu && *gpu)
+      g_string_append_printf (out, "\n%s", gpu);
+    g_free (gpu);
+  } else if (p->gpu_off_reason) {
+    g_string_append_printf (out, "\nGPU: %s\n", p->gpu_off_reason);
+  }
+  if (p->trace) {
+    gchar *line = gpuprof_trace_describe (p->trace);
+    g_string_append_printf (out, "trace: %s\n", line);
+    g_free (line);
+  }
+}
+
+/* stats=<path>, GstTracerRecord lines, and the summary inside the trace */
+static void
+save_summary (GpuprofProfiler * p, const GpuprofSnapshot * snap)
+{
+  gpuprof_summary_log_records (snap);
+  if (p->params.stats_path) {
+    GError *err = NULL;
+    if (!gpuprof_summary_save (snap, p->params.stats_path, &err)) {
+      g_printerr ("gpuprof: %s\n", err ? err->message : "cannot save stats");
+      g_clear_error (&err);
+    }
+  }
+  if (p->trace) {
+    gchar *json = gpuprof_summary_to_json (snap);
+    gpuprof_trace_add_summary (p->trace, json);
+    gpuprof_trace_flush (p->trace);
+    g_free (json);
+  }
 }
 
 static gboolean
@@ -836,14 +1178,24 @@ report_pipeline (GpuprofProfiler * p, GpuprofPipeline * pl)
 {
   GpuprofSnapshot *snap;
   gchar *text;
+  guint64 first = 0, last = 0;
 
   g_mutex_lock (&p->report_lock);
   if (!pipeline_active (p, pl)) {
     g_mutex_unlock (&p->report_lock);
     return;
   }
-  snap = snapshot_pipeline (p, pl);
+  if (p->gpu_on)
+    gpuprof_cupti_flush (TRUE);
+  snap = snapshot_pipeline_wall (p, pl, &first, &last);
   text = gpuprof_report_format (snap);
+  {
+    GString *full = g_string_new (text);
+    append_live_sections (p, full, first, last);
+    g_free (text);
+    text = g_string_free (full, FALSE);
+  }
+  save_summary (p, snap);
   write_report (p, text);
   g_free (p->last_report);
   p->last_report = text;

@@ -59,5 +59,6 @@ GpuprofSnapshot *gpuprof_profiler_snapshot (GpuprofProfiler * p,
     const gchar * pipeline);
 gchar *gpuprof_profiler_last_report (GpuprofProfiler * p);
 void gpuprof_profiler_report_unreported (GpuprofProfiler * p);
+void gpuprof_profiler_shutdown (GpuprofProfiler * p);
 
 G_END_DECLS

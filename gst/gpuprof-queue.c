@@ -60,11 +60,13 @@ pop_head (GpuprofQueue * q)
   q->len--;
   q->level_bytes -= MIN (q->level_bytes, it.size);
   q->level_time -= MIN (q->level_time, it.duration);
+  it.level_buffers = q->len;
+  it.level_bytes = q->level_bytes;
   return it;
 }
 
 void
-gpuprof_queue_enqueue (GpuprofQueue * q, const GpuprofQueueItem * item)
+gpuprof_queue_enqueue (GpuprofQueue * q, GpuprofQueueItem * item)
 {
   g_mutex_lock (&q->lock);
   if (q->len == q->cap)
@@ -74,6 +76,8 @@ gpuprof_queue_enqueue (GpuprofQueue * q, const GpuprofQueueItem * item)
   q->pending++;
   q->level_bytes += item->size;
   q->level_time += item->duration;
+  item->level_buffers = q->len;
+  item->level_bytes = q->level_bytes;
   g_mutex_unlock (&q->lock);
 }
 
@@ -144,7 +148,7 @@ gpuprof_queue_drain_as_drops (GpuprofQueue * q, guint64 ts,
     it = pop_head (q);
     q->drops++;
     g_mutex_unlock (&q->lock);
-    end (q, &it, ts, TRUE, user_data);
+    end (q, &it, ts, GPUPROF_QUEUE_DROPPED, user_data);
   }
 }
 
@@ -178,7 +182,7 @@ gpuprof_queue_dequeue (GpuprofQueue * q, gconstpointer key, guint64 ts,
     if (n_gone == G_N_ELEMENTS (gone)) {
       g_mutex_unlock (&q->lock);
       for (n_gone = 0; n_gone < G_N_ELEMENTS (gone); n_gone++)
-        end (q, &gone[n_gone], ts, TRUE, user_data);
+        end (q, &gone[n_gone], ts, GPUPROF_QUEUE_DROPPED, user_data);
       n_gone = 0;
       g_mutex_lock (&q->lock);
     }
@@ -190,8 +194,8 @@ gpuprof_queue_dequeue (GpuprofQueue * q, gconstpointer key, guint64 ts,
   g_mutex_unlock (&q->lock);
 
   for (i = 0; i < n_gone; i++)
-    end (q, &gone[i], ts, TRUE, user_data);
-  end (q, &it, ts, FALSE, user_data);
+    end (q, &gone[i], ts, GPUPROF_QUEUE_DROPPED, user_data);
+  end (q, &it, ts, GPUPROF_QUEUE_PUSHED, user_data);
   return TRUE;
 }
 
@@ -210,6 +214,8 @@ gpuprof_queue_unenqueue (GpuprofQueue * q, gconstpointer key,
     q->len--;
     q->level_bytes -= MIN (q->level_bytes, it.size);
     q->level_time -= MIN (q->level_time, it.duration);
+    it.level_buffers = q->len;
+    it.level_bytes = q->level_bytes;
     q->flushed++;
     found = TRUE;
   }
@@ -217,7 +223,7 @@ gpuprof_queue_unenqueue (GpuprofQueue * q, gconstpointer key,
     q->pending--;
   g_mutex_unlock (&q->lock);
   if (found)
-    end (q, &it, ts, TRUE, user_data);
+    end (q, &it, ts, GPUPROF_QUEUE_FLUSHED, user_data);
 }
 
 void
@@ -235,7 +241,7 @@ gpuprof_queue_flush (GpuprofQueue * q, guint64 ts, GpuprofQueueEndFunc end,
     it = pop_head (q);
     q->flushed++;
     g_mutex_unlock (&q->lock);
-    end (q, &it, ts, TRUE, user_data);
+    end (q, &it, ts, GPUPROF_QUEUE_FLUSHED, user_data);
   }
 }
 

@@ -22,6 +22,8 @@ typedef struct
   guint64 duration;
   guint64 nvtx_range;
   guint64 seq;
+  guint64 level_buffers;        /* queue level once this item entered/left */
+  guint64 level_bytes;
 } GpuprofQueueItem;
 
 struct _GpuprofQueue
@@ -51,13 +53,21 @@ struct _GpuprofQueue
   GpuprofThread *upstream_thread;
 };
 
+/* how an entry left the mirror; the numbers are the trace's QUEUE_OUT arg0 */
+typedef enum
+{
+  GPUPROF_QUEUE_PUSHED = 0,
+  GPUPROF_QUEUE_DROPPED = 1,    /* leaky */
+  GPUPROF_QUEUE_FLUSHED = 2,    /* flush, or the chain call failed */
+} GpuprofQueueOutcome;
+
 typedef void (*GpuprofQueueEndFunc) (GpuprofQueue * q,
-    const GpuprofQueueItem * item, guint64 ts, gboolean dropped,
+    const GpuprofQueueItem * item, guint64 ts, GpuprofQueueOutcome outcome,
     gpointer user_data);
 
 GpuprofQueue *gpuprof_queue_new (GpuprofElement * element, guint index);
 void gpuprof_queue_free (GpuprofQueue * q);
-void gpuprof_queue_enqueue (GpuprofQueue * q, const GpuprofQueueItem * item);
+void gpuprof_queue_enqueue (GpuprofQueue * q, GpuprofQueueItem * item);
 gboolean gpuprof_queue_dequeue (GpuprofQueue * q, gconstpointer key,
     guint64 ts, GpuprofQueueEndFunc end, gpointer user_data);
 void gpuprof_queue_unenqueue (GpuprofQueue * q, gconstpointer key,

@@ -133,12 +133,12 @@ u64 (guint64 v)
   return g_strdup_printf ("%" G_GUINT64_FORMAT, v);
 }
 
-/* A row of owned strings, freed once added. */
+/* A row of owned strings (NULL cells allowed), freed once added. */
 static void
 add_owned_row (GpuprofTable * t, gchar ** cells)
 {
   gpuprof_table_add_rowv (t, cells);
-  for (guint i = 0; cells[i]; i++)
+  for (guint i = 0; i < t->n_columns; i++)
     g_free (cells[i]);
 }
 

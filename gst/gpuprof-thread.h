@@ -73,6 +73,7 @@ struct _GpuprofThread
   GpuprofPadCacheEntry cache[GPUPROF_PAD_CACHE];
 
   gpointer trace_ring;          /* gpuprof-ring.h, when tracing */
+  gboolean announced;           /* name given to NVTX, trace, CUPTI */
 };
 
 GpuprofThread *gpuprof_thread_get (void);

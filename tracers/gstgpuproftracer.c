@@ -163,7 +163,7 @@ report_at_exit (void)
 
   g_mutex_lock (&live_lock);
   for (l = live_tracers; l; l = l->next)
-    gpuprof_profiler_report_unreported (PROF (l->data));
+    gpuprof_profiler_shutdown (PROF (l->data));
   g_mutex_unlock (&live_lock);
 }
 
@@ -290,7 +290,6 @@ gst_gpuprof_tracer_finalize (GObject * object)
 
   g_mutex_lock (&live_lock);
   live_tracers = g_list_remove (live_tracers, self);
-  gpuprof_profiler_report_unreported (self->profiler);
   g_mutex_unlock (&live_lock);
   gpuprof_profiler_free (self->profiler);
 

@@ -37,7 +37,7 @@ check "report=<path>" "grep -q '=== gpuprof report' $out/r.txt && ! grep -q '===
 
 launch "gpuprof(report=off)" fakesrc num-buffers=10 ! fakesink \
   >"$out/o4" 2>"$out/e4"
-check "report=off" "! grep -q 'gpuprof' $out/o4 $out/e4"
+check "report=off" "! grep -q '=== gpuprof report' $out/o4 $out/e4"
 
 launch "gpuprof(report=/nonexistent/dir/r.txt)" fakesrc num-buffers=10 ! fakesink \
   >"$out/o5" 2>"$out/e5"

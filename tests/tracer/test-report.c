@@ -132,7 +132,9 @@ remove_branch (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 
 GST_START_TEST (test_element_added_and_removed_while_playing)
 {
-  GstElement *p = gst_parse_launch ("fakesrc num-buffers=150 ! "
+  /* an endless source, ended by an EOS event once the branch is gone, so
+   * the branch is always removed mid-stream */
+  GstElement *p = gst_parse_launch ("fakesrc num-buffers=-1 ! "
       "identity sleep-time=1000 ! tee name=t allow-not-linked=true ! "
       "queue ! fakesink sync=false", NULL);
   GstElement *tee = gst_bin_get_by_name (GST_BIN (p), "t");
@@ -151,15 +153,16 @@ GST_START_TEST (test_element_added_and_removed_while_playing)
   g_usleep (30000);
   /* add a branch while playing */
   gst_bin_add (GST_BIN (p), gst_object_ref (branch));
+  /* active before linked, or the tee's next push meets a flushing pad */
+  gst_element_sync_state_with_parent (branch);
   teepad = gst_element_request_pad_simple (tee, "src_%u");
   sinkpad = gst_element_get_static_pad (branch, "sink");
   fail_unless (gst_pad_link (teepad, sinkpad) == GST_PAD_LINK_OK);
   gst_object_unref (sinkpad);
-  gst_element_sync_state_with_parent (branch);
   g_usleep (40000);
-  /* and take it away again */
-  gst_pad_add_probe (teepad, GST_PAD_PROBE_TYPE_IDLE, remove_branch, branch,
-      NULL);
+  /* and take it away again, between two buffers */
+  gst_pad_add_probe (teepad, GST_PAD_PROBE_TYPE_BLOCK_DOWNSTREAM,
+      remove_branch, branch, NULL);
   while (!g_object_get_data (G_OBJECT (branch), "unlinked"))
     g_usleep (1000);
   gst_element_set_state (branch, GST_STATE_NULL);
@@ -167,10 +170,18 @@ GST_START_TEST (test_element_added_and_removed_while_playing)
   gst_element_release_request_pad (tee, teepad);
   gst_object_unref (teepad);
   gst_object_unref (branch);    /* destroyed now */
+  g_usleep (20000);
+  fail_unless (gst_element_send_event (p, gst_event_new_eos ()));
 
   msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
       GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  fail_unless (msg != NULL, "no EOS within 30 s");
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+    gchar *dbg = NULL;
+    gst_message_parse_error (msg, &err, &dbg);
+    fail ("error instead of EOS: %s (%s)", err->message, dbg);
+  }
   gst_message_unref (msg);
   gst_element_set_state (p, GST_STATE_NULL);
 
