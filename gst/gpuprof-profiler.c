@@ -2,6 +2,8 @@
 #include "config.h"
 #include "gpuprof-profiler.h"
 
+#include "gpuprof-advice.h"
+#include "gpuprof-batch.h"
 #include "gpuprof-clock.h"
 #include "gpuprof-cupti.h"
 #include "gpuprof-gpu.h"
@@ -27,6 +29,7 @@ struct _GpuprofProfiler
   GpuprofTrace *trace;          /* NULL: no trace= or it could not be opened */
   gboolean gpu_on;              /* CUPTI attribution running */
   gchar *gpu_off_reason;        /* why not, for the report */
+  GpuprofBatches *batches;      /* per-batch analysis (gpuprof-batch.h) */
 
   GMutex report_lock;           /* guards below; reports are rare */
   gchar *last_report;
@@ -184,6 +187,7 @@ gpuprof_profiler_new (const gchar * params)
     GST_INFO ("built without NVTX headers: nvtx=on has no effect");
   g_mutex_init (&p->report_lock);
   p->objects = gpuprof_objects_new (element_init, pad_init, p);
+  p->batches = gpuprof_batches_new ();
   if (p->params.trace_path)
     open_trace (p);
   start_gpu (p);
@@ -217,6 +221,7 @@ gpuprof_profiler_free (GpuprofProfiler * p)
     gpuprof_trace_free (p->trace);
   g_free (p->gpu_off_reason);
   gpuprof_objects_free (p->objects);
+  gpuprof_batches_free (p->batches);
   g_mutex_clear (&p->report_lock);
   g_free (p->last_report);
   gpuprof_params_clear (&p->params);
@@ -431,6 +436,7 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
   GpuprofElement *e = gp->element;
   GpuprofFrame *f;
+  guint64 payload, batch;
   guint n;
 
   if (!e)
@@ -465,13 +471,17 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   } else if (t->trace_ring) {
     f->size = buffer ? gst_buffer_get_size (buffer) : list_size (list);
   }
+  /* a call processing a batch is labelled with the batch number, so NVTX
+   * and GPU records land per batch */
+  batch = gpuprof_batches_chain_pre (p->batches, t, f, buffer, ts);
+  payload = batch ? batch : f->seq;
   if (p->params.nvtx) {
-    gpuprof_nvtx_push (e, gp->nvtx_msg, f->seq, GPUPROF_NVTX_CAT_CHAIN);
+    gpuprof_nvtx_push (e, gp->nvtx_msg, payload, GPUPROF_NVTX_CAT_CHAIN);
     f->nvtx_open = TRUE;
   } else {
     f->nvtx_open = FALSE;
   }
-  gpuprof_gpu_chain_enter (e->id, f->seq);
+  gpuprof_gpu_chain_enter (e->id, payload);
 }
 
 static void
@@ -518,6 +528,7 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     __atomic_fetch_add (&e->stats.blocked_ns, blocked, __ATOMIC_RELAXED);
   self = incl > f->child_ns + blocked ? incl - f->child_ns - blocked : 0;
   gpuprof_stats_add_call (&e->stats, t, self, incl);
+  gpuprof_batches_chain_post (p->batches, t, f, self);
   if (t->trace_ring)
     trace_call (p, t, f, incl, self);
   if (G_UNLIKELY (gp->queue)) {
@@ -568,6 +579,7 @@ gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
   GpuprofElement *e = gp->element;
   GpuprofFrame *f;
+  guint64 batch;
   guint n;
 
   if (!e)
@@ -592,6 +604,12 @@ gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   f->child_ns = 0;
   f->nvtx_open = FALSE;
   f->seq = __atomic_add_fetch (&gp->seq, 1, __ATOMIC_RELAXED);
+  /* an aggregator's push forms a batch: a range with its number */
+  batch = gpuprof_batches_push_pre (p->batches, gp, buffer, f->seq, ts);
+  if (batch && p->params.nvtx) {
+    gpuprof_nvtx_push (e, gp->nvtx_msg, batch, GPUPROF_NVTX_CAT_CHAIN);
+    f->nvtx_open = TRUE;
+  }
 }
 
 void
@@ -603,6 +621,8 @@ gpuprof_profiler_push_post (GpuprofProfiler * p, guint64 ts, GstPad * pad)
 
   if (!gp->element || !(f = pop_frame (t, GPUPROF_FRAME_PUSH, gp)))
     return;
+  if (f->nvtx_open)
+    gpuprof_nvtx_pop (f->element);
   if (t->depth == 0) {
     t->loop_mark = ts;
     t->loop_child_ns = 0;
@@ -775,6 +795,8 @@ gpuprof_profiler_event_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     gpuprof_nvtx_mark (gp->element, mark, gp->seq, GPUPROF_NVTX_CAT_EVENT);
   if (mark && t->trace_ring)
     trace_mark (t, gp, ts, event_mark_type (event), gp->seq);
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && GST_PAD_IS_SRC (pad))
+    gpuprof_batches_eos (p->batches, gp);
   /* EOS leaves a queue after all its data: what is left was dropped */
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && gp->queue
       && GST_PAD_IS_SRC (pad))
@@ -894,6 +916,16 @@ gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
     ev.arg0 = GPUPROF_MARK_STATE_CHANGE;
     trace_event (p, t, &ev);
   }
+  /* batch-size and interval at the start of a run, off the streaming
+   * threads */
+  if ((transition == GST_STATE_CHANGE_READY_TO_PAUSED
+          || transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING)
+      && result != GST_STATE_CHANGE_FAILURE && !GST_IS_BIN (element)
+      && (g_object_class_find_property (G_OBJECT_GET_CLASS (element),
+              "batch-size") || g_object_class_find_property
+          (G_OBJECT_GET_CLASS (element), "interval")))
+    gpuprof_batches_read_properties (p->batches,
+        gpuprof_objects_element (p->objects, element));
   /* the end of a run: a top-level pipeline back to NULL */
   if (transition == GST_STATE_CHANGE_READY_TO_NULL
       && GST_IS_PIPELINE (element) && !GST_OBJECT_PARENT (element))
@@ -1044,6 +1076,8 @@ snapshot_pipeline_wall (GpuprofProfiler * p, GpuprofPipeline * pl,
     }
   }
   fill_thread_rows (snap, mine, pl->id, &first, &last);
+  gpuprof_batches_snapshot (p->batches, mine, snap);
+  gpuprof_advice_compute (snap);
   snap->wall_ns = last > first ? last - first : 0;
   gpuprof_snapshot_sort (snap);
   gpuprof_snapshot_compute_verdict (snap);
@@ -1131,6 +1165,7 @@ reset_pipeline (GpuprofProfiler * p, GpuprofPipeline * pl)
     if (e->pipeline != pl)
       continue;
     gpuprof_stats_reset (&e->stats);
+    gpuprof_batches_reset (p->batches, e);
     for (j = 0; e->queues && j < e->queues->len; j++)
       gpuprof_queue_reset (g_ptr_array_index (e->queues, j));
   }

@@ -1,6 +1,8 @@
 /* gpuprof: the end-of-run console report and its one-line verdict. */
 #include "gpuprof-report.h"
 
+#include "gpuprof-advice.h"
+
 #include <string.h>
 
 struct _GpuprofTable
@@ -231,6 +233,116 @@ format_threads (const GpuprofSnapshot * s, GString * out)
   gpuprof_table_free (t);
 }
 
+static gchar *
+frames_cell (gdouble v)
+{
+  return g_strdup_printf ("%.2f", v);
+}
+
+/* "-" where the aggregator has no batch-size: fill and reasons unknown */
+static gchar *
+if_sized (const GpuprofBatchRow * r, gchar * cell)
+{
+  if (r->batch_size)
+    return cell;
+  g_free (cell);
+  return g_strdup ("-");
+}
+
+static void
+format_aggregators (const GpuprofSnapshot * s, GString * out)
+{
+  static const gchar *const headers[] = {
+    "aggregator", "batches", "frames/batch", "p99", "batch-size", "fill %",
+    "inputs", "inputs/batch", "wait p50 ms", "wait p99 ms", "full",
+    "timeout", "eos", "interval ms", "latency p50 ms", "latency p99 ms", NULL
+  };
+  GpuprofTable *t = gpuprof_table_new (16, headers);
+  guint i;
+
+  for (i = 0; i < s->batches->len; i++) {
+    const GpuprofBatchRow *r = &g_array_index (s->batches, GpuprofBatchRow, i);
+    gchar *cells[] = {
+      g_strdup (r->path), u64 (r->batches), frames_cell (r->frames_mean),
+      u64 (r->frames_p99), if_sized (r, u64 (r->batch_size)),
+      if_sized (r, pct (r->fill)), u64 (r->inputs),
+      frames_cell (r->inputs_mean), ms (r->wait_p50_ns), ms (r->wait_p99_ns),
+      if_sized (r, u64 (r->full)), if_sized (r, u64 (r->timeout)),
+      if_sized (r, u64 (r->eos)), ms (r->interval_ns),
+      r->latency_p50_ns ? ms (r->latency_p50_ns) : g_strdup ("-"),
+      r->latency_p99_ns ? ms (r->latency_p99_ns) : g_strdup ("-"), NULL
+    };
+    add_owned_row (t, cells);
+  }
+  g_string_append (out, "\nBatches (per aggregator: frames per batch, fill = "
+      "frames / batch-size, wait = first input -> push, latency = push -> "
+      "sink)\n");
+  gpuprof_table_print (t, out);
+  gpuprof_table_free (t);
+}
+
+static void
+format_stages (const GpuprofSnapshot * s, GString * out)
+{
+  static const gchar *const headers[] = {
+    "stage", "of", "thread", "batches", "ms/batch", "µs/frame",
+    "GPU ms/batch", "util %", NULL
+  };
+  GpuprofTable *t = gpuprof_table_new (8, headers);
+  guint i;
+
+  for (i = 0; i < s->stages->len; i++) {
+    const GpuprofStageRow *r = &g_array_index (s->stages, GpuprofStageRow, i);
+    gchar *cells[] = {
+      g_strdup_printf ("%s%s%s", r->path, r->waits_on_clock ? " (clock)" : "",
+          r->limiting ? " *" : ""), g_strdup (r->aggregator),
+      g_strdup (r->thread), u64 (r->batches), ms (r->ns_per_batch),
+      us (r->ns_per_frame), r->gpu_ns ? ms (r->gpu_ns_per_batch) :
+      g_strdup ("-"), pct (r->util), NULL
+    };
+    add_owned_row (t, cells);
+  }
+  g_string_append (out, "\nBatch stages (self time per batch and per frame; "
+      "util = busy per batch / time between batches; * = limits "
+      "throughput)\n");
+  gpuprof_table_print (t, out);
+  gpuprof_table_free (t);
+}
+
+static void
+format_batches (const GpuprofSnapshot * s, GString * out)
+{
+  if (s->batches && s->batches->len)
+    format_aggregators (s, out);
+  if (s->stages && s->stages->len)
+    format_stages (s, out);
+}
+
+/* The per-batch verdict and the advice, under the bottleneck line. */
+static void
+format_advice (const GpuprofSnapshot * s, GString * out)
+{
+  const GpuprofStageRow *lim = gpuprof_advice_limiting (s);
+  const GpuprofBatchRow *agg;
+  guint i;
+
+  if (lim && (agg = gpuprof_snapshot_find_batch (s, lim->aggregator))) {
+    g_string_append_printf (out, "limiting stage: %s — %.0f%% of the time "
+        "between batches (%.3f ms per batch, a batch every %.3f ms; thread "
+        "%s %.0f%%)%s\n", lim->path, lim->util * 100, lim->ns_per_batch / 1e6,
+        agg->interval_ns / 1e6, lim->thread,
+        gpuprof_advice_thread_util (s, lim) * 100,
+        gpuprof_advice_is_saturated (s, lim) ? "" :
+        "; not saturated: the inputs may limit");
+  }
+  for (i = 0; s->advice && i < s->advice->len; i++) {
+    const GpuprofAdviceRow *a = &g_array_index (s->advice, GpuprofAdviceRow,
+        i);
+    g_string_append_printf (out, "advice: %s: %s — %s\n", a->stage,
+        a->setting, a->reason);
+  }
+}
+
 gchar *
 gpuprof_report_verdict (const GpuprofSnapshot * s)
 {
@@ -255,7 +367,9 @@ gpuprof_report_format (const GpuprofSnapshot * s)
   format_elements (s, out);
   format_queues (s, out);
   format_threads (s, out);
+  format_batches (s, out);
   g_string_append_printf (out, "\n%s\n", verdict);
+  format_advice (s, out);
   g_free (verdict);
   return g_string_free (out, FALSE);
 }

@@ -25,6 +25,31 @@ thread_row_clear (GpuprofThreadRow * r)
   g_free (r->top_element);
 }
 
+static void
+batch_row_clear (GpuprofBatchRow * r)
+{
+  g_free (r->path);
+  g_free (r->factory);
+}
+
+static void
+stage_row_clear (GpuprofStageRow * r)
+{
+  g_free (r->path);
+  g_free (r->factory);
+  g_free (r->aggregator);
+  g_free (r->thread);
+}
+
+static void
+advice_row_clear (GpuprofAdviceRow * r)
+{
+  g_free (r->rule);
+  g_free (r->stage);
+  g_free (r->setting);
+  g_free (r->reason);
+}
+
 GpuprofSnapshot *
 gpuprof_snapshot_new (const gchar * pipeline)
 {
@@ -37,6 +62,12 @@ gpuprof_snapshot_new (const gchar * pipeline)
   g_array_set_clear_func (s->elements, (GDestroyNotify) element_row_clear);
   g_array_set_clear_func (s->queues, (GDestroyNotify) queue_row_clear);
   g_array_set_clear_func (s->threads, (GDestroyNotify) thread_row_clear);
+  s->batches = g_array_new (FALSE, TRUE, sizeof (GpuprofBatchRow));
+  s->stages = g_array_new (FALSE, TRUE, sizeof (GpuprofStageRow));
+  s->advice = g_array_new (FALSE, TRUE, sizeof (GpuprofAdviceRow));
+  g_array_set_clear_func (s->batches, (GDestroyNotify) batch_row_clear);
+  g_array_set_clear_func (s->stages, (GDestroyNotify) stage_row_clear);
+  g_array_set_clear_func (s->advice, (GDestroyNotify) advice_row_clear);
   return s;
 }
 
@@ -48,6 +79,9 @@ gpuprof_snapshot_free (GpuprofSnapshot * s)
   g_array_unref (s->elements);
   g_array_unref (s->queues);
   g_array_unref (s->threads);
+  g_array_unref (s->batches);
+  g_array_unref (s->stages);
+  g_array_unref (s->advice);
   g_free (s->pipeline);
   g_free (s->bottleneck);
   g_free (s->bottleneck_thread);
@@ -139,6 +173,32 @@ gpuprof_snapshot_find_element (const GpuprofSnapshot * s, const gchar * path)
   for (i = 0; i < s->elements->len; i++) {
     const GpuprofElementRow *r =
         &g_array_index (s->elements, GpuprofElementRow, i);
+    if (!g_strcmp0 (r->path, path))
+      return r;
+  }
+  return NULL;
+}
+
+const GpuprofBatchRow *
+gpuprof_snapshot_find_batch (const GpuprofSnapshot * s, const gchar * path)
+{
+  guint i;
+
+  for (i = 0; i < s->batches->len; i++) {
+    const GpuprofBatchRow *r = &g_array_index (s->batches, GpuprofBatchRow, i);
+    if (!g_strcmp0 (r->path, path))
+      return r;
+  }
+  return NULL;
+}
+
+const GpuprofStageRow *
+gpuprof_snapshot_find_stage (const GpuprofSnapshot * s, const gchar * path)
+{
+  guint i;
+
+  for (i = 0; i < s->stages->len; i++) {
+    const GpuprofStageRow *r = &g_array_index (s->stages, GpuprofStageRow, i);
     if (!g_strcmp0 (r->path, path))
       return r;
   }

@@ -55,6 +55,62 @@ typedef struct
   gchar *top_element;           /* element with the most self time on it */
 } GpuprofThreadRow;
 
+/* One aggregator (batching mux, compositor, ...): the batches it pushed.
+ * See docs/batches.md. */
+typedef struct
+{
+  gchar *path;
+  gchar *factory;
+  guint64 batches;              /* buffers pushed = batches */
+  guint64 frames;               /* input buffers taken into the batches */
+  gdouble frames_mean;          /* frames per batch */
+  guint64 frames_p99;
+  guint64 batch_size;           /* its batch-size property, 0 when none */
+  gdouble fill;                 /* frames_mean / batch_size, 0 when none */
+  guint64 inputs;               /* sink pads that delivered frames (live inputs) */
+  gdouble inputs_mean;          /* distinct inputs per batch */
+  guint64 wait_p50_ns, wait_p99_ns; /* first input of a batch -> its push */
+  guint64 full;                 /* pushes with frames >= batch_size */
+  guint64 timeout;              /* partial pushes before the end */
+  guint64 eos;                  /* the partial last push before EOS */
+  guint64 interval_ns;          /* mean time between pushes */
+  guint64 frame_interval_ns;    /* of its inputs (durations, caps), 0 unknown */
+  guint64 latency_p50_ns, latency_p99_ns; /* push -> a sink; 0 when none */
+} GpuprofBatchRow;
+
+/* One stage that processed batches (the aggregator itself included). */
+typedef struct
+{
+  gchar *path;
+  gchar *factory;
+  gchar *aggregator;            /* path of the aggregator whose batches it saw */
+  gchar *thread;                /* its main thread */
+  guint64 batches;
+  guint64 frames;
+  guint64 self_ns;              /* self time spent on batches */
+  guint64 ns_per_batch;
+  guint64 ns_per_frame;
+  guint64 gpu_ns;               /* GPU time attributed (CUPTI), 0 when off */
+  guint64 gpu_ns_per_batch;
+  guint64 batch_size;           /* its batch-size property (launch size), 0 none */
+  guint64 interval;             /* its interval property + 1, 0 when none */
+  /* per-frame time at the smallest and largest fill seen (>= 4 batches each) */
+  guint64 fill_lo_frames, fill_lo_ns_per_frame;
+  guint64 fill_hi_frames, fill_hi_ns_per_frame;
+  gboolean waits_on_clock;
+  gdouble util;                 /* busy per batch / time between batches */
+  gboolean limiting;            /* the stage that limits throughput */
+} GpuprofStageRow;
+
+/* One piece of advice: the knob and its value. */
+typedef struct
+{
+  gchar *rule;                  /* "mux-batch", "mux-timeout", "infer-batch", "queue", "interval", "drop-osd" */
+  gchar *stage;                 /* element whose knob it is */
+  gchar *setting;               /* "batch-size=8 batched-push-timeout=33333" */
+  gchar *reason;                /* why, with the numbers */
+} GpuprofAdviceRow;
+
 typedef struct
 {
   gchar *pipeline;
@@ -67,6 +123,10 @@ typedef struct
   gchar *bottleneck_thread;
   gdouble bottleneck_busy;
   guint64 bottleneck_ns_per_buffer;
+  /* per batch (docs/batches.md); empty without aggregators */
+  GArray *batches;              /* GpuprofBatchRow, by path */
+  GArray *stages;               /* GpuprofStageRow, aggregator then downstream order */
+  GArray *advice;               /* GpuprofAdviceRow, most important first */
 } GpuprofSnapshot;
 
 GpuprofSnapshot *gpuprof_snapshot_new (const gchar * pipeline);
@@ -74,6 +134,10 @@ void gpuprof_snapshot_free (GpuprofSnapshot * snap);
 void gpuprof_snapshot_sort (GpuprofSnapshot * snap);
 void gpuprof_snapshot_compute_verdict (GpuprofSnapshot * snap);
 const GpuprofElementRow *gpuprof_snapshot_find_element (const GpuprofSnapshot *
+    snap, const gchar * path);
+const GpuprofBatchRow *gpuprof_snapshot_find_batch (const GpuprofSnapshot *
+    snap, const gchar * path);
+const GpuprofStageRow *gpuprof_snapshot_find_stage (const GpuprofSnapshot *
     snap, const gchar * path);
 const GpuprofQueueRow *gpuprof_snapshot_find_queue (const GpuprofSnapshot *
     snap, const gchar * path);

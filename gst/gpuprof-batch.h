@@ -1,0 +1,48 @@
+/* gpuprof: batches — how an aggregator forms them and how they travel.
+ *
+ * An aggregator (batching mux, compositor, funnel: gpuprof-objects.c tells)
+ * pushes one buffer per batch; its number is the aggregator's output
+ * sequence (1, 2, ...). Per batch: frames (inputs taken since the previous
+ * push, at most batch-size), distinct inputs, formation wait (first of its
+ * inputs -> push) and push reason. The batch is then followed downstream by
+ * its buffer pointer (in-place elements), else as the next output of an
+ * element that received it; each stage gets its self time per batch and the
+ * sinks give the end-to-end latency. See docs/batches.md.
+ *
+ * Hooks are O(1) and take no lock after the first sight of an element; the
+ * memory is fixed per element (rings, histograms).
+ */
+#pragma once
+
+#include "gpuprof-objects.h"
+#include "gpuprof-snapshot.h"
+
+G_BEGIN_DECLS
+
+typedef struct _GpuprofBatches GpuprofBatches;
+
+GpuprofBatches *gpuprof_batches_new (void);
+void gpuprof_batches_free (GpuprofBatches * b);
+
+/* Hot path. 'f' is the CHAIN frame just pushed (pre) or popped (post) on
+ * t's stack. Returns the batch number the call processes, 0 when none. */
+guint64 gpuprof_batches_chain_pre (GpuprofBatches * b, GpuprofThread * t,
+    const GpuprofFrame * f, GstBuffer * buffer, guint64 ts);
+void gpuprof_batches_chain_post (GpuprofBatches * b, GpuprofThread * t,
+    const GpuprofFrame * f, guint64 self_ns);
+/* A buffer pushed from 'pad' as the pad's 'seq'-th: for an aggregator this
+ * forms a batch, whose number it returns; else 0. */
+guint64 gpuprof_batches_push_pre (GpuprofBatches * b, GpuprofPad * pad,
+    GstBuffer * buffer, guint64 seq, guint64 ts);
+/* EOS pushed from 'pad': a partial last batch was pushed by EOS */
+void gpuprof_batches_eos (GpuprofBatches * b, GpuprofPad * pad);
+
+/* Off the streaming threads (state changes, reports): reads batch-size and
+ * interval of elements that have them. */
+void gpuprof_batches_read_properties (GpuprofBatches * b, GpuprofElement * e);
+void gpuprof_batches_reset (GpuprofBatches * b, GpuprofElement * e);
+/* Fills snap->batches and snap->stages from 'elements' (GpuprofElement*) */
+void gpuprof_batches_snapshot (GpuprofBatches * b, GPtrArray * elements,
+    GpuprofSnapshot * snap);
+
+G_END_DECLS
