@@ -316,7 +316,7 @@ GpuprofPad *
 gpuprof_objects_pad_slow (GpuprofObjects * o, GpuprofThread * t, GstPad * pad)
 {
   GpuprofPad *p = g_object_get_qdata (G_OBJECT (pad), pad_quark);
-  guint slot = ((guintptr) pad >> 6) & (GPUPROF_PAD_CACHE - 1);
+  guint slot = gpuprof_objects_cache_slot (pad);
 
   if (!p) {
     GstObject *parent;

@@ -105,10 +105,18 @@ extern gint gpuprof_objects_generation;
 
 /* The hot-path lookup: a direct-mapped per-thread cache in front of the
  * registry. */
+static inline guint
+gpuprof_objects_cache_slot (gconstpointer pad)
+{
+  /* pads lie a few hundred bytes apart: a multiplicative hash spreads them */
+  return (guint) (((guint64) (guintptr) pad * G_GUINT64_CONSTANT
+          (0x9E3779B97F4A7C15)) >> 58) & (GPUPROF_PAD_CACHE - 1);
+}
+
 static inline GpuprofPad *
 gpuprof_objects_pad (GpuprofObjects * o, GpuprofThread * t, GstPad * pad)
 {
-  guint slot = ((guintptr) pad >> 6) & (GPUPROF_PAD_CACHE - 1);
+  guint slot = gpuprof_objects_cache_slot (pad);
   gint gen = g_atomic_int_get (&gpuprof_objects_generation);
 
   if (G_UNLIKELY (t->cache_generation != gen)) {

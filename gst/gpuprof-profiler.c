@@ -287,6 +287,25 @@ enter_thread (GpuprofProfiler * p, guint64 ts)
 /* Post hooks find the frame their pre hook pushed. Frames left above it
  * (a hook missed, e.g. the tracer attached mid-call) are discarded. */
 static GpuprofFrame *
+pop_frame (GpuprofThread * t, GpuprofFrameKind kind, GpuprofPad * pad);
+
+/* The usual case costs no lookup: the top frame is the one for this pad. */
+static inline GpuprofFrame *
+pop_frame_for (GpuprofProfiler * p, GpuprofThread * t, GpuprofFrameKind kind,
+    GstPad * pad)
+{
+  GpuprofFrame *top = gpuprof_thread_top (t);
+  GpuprofPad *gp;
+
+  if (G_LIKELY (top && top->gstpad == pad && top->kind == kind)) {
+    t->depth--;
+    return top;
+  }
+  gp = gpuprof_objects_pad (p->objects, t, pad);
+  return gp->element ? pop_frame (t, kind, gp) : NULL;
+}
+
+static GpuprofFrame *
 pop_frame (GpuprofThread * t, GpuprofFrameKind kind, GpuprofPad * pad)
 {
   gint i;
@@ -447,6 +466,7 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   n = list ? gst_buffer_list_length (list) : 1;
   f->kind = GPUPROF_FRAME_CHAIN;
   f->pad = gp;
+  f->gstpad = pad;
   f->element = e;
   f->start = ts;
   f->child_ns = 0;
@@ -507,13 +527,15 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     GstFlowReturn res)
 {
   GpuprofThread *t = enter_thread (p, ts);
-  GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
-  GpuprofElement *e = gp->element;
-  GpuprofFrame *f;
+  GpuprofFrame *f = pop_frame_for (p, t, GPUPROF_FRAME_CHAIN, pad);
+  GpuprofPad *gp;
+  GpuprofElement *e;
   guint64 incl, blocked = 0, self;
 
-  if (!e || !(f = pop_frame (t, GPUPROF_FRAME_CHAIN, gp)))
+  if (!f)
     return;
+  gp = f->pad;
+  e = f->element;
   gpuprof_gpu_chain_exit ();
   if (f->nvtx_open)
     gpuprof_nvtx_pop (e);
@@ -599,6 +621,7 @@ gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     return;
   f->kind = GPUPROF_FRAME_PUSH;
   f->pad = gp;
+  f->gstpad = pad;
   f->element = e;
   f->start = ts;
   f->child_ns = 0;
@@ -616,10 +639,9 @@ void
 gpuprof_profiler_push_post (GpuprofProfiler * p, guint64 ts, GstPad * pad)
 {
   GpuprofThread *t = enter_thread (p, ts);
-  GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
-  GpuprofFrame *f;
+  GpuprofFrame *f = pop_frame_for (p, t, GPUPROF_FRAME_PUSH, pad);
 
-  if (!gp->element || !(f = pop_frame (t, GPUPROF_FRAME_PUSH, gp)))
+  if (!f)
     return;
   if (f->nvtx_open)
     gpuprof_nvtx_pop (f->element);
@@ -649,6 +671,7 @@ gpuprof_profiler_pull_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad)
     return;
   f->kind = GPUPROF_FRAME_PULL;
   f->pad = gp;
+  f->gstpad = gp;               /* never a GstPad: pulls take the slow path */
   f->element = gpeer->element;
   f->start = ts;
   f->child_ns = 0;
@@ -694,7 +717,7 @@ gpuprof_profiler_pull_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
 /* ------------------------------------------------------ events, queries */
 
 static void
-push_call_frame (GpuprofThread * t, GpuprofPad * gp, guint64 ts)
+push_call_frame (GpuprofThread * t, GpuprofPad * gp, GstPad * pad, guint64 ts)
 {
   GpuprofFrame *f = gpuprof_thread_push_frame (t);
 
@@ -702,6 +725,7 @@ push_call_frame (GpuprofThread * t, GpuprofPad * gp, guint64 ts)
     return;
   f->kind = GPUPROF_FRAME_CALL;
   f->pad = gp;
+  f->gstpad = pad;
   f->element = gp->element;
   f->start = ts;
   f->child_ns = 0;
@@ -805,7 +829,7 @@ gpuprof_profiler_event_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_START
       && GST_PAD_IS_SRC (pad))
     flush_peer_queue (p, t, pad, ts);
-  push_call_frame (t, gp, ts);
+  push_call_frame (t, gp, pad, ts);
 }
 
 void
@@ -829,7 +853,7 @@ gpuprof_profiler_query_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad)
     return;
   gp = gpuprof_objects_pad (p->objects, t, pad);
   if (gp->element)
-    push_call_frame (t, gp, ts);
+    push_call_frame (t, gp, pad, ts);
 }
 
 void

@@ -6,7 +6,10 @@
 #include <sys/syscall.h>
 #include <sys/prctl.h>
 
-static GPrivate current_thread;
+/* a plain TLS pointer: the hooks ask for it several times per buffer, and
+ * the record is kept for the whole process (no destroy notify needed) */
+static __thread GpuprofThread *current_thread
+    __attribute__ ((tls_model ("initial-exec")));
 static GMutex threads_lock;
 static GPtrArray *threads;      /* GpuprofThread*, guarded by threads_lock */
 static guint32 next_thread_id = 1;      /* guarded by threads_lock */
@@ -36,18 +39,18 @@ thread_new (void)
 GpuprofThread *
 gpuprof_thread_peek (void)
 {
-  return g_private_get (&current_thread);
+  return current_thread;
 }
 
 GpuprofThread *
 gpuprof_thread_get (void)
 {
-  GpuprofThread *t = g_private_get (&current_thread);
+  GpuprofThread *t = current_thread;
 
   if (G_UNLIKELY (!t)) {
     /* kept for the whole process: elements' stats point at it */
     t = thread_new ();
-    g_private_set (&current_thread, t);
+    current_thread = t;
   }
   return t;
 }

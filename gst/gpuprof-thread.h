@@ -28,6 +28,7 @@ typedef struct
   GpuprofFrameKind kind;
   gboolean nvtx_open;           /* a range was pushed for it */
   GpuprofPad *pad;
+  gconstpointer gstpad;         /* the GstPad, so the post hook needs no lookup */
   GpuprofElement *element;      /* charged element (CHAIN, PULL) */
   guint64 start;
   guint64 child_ns;             /* time in calls made from inside this one */
@@ -40,7 +41,7 @@ typedef struct
 } GpuprofFrame;
 
 #define GPUPROF_MAX_DEPTH 64
-#define GPUPROF_PAD_CACHE 64
+#define GPUPROF_PAD_CACHE 256
 
 typedef struct
 {
