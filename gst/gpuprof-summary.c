@@ -53,11 +53,63 @@
   F (busy_ns, U64, "sum of element self time on the thread, ns") \
   F (top_element, STRING, "element with the most self time on the thread")
 
+#define BATCH_FIELDS(F) \
+  F (path, STRING, "aggregator path") \
+  F (factory, STRING, "aggregator factory name") \
+  F (batches, U64, "buffers pushed, one per batch") \
+  F (frames, U64, "input buffers taken into the batches") \
+  F (frames_mean, DOUBLE, "frames per batch") \
+  F (frames_p99, U64, "99th percentile frames per batch") \
+  F (batch_size, U64, "its batch-size property, 0 when none") \
+  F (fill, DOUBLE, "frames_mean / batch_size, 0..1; 0 when no batch-size") \
+  F (inputs, U64, "sink pads that delivered frames (live inputs)") \
+  F (inputs_mean, DOUBLE, "distinct inputs per batch") \
+  F (wait_p50_ns, U64, "median formation wait (first input -> push), ns") \
+  F (wait_p99_ns, U64, "99th percentile formation wait, ns") \
+  F (full, U64, "pushes with batch-size frames") \
+  F (timeout, U64, "partial pushes before the end (timeout)") \
+  F (eos, U64, "partial last push at EOS") \
+  F (interval_ns, U64, "mean time between pushes, ns") \
+  F (frame_interval_ns, U64, "frame interval of the inputs, ns; 0 unknown") \
+  F (latency_p50_ns, U64, "median push -> sink, ns; 0 when no sink saw it") \
+  F (latency_p99_ns, U64, "99th percentile push -> sink, ns")
+
+#define STAGE_FIELDS(F) \
+  F (path, STRING, "stage (element) path") \
+  F (factory, STRING, "factory name") \
+  F (aggregator, STRING, "aggregator whose batches it processed") \
+  F (thread, STRING, "thread where it spent most self time") \
+  F (batches, U64, "batches processed") \
+  F (frames, U64, "frames in those batches") \
+  F (self_ns, U64, "self time spent on batches, ns") \
+  F (ns_per_batch, U64, "self time per batch, ns") \
+  F (ns_per_frame, U64, "self time per frame, ns") \
+  F (gpu_ns, U64, "GPU time attributed (CUPTI), ns; 0 when off") \
+  F (gpu_ns_per_batch, U64, "GPU time per batch, ns") \
+  F (batch_size, U64, "its own batch-size property, 0 when none") \
+  F (interval, U64, "its interval property + 1, 0 when none") \
+  F (fill_lo_frames, U64, "smallest fill seen in >= 4 batches") \
+  F (fill_lo_ns_per_frame, U64, "self time per frame at that fill, ns") \
+  F (fill_hi_frames, U64, "largest fill seen in >= 4 batches") \
+  F (fill_hi_ns_per_frame, U64, "self time per frame at that fill, ns") \
+  F (waits_on_clock, BOOLEAN, "synced sink: time includes clock waits") \
+  F (util, DOUBLE, "busy time per batch / time between batches") \
+  F (limiting, BOOLEAN, "the stage that limits throughput")
+
+#define ADVICE_FIELDS(F) \
+  F (rule, STRING, "mux-batch, infer-batch, queue, interval or drop-osd") \
+  F (stage, STRING, "element whose knob it is") \
+  F (setting, STRING, "the knob and its value, e.g. batch-size=8") \
+  F (reason, STRING, "why, with the numbers")
+
 #define TABLE_FIELD(row_type, member, type, desc) \
   { #member, GPUPROF_FIELD_##type, G_STRUCT_OFFSET (row_type, member), desc },
 #define ELEMENT_FIELD(m, t, d) TABLE_FIELD (GpuprofElementRow, m, t, d)
 #define QUEUE_FIELD(m, t, d) TABLE_FIELD (GpuprofQueueRow, m, t, d)
 #define THREAD_FIELD(m, t, d) TABLE_FIELD (GpuprofThreadRow, m, t, d)
+#define BATCH_FIELD(m, t, d) TABLE_FIELD (GpuprofBatchRow, m, t, d)
+#define STAGE_FIELD(m, t, d) TABLE_FIELD (GpuprofStageRow, m, t, d)
+#define ADVICE_FIELD(m, t, d) TABLE_FIELD (GpuprofAdviceRow, m, t, d)
 
 static const GpuprofSummaryField element_fields[] = {
   ELEMENT_FIELDS (ELEMENT_FIELD)
@@ -71,6 +123,18 @@ static const GpuprofSummaryField thread_fields[] = {
   THREAD_FIELDS (THREAD_FIELD)
 };
 
+static const GpuprofSummaryField batch_fields[] = {
+  BATCH_FIELDS (BATCH_FIELD)
+};
+
+static const GpuprofSummaryField stage_fields[] = {
+  STAGE_FIELDS (STAGE_FIELD)
+};
+
+static const GpuprofSummaryField advice_fields[] = {
+  ADVICE_FIELDS (ADVICE_FIELD)
+};
+
 static const GpuprofSummaryTable tables[GPUPROF_SUMMARY_N_TABLES] = {
   {"elements", sizeof (GpuprofElementRow), element_fields,
       G_N_ELEMENTS (element_fields)},
@@ -78,6 +142,12 @@ static const GpuprofSummaryTable tables[GPUPROF_SUMMARY_N_TABLES] = {
       G_N_ELEMENTS (queue_fields)},
   {"threads", sizeof (GpuprofThreadRow), thread_fields,
       G_N_ELEMENTS (thread_fields)},
+  {"batches", sizeof (GpuprofBatchRow), batch_fields,
+      G_N_ELEMENTS (batch_fields)},
+  {"stages", sizeof (GpuprofStageRow), stage_fields,
+      G_N_ELEMENTS (stage_fields)},
+  {"advice", sizeof (GpuprofAdviceRow), advice_fields,
+      G_N_ELEMENTS (advice_fields)},
 };
 
 /**
@@ -110,6 +180,12 @@ gpuprof_summary_rows (const GpuprofSnapshot * snap, GpuprofSummaryTableId id)
       return snap->queues;
     case GPUPROF_SUMMARY_THREADS:
       return snap->threads;
+    case GPUPROF_SUMMARY_BATCHES:
+      return snap->batches;
+    case GPUPROF_SUMMARY_STAGES:
+      return snap->stages;
+    case GPUPROF_SUMMARY_ADVICE:
+      return snap->advice;
     default:
       g_return_val_if_reached (NULL);
   }
@@ -205,6 +281,49 @@ append_field (GString * s, const GpuprofSummaryField * f, gconstpointer row,
   }
 }
 
+/**
+ * gpuprof_summary_row_to_structure:
+ * @id: which table
+ * @row: a row of that table
+ *
+ * Returns: (transfer full): the row as a GstStructure named "gpuprof-" +
+ * the table name, fields named as in the JSON
+ */
+GstStructure *
+gpuprof_summary_row_to_structure (GpuprofSummaryTableId id, gconstpointer row)
+{
+  const GpuprofSummaryTable *t = gpuprof_summary_table (id);
+  gchar *name = g_strdup_printf ("gpuprof-%s", t->name);
+  GstStructure *s = gst_structure_new_empty (name);
+  guint j;
+
+  g_free (name);
+  for (j = 0; j < t->n_fields; j++) {
+    const GpuprofSummaryField *f = &t->fields[j];
+    gconstpointer m = (const guint8 *) row + f->offset;
+
+    switch (f->type) {
+      case GPUPROF_FIELD_STRING:
+        gst_structure_set (s, f->name, G_TYPE_STRING, *(gchar * const *) m,
+            NULL);
+        break;
+      case GPUPROF_FIELD_U64:
+        gst_structure_set (s, f->name, G_TYPE_UINT64, *(const guint64 *) m,
+            NULL);
+        break;
+      case GPUPROF_FIELD_DOUBLE:
+        gst_structure_set (s, f->name, G_TYPE_DOUBLE, *(const gdouble *) m,
+            NULL);
+        break;
+      case GPUPROF_FIELD_BOOLEAN:
+        gst_structure_set (s, f->name, G_TYPE_BOOLEAN, *(const gboolean *) m,
+            NULL);
+        break;
+    }
+  }
+  return s;
+}
+
 /* --- JSON ---------------------------------------------------------------- */
 
 static void
@@ -236,8 +355,8 @@ append_json_table (GString * s, const GpuprofSnapshot * snap,
  * @snap: a snapshot
  *
  * The run summary, as documented in docs/summary-schema.md: schema name and
- * version, units, pipeline, wall time, verdict and the elements, queues and
- * threads tables, in the snapshot's order. Times in ns, sizes in bytes,
+ * version, units, pipeline, wall time, verdict and the elements, queues,
+ * threads, batches, stages and advice tables, in the snapshot's order. Times in ns, sizes in bytes,
  * fractions 0..1.
  *
  * Returns: (transfer full): the JSON text, ending with a newline
@@ -425,7 +544,7 @@ record_str (GPtrArray * pool, const gchar * s)
 
 typedef struct
 {
-  GstTracerRecord *run, *element, *queue, *thread;
+  GstTracerRecord *run, *element, *queue, *thread, *batch, *stage, *advice;
 } Records;
 
 static gpointer
@@ -451,11 +570,20 @@ records_new (gpointer unused)
       QUEUE_FIELDS (RECORD_SPEC) NULL);
   r->thread = gst_tracer_record_new ("gpuprof-thread.class", PIPELINE_SPEC,
       THREAD_FIELDS (RECORD_SPEC) NULL);
+  r->batch = gst_tracer_record_new ("gpuprof-batch.class", PIPELINE_SPEC,
+      BATCH_FIELDS (RECORD_SPEC) NULL);
+  r->stage = gst_tracer_record_new ("gpuprof-stage.class", PIPELINE_SPEC,
+      STAGE_FIELDS (RECORD_SPEC) NULL);
+  r->advice = gst_tracer_record_new ("gpuprof-advice.class", PIPELINE_SPEC,
+      ADVICE_FIELDS (RECORD_SPEC) NULL);
   /* created once per process and kept: like the core tracers' records */
   GST_OBJECT_FLAG_SET (r->run, GST_OBJECT_FLAG_MAY_BE_LEAKED);
   GST_OBJECT_FLAG_SET (r->element, GST_OBJECT_FLAG_MAY_BE_LEAKED);
   GST_OBJECT_FLAG_SET (r->queue, GST_OBJECT_FLAG_MAY_BE_LEAKED);
   GST_OBJECT_FLAG_SET (r->thread, GST_OBJECT_FLAG_MAY_BE_LEAKED);
+  GST_OBJECT_FLAG_SET (r->batch, GST_OBJECT_FLAG_MAY_BE_LEAKED);
+  GST_OBJECT_FLAG_SET (r->stage, GST_OBJECT_FLAG_MAY_BE_LEAKED);
+  GST_OBJECT_FLAG_SET (r->advice, GST_OBJECT_FLAG_MAY_BE_LEAKED);
   return r;
 }
 
@@ -497,6 +625,24 @@ gpuprof_summary_log_records (const GpuprofSnapshot * snap)
         &g_array_index (snap->threads, GpuprofThreadRow, i);
 
     gst_tracer_record_log (r->thread, pipeline THREAD_FIELDS (RECORD_VALUE));
+  }
+  for (i = 0; snap->batches && i < snap->batches->len; i++) {
+    const GpuprofBatchRow *row =
+        &g_array_index (snap->batches, GpuprofBatchRow, i);
+
+    gst_tracer_record_log (r->batch, pipeline BATCH_FIELDS (RECORD_VALUE));
+  }
+  for (i = 0; snap->stages && i < snap->stages->len; i++) {
+    const GpuprofStageRow *row =
+        &g_array_index (snap->stages, GpuprofStageRow, i);
+
+    gst_tracer_record_log (r->stage, pipeline STAGE_FIELDS (RECORD_VALUE));
+  }
+  for (i = 0; snap->advice && i < snap->advice->len; i++) {
+    const GpuprofAdviceRow *row =
+        &g_array_index (snap->advice, GpuprofAdviceRow, i);
+
+    gst_tracer_record_log (r->advice, pipeline ADVICE_FIELDS (RECORD_VALUE));
   }
   g_ptr_array_unref (pool);
 }

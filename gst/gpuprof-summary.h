@@ -11,7 +11,7 @@ G_BEGIN_DECLS
 
 #define GPUPROF_SUMMARY_SCHEMA "gpuprof-summary"
 /* bump when a field changes meaning or goes away; adding fields is fine */
-#define GPUPROF_SUMMARY_VERSION 1
+#define GPUPROF_SUMMARY_VERSION 2
 
 typedef enum
 {
@@ -59,6 +59,9 @@ typedef enum
   GPUPROF_SUMMARY_ELEMENTS,
   GPUPROF_SUMMARY_QUEUES,
   GPUPROF_SUMMARY_THREADS,
+  GPUPROF_SUMMARY_BATCHES,      /* version 2: per-batch analysis */
+  GPUPROF_SUMMARY_STAGES,
+  GPUPROF_SUMMARY_ADVICE,
   GPUPROF_SUMMARY_N_TABLES
 } GpuprofSummaryTableId;
 
@@ -76,5 +79,7 @@ gboolean gpuprof_summary_save (const GpuprofSnapshot * snap,
 void gpuprof_summary_log_records (const GpuprofSnapshot * snap);
 
 void gpuprof_summary_append_double (GString * s, gdouble v);
+GstStructure *gpuprof_summary_row_to_structure (GpuprofSummaryTableId id,
+    gconstpointer row);
 
 G_END_DECLS

@@ -21,12 +21,16 @@
  * Action signals (for tests and applications):
  * "get-element-stats" (path) -> GstStructure "gpuprof-element" or NULL;
  * "get-queue-stats" (path) -> GstStructure "gpuprof-queue" or NULL;
+ * "get-batch-stats" (path) -> for an aggregator GstStructure
+ *   "gpuprof-batches", for a stage of its batches "gpuprof-stages"
+ *   (fields as in docs/summary-schema.md), or NULL;
  * "get-report" (pipeline or NULL) -> the report text of the live statistics;
  * "get-last-report" -> the text of the last report printed.
  */
 #include "config.h"
 
 #include "gstgpuproftracer.h"
+#include "gpuprof-summary.h"
 
 #include <stdlib.h>
 
@@ -36,6 +40,7 @@ enum
 {
   SIGNAL_GET_ELEMENT_STATS,
   SIGNAL_GET_QUEUE_STATS,
+  SIGNAL_GET_BATCH_STATS,
   SIGNAL_GET_REPORT,
   SIGNAL_GET_LAST_REPORT,
   N_SIGNALS
@@ -205,6 +210,27 @@ get_queue_stats (GstGpuprofTracer * self, const gchar * path)
   return s;
 }
 
+static GstStructure *
+get_batch_stats (GstGpuprofTracer * self, const gchar * path)
+{
+  GpuprofSnapshot *snap;
+  GstStructure *s = NULL;
+  gchar *pipeline;
+  gconstpointer row;
+
+  if (!path)
+    return NULL;
+  pipeline = g_strndup (path, strcspn (path, "/"));
+  snap = gpuprof_profiler_snapshot (self->profiler, pipeline);
+  if (snap && (row = gpuprof_snapshot_find_batch (snap, path)))
+    s = gpuprof_summary_row_to_structure (GPUPROF_SUMMARY_BATCHES, row);
+  else if (snap && (row = gpuprof_snapshot_find_stage (snap, path)))
+    s = gpuprof_summary_row_to_structure (GPUPROF_SUMMARY_STAGES, row);
+  gpuprof_snapshot_free (snap);
+  g_free (pipeline);
+  return s;
+}
+
 static gchar *
 get_report (GstGpuprofTracer * self, const gchar * pipeline)
 {
@@ -313,6 +339,11 @@ gst_gpuprof_tracer_class_init (GstGpuprofTracerClass * klass)
       g_signal_new_class_handler ("get-queue-stats",
       G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,
       G_CALLBACK (get_queue_stats), NULL, NULL, NULL, GST_TYPE_STRUCTURE, 1,
+      G_TYPE_STRING);
+  signals[SIGNAL_GET_BATCH_STATS] =
+      g_signal_new_class_handler ("get-batch-stats",
+      G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,
+      G_CALLBACK (get_batch_stats), NULL, NULL, NULL, GST_TYPE_STRUCTURE, 1,
       G_TYPE_STRING);
   signals[SIGNAL_GET_REPORT] =
       g_signal_new_class_handler ("get-report", G_TYPE_FROM_CLASS (klass),
