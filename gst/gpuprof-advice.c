@@ -214,7 +214,7 @@ gpuprof_advice_saturated_rule (const GpuprofSnapshot * snap,
   if (shares_thread (snap, s)) {
     add_advice (out, "queue", s->path, g_strdup ("queue before it"),
         g_strdup_printf ("%.0f%% of the time between batches on thread %s, "
-            "which is %.0f%% busy with other stages: a queue gives it a "
+            "%.0f%% busy in all: a queue gives it a "
             "thread of its own", s->util * 100, s->thread, thread_util * 100));
     n++;
   }
@@ -290,10 +290,12 @@ gpuprof_advice_compute (GpuprofSnapshot * snap)
   limiting = gpuprof_advice_limiting (snap);
   if (limiting)
     gpuprof_advice_saturated_rule (snap, limiting, snap->advice);
+  /* an engine's launches matter where it costs something */
   for (i = 0; i < snap->stages->len; i++) {
     const GpuprofStageRow *s = &g_array_index (snap->stages,
         GpuprofStageRow, i);
-    gpuprof_advice_infer_rule (s, gpuprof_advice_batch_of (snap, s),
-        snap->advice);
+    if (s->limiting || s->util >= GPUPROF_ADVICE_INFER_UTIL)
+      gpuprof_advice_infer_rule (s, gpuprof_advice_batch_of (snap, s),
+          snap->advice);
   }
 }

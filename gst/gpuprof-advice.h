@@ -17,6 +17,7 @@ G_BEGIN_DECLS
 #define GPUPROF_ADVICE_LOW_FILL 0.75
 #define GPUPROF_ADVICE_TIMEOUT_SHARE 0.10
 #define GPUPROF_ADVICE_FALLING 0.80     /* per-frame time at high fill / low */
+#define GPUPROF_ADVICE_INFER_UTIL 0.10  /* least util for the infer rule */
 
 gdouble gpuprof_advice_stage_util (const GpuprofStageRow * stage,
     const GpuprofBatchRow * agg);
