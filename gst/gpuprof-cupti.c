@@ -210,6 +210,40 @@ static const CUpti_ActivityKind other_kinds[] = {
   CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
 };
 
+/* Diagnostics only (docs/gpu.md): GPUPROF_CUPTI_SKIP=driver,runtime,...
+ * leaves activity kinds off, to measure what each one costs. */
+static gboolean
+kind_skipped (CUpti_ActivityKind kind)
+{
+  static const struct
+  {
+    CUpti_ActivityKind kind;
+    const gchar *name;
+  } names[] = {
+    {CUPTI_ACTIVITY_KIND_MEMCPY, "memcpy"},
+    {CUPTI_ACTIVITY_KIND_MEMCPY2, "memcpy2"},
+    {CUPTI_ACTIVITY_KIND_MEMSET, "memset"},
+    {CUPTI_ACTIVITY_KIND_RUNTIME, "runtime"},
+    {CUPTI_ACTIVITY_KIND_DRIVER, "driver"},
+    {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "external"},
+  };
+  const gchar *skip = g_getenv ("GPUPROF_CUPTI_SKIP");
+  gchar **list;
+  gboolean found = FALSE;
+  guint i;
+
+  if (!skip || !*skip)
+    return FALSE;
+  list = g_strsplit (skip, ",", -1);
+  for (i = 0; i < G_N_ELEMENTS (names) && !found; i++)
+    found = names[i].kind == kind && g_strv_contains ((const gchar * const *)
+        list, names[i].name);
+  g_strfreev (list);
+  if (found)
+    GST_WARNING ("GPUPROF_CUPTI_SKIP: activity kind %d left off", kind);
+  return found;
+}
+
 static const gchar *
 result_string (CUptiResult r)
 {
@@ -506,6 +540,8 @@ start_session_locked (void)
         "(no GPU or no CUDA driver here?)", result_string (r));
   }
   for (i = 0; i < G_N_ELEMENTS (other_kinds); i++) {
+    if (kind_skipped (other_kinds[i]))
+      continue;
     r = cupti.ActivityEnable (other_kinds[i]);
     if (r != CUPTI_SUCCESS)
       GST_WARNING ("cuptiActivityEnable(%d): %s", other_kinds[i],

@@ -86,9 +86,10 @@ for f in cudaupload cudaconvert cudascale cudadownload nvh264dec; do
   gst-inspect-1.0 $f >/dev/null 2>&1 || row "nvcodec $f" FAIL "not registered (NVRTC shim?)"
 done
 
-CUDA_HEAD=(videotestsrc num-buffers=300 ! video/x-raw,width=1920,height=1080 !
+CUDA_HEAD=(videotestsrc num-buffers=300 ! video/x-raw,format=I420,width=1920,height=1080 !
   cudaupload ! cudaconvert ! 'video/x-raw(memory:CUDAMemory),format=NV12' !
-  cudascale ! 'video/x-raw(memory:CUDAMemory),width=640,height=360' ! cudadownload)
+  cudascale ! 'video/x-raw(memory:CUDAMemory),width=640,height=360' ! cudadownload !
+  video/x-raw)
 
 check_meter_cuda () {   # log
   local log=$1 b m

@@ -22,7 +22,7 @@ bash "$ROOT/tests/gpu/check-h100.sh" "$BUILD" "$CLIP" 2>&1 | tail -40
 CUDA="videotestsrc num-buffers=300 ! video/x-raw,width=1920,height=1080 ! \
 cudaupload ! cudaconvert ! video/x-raw(memory:CUDAMemory),format=NV12 ! \
 cudascale ! video/x-raw(memory:CUDAMemory),width=640,height=360 ! \
-cudadownload ! queue ! fakesink"
+cudadownload ! video/x-raw ! queue ! fakesink"
 echo
 echo "=== 2. CUDA pipeline under gpuprof(cupti=on) with the NVTX recorder"
 # shellcheck disable=SC2086
