@@ -132,9 +132,10 @@ gpuprof_queue_update_max (GpuprofQueue * q, guint64 buffers, guint64 bytes,
   g_mutex_unlock (&q->lock);
 }
 
-/* EOS left the queue: whatever it still holds was dropped (leaky). */
-void
-gpuprof_queue_drain_as_drops (GpuprofQueue * q, guint64 ts,
+/* Empties the mirror, counting every entry as 'outcome'; the end callback
+ * (NVTX, trace) runs outside the lock. */
+static void
+empty_as (GpuprofQueue * q, guint64 ts, GpuprofQueueOutcome outcome,
     GpuprofQueueEndFunc end, gpointer user_data)
 {
   GpuprofQueueItem it;
@@ -146,10 +147,21 @@ gpuprof_queue_drain_as_drops (GpuprofQueue * q, guint64 ts,
       break;
     }
     it = pop_head (q);
-    q->drops++;
+    if (outcome == GPUPROF_QUEUE_DROPPED)
+      q->drops++;
+    else
+      q->flushed++;
     g_mutex_unlock (&q->lock);
-    end (q, &it, ts, GPUPROF_QUEUE_DROPPED, user_data);
+    end (q, &it, ts, outcome, user_data);
   }
+}
+
+/* EOS left the queue: whatever it still holds was dropped (leaky). */
+void
+gpuprof_queue_drain_as_drops (GpuprofQueue * q, guint64 ts,
+    GpuprofQueueEndFunc end, gpointer user_data)
+{
+  empty_as (q, ts, GPUPROF_QUEUE_DROPPED, end, user_data);
 }
 
 /* Finds the buffer leaving the queue; entries before it were dropped by a
@@ -230,19 +242,7 @@ void
 gpuprof_queue_flush (GpuprofQueue * q, guint64 ts, GpuprofQueueEndFunc end,
     gpointer user_data)
 {
-  GpuprofQueueItem it;
-
-  for (;;) {
-    g_mutex_lock (&q->lock);
-    if (q->len == 0) {
-      g_mutex_unlock (&q->lock);
-      break;
-    }
-    it = pop_head (q);
-    q->flushed++;
-    g_mutex_unlock (&q->lock);
-    end (q, &it, ts, GPUPROF_QUEUE_FLUSHED, user_data);
-  }
+  empty_as (q, ts, GPUPROF_QUEUE_FLUSHED, end, user_data);
 }
 
 /* For queues without an "overrun" signal (queue2): full by our own count
