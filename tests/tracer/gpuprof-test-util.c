@@ -92,10 +92,24 @@ gpuprof_test_last_report (void)
   return text;
 }
 
+/* FALSE under valgrind (tools/run-valgrind.sh sets GPUPROF_TEST_NO_TIMING):
+ * timing bounds are skipped, everything else is checked. */
+gboolean
+gpuprof_test_timing (void)
+{
+  return g_getenv ("GPUPROF_TEST_NO_TIMING") == NULL;
+}
+
+/* Under valgrind (tools/run-valgrind.sh sets GPUPROF_TEST_NO_TIMING) every
+ * call is many times slower: only check that something was measured. */
 void
 gpuprof_test_assert_near (const gchar * what, gdouble value,
     gdouble expected, gdouble tolerance)
 {
+  if (!gpuprof_test_timing ()) {
+    fail_unless (value > 0, "%s = %.0f, expected a measurement", what, value);
+    return;
+  }
   fail_unless (value >= expected * (1.0 - tolerance)
       && value <= expected * (1.0 + tolerance),
       "%s = %.0f, expected %.0f within %.0f %%", what, value, expected,

@@ -13,6 +13,7 @@ GstStructure *gpuprof_test_element_stats (const gchar * path);
 GstStructure *gpuprof_test_queue_stats (const gchar * path);
 guint64 gpuprof_test_get_u64 (const GstStructure * s, const gchar * field);
 gchar *gpuprof_test_last_report (void);
+gboolean gpuprof_test_timing (void);
 void gpuprof_test_assert_near (const gchar * what, gdouble value,
     gdouble expected, gdouble tolerance);
 

@@ -55,9 +55,11 @@ GST_START_TEST (test_report_tables_and_verdict)
       "in:\n%s", text);
   busy = g_ascii_strtod (g_match_info_fetch (m, 1), NULL);
   per_buffer = g_ascii_strtod (g_match_info_fetch (m, 2), NULL);
-  fail_unless (busy >= 90, "slow only %.0f%% busy", busy);
-  fail_unless (per_buffer >= 2.9 && per_buffer <= 3.5, "%.2f ms/buffer",
-      per_buffer);
+  if (gpuprof_test_timing ()) {
+    fail_unless (busy >= 90, "slow only %.0f%% busy", busy);
+    fail_unless (per_buffer >= 2.9 && per_buffer <= 3.5, "%.2f ms/buffer",
+        per_buffer);
+  }
   g_match_info_free (m);
   g_regex_unref (re);
 

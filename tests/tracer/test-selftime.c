@@ -98,7 +98,8 @@ GST_START_TEST (test_source_loop_time)
     gst_structure_free (s);
   }
   /* identity does almost nothing: the source's time is not its */
-  fail_unless (mean_self_us ("pipeline0/id") < 200);
+  if (gpuprof_test_timing ())
+    fail_unless (mean_self_us ("pipeline0/id") < 200);
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);
 }
@@ -126,13 +127,15 @@ GST_START_TEST (test_queue_residency_and_backpressure)
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (q, "drops"), 0);
   /* ~97 of 100 pushes wait ~2 ms each for space */
   gpuprof_test_assert_near ("backpressure ms", bp / 1e6, 97 * 2.0, 0.15);
-  fail_unless (bp > 0.8 * wall, "backpressure %" G_GUINT64_FORMAT
+  fail_unless (!gpuprof_test_timing () || bp > 0.8 * wall,
+      "backpressure %" G_GUINT64_FORMAT
       " ns of %" G_GUINT64_FORMAT " ns", bp, wall);
   /* a buffer leaves ~2 consumer periods after it entered */
   gpuprof_test_assert_near ("residency p50 ms",
       gpuprof_test_get_u64 (q, "residency-p50-ns") / 1e6, 4.0, 0.25);
   /* blocked time is not the queue's work */
-  fail_unless (gpuprof_test_get_u64 (e, "self-ns") < bp / 10);
+  fail_unless (!gpuprof_test_timing ()
+      || gpuprof_test_get_u64 (e, "self-ns") < bp / 10);
   gst_structure_free (q);
   gst_structure_free (e);
   gst_element_set_state (p, GST_STATE_NULL);
@@ -185,7 +188,8 @@ GST_START_TEST (test_aggregator_input_wait_is_not_work)
       "inputs waited only %" G_GUINT64_FORMAT " ns",
       gpuprof_test_get_u64 (c, "blocked-ns"));
   /* its work per batch is well under the consumer's 4 ms */
-  fail_unless (mean_self_us ("pipeline0/comp") < 2000);
+  if (gpuprof_test_timing ())
+    fail_unless (mean_self_us ("pipeline0/comp") < 2000);
   gpuprof_test_assert_near ("slow self µs", mean_self_us ("pipeline0/slow"),
       4000, TOLERANCE);
   gst_structure_free (c);
