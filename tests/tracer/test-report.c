@@ -28,6 +28,16 @@ count_substr (const gchar * hay, const gchar * needle)
   return n;
 }
 
+static gdouble
+match_number (GMatchInfo * m, gint group)
+{
+  gchar *text = g_match_info_fetch (m, group);
+  gdouble v = g_ascii_strtod (text, NULL);
+
+  g_free (text);
+  return v;
+}
+
 GST_START_TEST (test_report_tables_and_verdict)
 {
   GstElement *p = gpuprof_test_run ("fakesrc num-buffers=50 ! "
@@ -53,8 +63,8 @@ GST_START_TEST (test_report_tables_and_verdict)
   re = g_regex_new (pattern, G_REGEX_MULTILINE, 0, NULL);
   fail_unless (g_regex_match (re, text, 0, &m), "no verdict naming slow "
       "in:\n%s", text);
-  busy = g_ascii_strtod (g_match_info_fetch (m, 1), NULL);
-  per_buffer = g_ascii_strtod (g_match_info_fetch (m, 2), NULL);
+  busy = match_number (m, 1);
+  per_buffer = match_number (m, 2);
   if (gpuprof_test_timing ()) {
     fail_unless (busy >= 90, "slow only %.0f%% busy", busy);
     fail_unless (per_buffer >= 2.9 && per_buffer <= 3.5, "%.2f ms/buffer",
