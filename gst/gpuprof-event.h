@@ -19,6 +19,8 @@ typedef enum
   GPUPROF_EVENT_QUEUE_LEVEL,    /* counter: queue level after in/out */
   GPUPROF_EVENT_MARK,           /* instant: EOS, flush, segment, state change */
   GPUPROF_EVENT_THREAD_NAME,    /* metadata: thread got its name */
+  GPUPROF_EVENT_GPU_OP,         /* complete, GPU track: a settled kernel,
+                                 * copy or memset, and its launch arrow */
 } GpuprofEventType;
 
 typedef enum
@@ -46,5 +48,46 @@ typedef struct
   guint64 flow;                 /* id that follows one buffer across queues, 0 = none */
   guint64 arg0;                 /* MARK: GpuprofMarkType; see above */
 } GpuprofEvent;
+
+/* GPUPROF_EVENT_GPU_OP reuses the fields (events stay 80 bytes):
+ *   element_id  attributed element, 0 = unattributed
+ *   pad_id      kernel name, from gpuprof_trace_intern_name(); 0 = none
+ *   thread_id   the GPU track: GPUPROF_EVENT_GPU_TRACK_BASE + track number
+ *   ts, dur     the op on the GPU, tracer clock
+ *   seq         buffer/batch sequence of the attribution, G_MAXUINT64 = none
+ *   pts         gpuprof_event_gpu_host (): launching gpuprof thread id
+ *               (0 = not a gpuprof thread) and CUPTI correlation id
+ *   size        bytes copied or set
+ *   self        start of the launching API call, tracer clock, 0 = unknown
+ *   flow        arrow id from that API call to the op, 0 = no arrow
+ *   arg0        gpuprof_event_gpu_where (): device, stream, op kind, copy
+ *               kind, attribution (the values of gpuprof-gpu.h)
+ */
+#define GPUPROF_EVENT_GPU_TRACK_BASE 1000000000u
+
+static inline guint64
+gpuprof_event_gpu_host (guint32 thread_id, guint32 correlation_id)
+{
+  return ((guint64) thread_id << 32) | correlation_id;
+}
+
+static inline guint64
+gpuprof_event_gpu_where (guint32 device, guint32 stream, guint kind,
+    guint copy_kind, guint by)
+{
+  return (guint64) stream | ((guint64) (device & 0xffff) << 32)
+      | ((guint64) (copy_kind & 0xff) << 48) | ((guint64) (kind & 0xf) << 56)
+      | ((guint64) (by & 0xf) << 60);
+}
+
+#define GPUPROF_EVENT_GPU_HOST_THREAD(ev) ((guint32) ((ev)->pts >> 32))
+#define GPUPROF_EVENT_GPU_CORRELATION(ev) ((guint32) (ev)->pts)
+#define GPUPROF_EVENT_GPU_STREAM(ev) ((guint32) (ev)->arg0)
+#define GPUPROF_EVENT_GPU_DEVICE(ev) ((guint32) ((ev)->arg0 >> 32) & 0xffff)
+#define GPUPROF_EVENT_GPU_COPY_KIND(ev) ((guint) ((ev)->arg0 >> 48) & 0xff)
+#define GPUPROF_EVENT_GPU_KIND(ev) ((guint) ((ev)->arg0 >> 56) & 0xf)
+#define GPUPROF_EVENT_GPU_BY(ev) ((guint) ((ev)->arg0 >> 60) & 0xf)
+
+G_STATIC_ASSERT (sizeof (GpuprofEvent) == 80);
 
 G_END_DECLS

@@ -291,6 +291,7 @@ struct _Entry
   guint32 flags;
   guint32 thread_id;
   guint64 api_start;            /* 0 when unknown */
+  guint64 api_end;
   guint64 ext[GPUPROF_GPU_N_CHANNELS];
   guint64 arrival;              /* 'now' of the first settle after it came */
   guint64 joined_epoch;
@@ -607,6 +608,7 @@ gpuprof_gpu_add_api (guint32 correlation_id, guint32 thread_id, guint32 cbid,
   e->flags |= ENTRY_HAVE_API;
   e->thread_id = thread_id;
   e->api_start = start;
+  e->api_end = end;
   maybe_ready_locked (e);
   evict_locked ();
   g_mutex_unlock (&lock);
@@ -738,24 +740,31 @@ ring_add_locked (Channel * ch, ElementAgg * agg, guint64 key,
   cost_add (&slot->cost, op, ns);
 }
 
-static void
-account_channel_locked (guint c, const Entry * e, const GpuprofGpuOp * op,
-    guint64 ns)
+/* The one attribution rule, shared by the statistics and the op listeners */
+static guint32
+attribute_locked (guint c, const Entry * e, gboolean * by_thread)
 {
-  Channel *ch = &channels[c];
   guint32 element = 0;
-  gboolean by_thread = FALSE;
-  ElementAgg *agg;
 
+  *by_thread = FALSE;
   if (e->flags & ENTRY_HAVE_EXT (c)) {
     element = gpuprof_gpu_id_element (e->ext[c]);
   } else if (e->flags & ENTRY_HAVE_API) {
     ThreadSlot *s = find_slot (e->thread_id);
     if (s) {
       element = (guint32) g_atomic_int_get (&s->last[c]);
-      by_thread = element != 0;
+      *by_thread = element != 0;
     }
   }
+  return element;
+}
+
+static void
+account_channel_locked (guint c, const Entry * e, const GpuprofGpuOp * op,
+    guint64 ns, guint32 element, gboolean by_thread)
+{
+  Channel *ch = &channels[c];
+  ElementAgg *agg;
 
   ch->totals.total_ns += ns;
   ch->totals.records++;
@@ -880,6 +889,95 @@ account_device_locked (const GpuprofGpuOp * op)
   device_add_interval (d, op->start, op->end);
 }
 
+/* -- op listeners: guarded by 'lock', called with it held -- */
+
+typedef struct
+{
+  guint id;
+  GpuprofGpuChannel channel;
+  GpuprofGpuOpFunc func;
+  gpointer user_data;
+} OpListener;
+
+static GArray *op_listeners;    /* OpListener */
+static guint next_op_listener_id = 1;
+
+static void
+call_op_listeners_locked (guint c, const Entry * e, const GpuprofGpuOp * op,
+    guint32 element, gboolean by_thread, gboolean unjoined)
+{
+  GpuprofGpuSettledOp so;
+  guint i;
+
+  so.op = op;
+  so.channel = c;
+  so.by = element == 0 ? GPUPROF_GPU_BY_NONE : by_thread ?
+      GPUPROF_GPU_BY_THREAD : GPUPROF_GPU_BY_EXTERNAL;
+  so.element_id = element;
+  so.seq = so.by == GPUPROF_GPU_BY_EXTERNAL ?
+      gpuprof_gpu_id_seq (e->ext[c]) : GPUPROF_GPU_SEQ_NONE;
+  so.thread_id = (e->flags & ENTRY_HAVE_API) ? e->thread_id : 0;
+  so.api_start = (e->flags & ENTRY_HAVE_API) ? e->api_start : 0;
+  so.api_end = (e->flags & ENTRY_HAVE_API) ? e->api_end : 0;
+  so.unjoined = unjoined;
+  for (i = 0; i < op_listeners->len; i++) {
+    OpListener *l = &g_array_index (op_listeners, OpListener, i);
+    if (l->channel == c)
+      l->func (&so, l->user_data);
+  }
+}
+
+/**
+ * gpuprof_gpu_add_op_listener:
+ * @channel: whose attribution @func gets (the channel must be enabled, or
+ *   have been: only those are attributed)
+ * @func: called once for every GPU record settled from now on, on the
+ *   settling thread (the CUPTI collector, or whoever flushes) **with the
+ *   engine lock held**: it must be short and must not call gpuprof_gpu_*
+ * @user_data: for @func
+ *
+ * For consumers that want each op rather than sums (the trace's GPU
+ * tracks, gpuprof-gputrace.c).
+ *
+ * Returns: an id for gpuprof_gpu_remove_op_listener()
+ */
+guint
+gpuprof_gpu_add_op_listener (GpuprofGpuChannel channel, GpuprofGpuOpFunc func,
+    gpointer user_data)
+{
+  OpListener l = { 0, channel, func, user_data };
+
+  g_mutex_lock (&lock);
+  if (!op_listeners)
+    op_listeners = g_array_new (FALSE, FALSE, sizeof (OpListener));
+  l.id = next_op_listener_id++;
+  g_array_append_val (op_listeners, l);
+  g_mutex_unlock (&lock);
+  return l.id;
+}
+
+/**
+ * gpuprof_gpu_remove_op_listener:
+ * @id: from gpuprof_gpu_add_op_listener()
+ *
+ * When it returns, the listener is not running and will not be called again
+ * (calls are made under the lock this takes).
+ */
+void
+gpuprof_gpu_remove_op_listener (guint id)
+{
+  guint i;
+
+  g_mutex_lock (&lock);
+  for (i = 0; op_listeners && i < op_listeners->len; i++) {
+    if (g_array_index (op_listeners, OpListener, i).id == id) {
+      g_array_remove_index (op_listeners, i);
+      break;
+    }
+  }
+  g_mutex_unlock (&lock);
+}
+
 /* Returns whether the entry is done with (the caller frees it). */
 static gboolean
 settle_entry_locked (Entry * e, gboolean unjoined)
@@ -894,9 +992,16 @@ settle_entry_locked (Entry * e, gboolean unjoined)
     if (p->op.end > p->op.start)
       ns = p->op.end - p->op.start;
     for (c = 0; c < GPUPROF_GPU_N_CHANNELS; c++) {
+      guint32 element;
+      gboolean by_thread;
+
       if (!(g_atomic_int_get (&channels_used) & (1 << c)))
         continue;
-      account_channel_locked (c, e, &p->op, ns);
+      element = attribute_locked (c, e, &by_thread);
+      account_channel_locked (c, e, &p->op, ns, element, by_thread);
+      if (op_listeners && op_listeners->len)
+        call_op_listeners_locked (c, e, &p->op, element, by_thread,
+            unjoined);
       if (unjoined)
         channels[c].totals.unjoined++;
       if (ns == 0)

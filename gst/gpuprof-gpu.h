@@ -240,6 +240,56 @@ guint gpuprof_gpu_add_settle_listener (GpuprofGpuSettleFunc func,
 void gpuprof_gpu_remove_settle_listener (guint id);
 guint64 gpuprof_gpu_settled_arrival (void);
 
+/**
+ * GpuprofGpuAttribution:
+ * @GPUPROF_GPU_BY_EXTERNAL: by the external correlation id: launched inside
+ *   a chain call of the element (with @seq)
+ * @GPUPROF_GPU_BY_THREAD: by the launching thread's last active element
+ * @GPUPROF_GPU_BY_NONE: unattributed
+ */
+typedef enum
+{
+  GPUPROF_GPU_BY_EXTERNAL = 0,
+  GPUPROF_GPU_BY_THREAD,
+  GPUPROF_GPU_BY_NONE,
+} GpuprofGpuAttribution;
+
+/**
+ * GpuprofGpuSettledOp:
+ * @op: the GPU record (its name is interned: valid for the process)
+ * @channel: the channel of the attribution below
+ * @by: how it was attributed
+ * @element_id: the channel's element, 0 when @by is %GPUPROF_GPU_BY_NONE
+ * @seq: buffer/batch sequence pushed with the id, %GPUPROF_GPU_SEQ_NONE
+ *   when none (always so unless @by is %GPUPROF_GPU_BY_EXTERNAL)
+ * @thread_id: OS thread (gettid) of the API call that launched it, 0 when
+ *   its API record never came
+ * @api_start: start of that API call, monotonic ns, 0 when unknown
+ * @api_end: its end
+ * @unjoined: settled without its API record (timeout, capacity, end of run)
+ *
+ * One settled GPU record as an op listener sees it: the same attribution
+ * as the statistics.
+ */
+typedef struct
+{
+  const GpuprofGpuOp *op;
+  GpuprofGpuChannel channel;
+  GpuprofGpuAttribution by;
+  guint32 element_id;
+  guint64 seq;
+  guint32 thread_id;
+  guint64 api_start;
+  guint64 api_end;
+  gboolean unjoined;
+} GpuprofGpuSettledOp;
+
+typedef void (*GpuprofGpuOpFunc) (const GpuprofGpuSettledOp * op,
+    gpointer user_data);
+guint gpuprof_gpu_add_op_listener (GpuprofGpuChannel channel,
+    GpuprofGpuOpFunc func, gpointer user_data);
+void gpuprof_gpu_remove_op_listener (guint id);
+
 /* ---- queries: plain structs, copies ---- */
 
 /**

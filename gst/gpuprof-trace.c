@@ -27,6 +27,13 @@ GST_DEBUG_CATEGORY_STATIC (gpuprof_trace_debug);
 #define BUSY_DRAIN_EVENTS 4096
 /* flow starts waiting for their queue chain slice, per thread */
 #define MAX_PENDING_FLOWS 256
+/* chain calls remembered per thread, to bind GPU launch arrows into them */
+#define RECENT_CHAINS 1024
+/* an API call this close to a chain call of its element is taken as inside
+ * it: the CUPTI clock and the hook clock agree to well under this */
+#define LAUNCH_TOLERANCE_NS 1000
+/* distinct kernel names kept; later ones are written as "kernel" */
+#define MAX_NAMES 65536
 
 typedef struct
 {
@@ -43,8 +50,29 @@ typedef struct
 
 typedef struct
 {
+  guint32 element_id;
+  guint64 ts;
+  guint64 end;
+} RecentChain;
+
+/* a GPU launch arrow whose chain call has not been written yet */
+typedef struct
+{
+  guint32 element_id;
+  guint32 gpu_tid;
+  guint64 api_ts;
+  guint64 f_ts;
+  guint64 id;
+} PendingGpuFlow;
+
+typedef struct
+{
   gchar *name;                  /* last name written as thread_name */
   GArray *pending_flows;        /* PendingFlow */
+  gboolean gpu_track;           /* a pseudo thread: one GPU stream */
+  RecentChain *recent;          /* ring of the last RECENT_CHAINS chain calls */
+  guint recent_len, recent_next;
+  GArray *pending_gpu;          /* PendingGpuFlow, launched from this thread */
 } ThreadState;
 
 struct _GpuprofTrace
@@ -61,11 +89,17 @@ struct _GpuprofTrace
   GPtrArray *rings;
   GHashTable *ring_by_tid;
   gboolean stop;
+  gboolean gpu_producer;        /* a GPU op ring exists */
   GThread *thread;
 
   /* for threads without a ring of their own; shared_lock serialises pushes */
   GMutex shared_lock;
   GpuprofRing *shared_ring;
+
+  /* names_lock guards the kernel name table */
+  GMutex names_lock;
+  GHashTable *name_ids;         /* name -> id */
+  GPtrArray *name_json;         /* id - 1 -> JSON-escaped name */
 
   /* drain_lock guards everything below */
   GMutex drain_lock;
@@ -77,6 +111,8 @@ struct _GpuprofTrace
   GHashTable *pads;             /* id -> JSON-escaped name */
   GHashTable *threads;          /* tid -> ThreadState */
   gchar *pipeline_name;
+  guint n_gpu_tracks;
+  gboolean remember_chains;     /* copy of gpu_producer: arrows to bind */
   gboolean first_event;
   gboolean writing;             /* FALSE after the cap, an error or close */
   gboolean closed;
@@ -201,6 +237,9 @@ thread_state_free (gpointer p)
 
   g_free (ts->name);
   g_array_unref (ts->pending_flows);
+  g_free (ts->recent);
+  if (ts->pending_gpu)
+    g_array_unref (ts->pending_gpu);
   g_free (ts);
 }
 
@@ -351,6 +390,307 @@ write_pending_flows (GpuprofTrace * trace, ThreadState * ts,
   }
 }
 
+/* --- GPU ops and their launch arrows ------------------------------------ */
+
+static void
+remember_chain (ThreadState * ts, const GpuprofEvent * ev)
+{
+  RecentChain *rc;
+
+  if (ts->recent == NULL)
+    ts->recent = g_new (RecentChain, RECENT_CHAINS);
+  rc = &ts->recent[ts->recent_next];
+  rc->element_id = ev->element_id;
+  rc->ts = ev->ts;
+  rc->end = ev->ts + ev->dur;
+  ts->recent_next = (ts->recent_next + 1) % RECENT_CHAINS;
+  if (ts->recent_len < RECENT_CHAINS)
+    ts->recent_len++;
+}
+
+static gboolean
+chain_holds_launch (guint64 ts, guint64 end, guint64 api_ts)
+{
+  return api_ts + LAUNCH_TOLERANCE_NS >= ts && api_ts <= end +
+      LAUNCH_TOLERANCE_NS;
+}
+
+/* Strictly inside the slice, so viewers that bind by time find it open
+ * whatever the clock rounding was. */
+static guint64
+clamp_into (guint64 ts, guint64 end, guint64 t)
+{
+  if (end < ts + 2)
+    return ts;
+  return CLAMP (t, ts + 1, end - 1);
+}
+
+static void
+write_gpu_flow (GpuprofTrace * trace, guint32 host_tid, guint64 s_ts,
+    guint32 gpu_tid, guint64 f_ts, guint64 id)
+{
+  if (!trace->writing)
+    return;
+  begin_event (trace, "s", "flow", "\"launch\"", host_tid);
+  append_ts (trace, s_ts);
+  g_string_append (trace->out, ",\"id\":");
+  append_u64 (trace->out, id);
+  end_event (trace);
+  /* bound to the op's own slice, not to the next one on the track */
+  begin_event (trace, "f", "flow", "\"launch\"", gpu_tid);
+  append_ts (trace, f_ts);
+  g_string_append (trace->out, ",\"bp\":\"e\",\"id\":");
+  append_u64 (trace->out, id);
+  end_event (trace);
+}
+
+static void
+write_pending_gpu_flow (GpuprofTrace * trace, guint32 host_tid,
+    const PendingGpuFlow * pf, guint64 s_ts)
+{
+  write_gpu_flow (trace, host_tid, s_ts, pf->gpu_tid, pf->f_ts, pf->id);
+}
+
+/* A chain call of this thread was written: it may hold launches that
+ * settled before it returned. */
+static void
+resolve_pending_gpu_flows (GpuprofTrace * trace, ThreadState * ts,
+    const GpuprofEvent * ev)
+{
+  GArray *pending = ts->pending_gpu;
+  guint64 end = ev->ts + ev->dur;
+  guint i = 0;
+
+  while (i < pending->len) {
+    PendingGpuFlow *pf = &g_array_index (pending, PendingGpuFlow, i);
+
+    if (pf->element_id == ev->element_id
+        && chain_holds_launch (ev->ts, end, pf->api_ts)) {
+      GST_LOG ("arrow %" G_GUINT64_FORMAT ": chain call came", pf->id);
+      write_pending_gpu_flow (trace, ev->thread_id, pf,
+          clamp_into (ev->ts, end, pf->api_ts));
+    } else if (pf->api_ts > ev->ts && pf->api_ts < end) {
+      /* a call of another element around the launch: the element's own
+       * call, innermost, came before it and was lost; trust CUPTI's time */
+      write_pending_gpu_flow (trace, ev->thread_id, pf, pf->api_ts);
+    } else {
+      i++;
+      continue;
+    }
+    g_array_remove_index (pending, i);
+  }
+}
+
+/* Whether a chain call holding @api_ts, if already written, is still among
+ * the remembered ones (they are kept in the order they ended). */
+static gboolean
+recent_covers (ThreadState * ts, guint64 api_ts)
+{
+  if (ts->recent_len < RECENT_CHAINS)
+    return TRUE;
+  return api_ts > ts->recent[ts->recent_next].end;
+}
+
+static void
+bind_gpu_flow (GpuprofTrace * trace, const GpuprofEvent * ev, guint64 f_ts)
+{
+  guint32 host_tid = GPUPROF_EVENT_GPU_HOST_THREAD (ev);
+  ThreadState *h = thread_state (trace, host_tid, FALSE);
+  PendingGpuFlow pf = { ev->element_id, ev->thread_id, ev->self, f_ts,
+    ev->flow
+  };
+  guint i;
+
+  /* newest first: the launch is recent, and the innermost call of the
+   * element was written before the calls around it */
+  for (i = 0; i < h->recent_len; i++) {
+    RecentChain *rc = &h->recent[(h->recent_next + RECENT_CHAINS - 1 - i) %
+        RECENT_CHAINS];
+    if (rc->element_id == ev->element_id
+        && chain_holds_launch (rc->ts, rc->end, ev->self)) {
+      GST_LOG ("arrow %" G_GUINT64_FORMAT ": chain call known", pf.id);
+      write_pending_gpu_flow (trace, host_tid, &pf,
+          clamp_into (rc->ts, rc->end, ev->self));
+      return;
+    }
+  }
+  if (!recent_covers (h, ev->self)) {
+    /* older than what is remembered: inside the call by CUPTI's word */
+    GST_LOG ("arrow %" G_GUINT64_FORMAT ": chain call forgotten", pf.id);
+    write_pending_gpu_flow (trace, host_tid, &pf, ev->self);
+    return;
+  }
+  /* its chain call is still running (or its event is in a ring not drained
+   * yet): bind when it is written */
+  if (h->pending_gpu == NULL)
+    h->pending_gpu = g_array_new (FALSE, FALSE, sizeof (PendingGpuFlow));
+  if (h->pending_gpu->len >= MAX_PENDING_FLOWS) {
+    PendingGpuFlow *old = &g_array_index (h->pending_gpu, PendingGpuFlow, 0);
+    write_pending_gpu_flow (trace, host_tid, old, old->api_ts);
+    g_array_remove_index (h->pending_gpu, 0);
+  }
+  GST_LOG ("arrow %" G_GUINT64_FORMAT ": waits for its chain call", pf.id);
+  g_array_append_val (h->pending_gpu, pf);
+}
+
+/* At close: arrows whose chain call never came are drawn at CUPTI's time */
+static void
+write_orphan_gpu_flows (GpuprofTrace * trace)
+{
+  GHashTableIter it;
+  gpointer k, v;
+  guint i;
+
+  g_hash_table_iter_init (&it, trace->threads);
+  while (g_hash_table_iter_next (&it, &k, &v)) {
+    ThreadState *ts = v;
+
+    for (i = 0; ts->pending_gpu && i < ts->pending_gpu->len; i++) {
+      PendingGpuFlow *pf = &g_array_index (ts->pending_gpu, PendingGpuFlow,
+          i);
+      write_pending_gpu_flow (trace, GPOINTER_TO_UINT (k), pf, pf->api_ts);
+    }
+    if (ts->pending_gpu)
+      g_array_set_size (ts->pending_gpu, 0);
+  }
+}
+
+/* One pseudo thread per (device, stream), named before its first op and
+ * sorted after the streaming threads. */
+static ThreadState *
+gpu_track_state (GpuprofTrace * trace, const GpuprofEvent * ev)
+{
+  ThreadState *ts = g_hash_table_lookup (trace->threads,
+      GUINT_TO_POINTER (ev->thread_id));
+  gchar *name, *sort_json;
+
+  if (ts)
+    return ts;
+  ts = g_new0 (ThreadState, 1);
+  ts->pending_flows = g_array_new (FALSE, FALSE, sizeof (PendingFlow));
+  ts->gpu_track = TRUE;
+  g_hash_table_insert (trace->threads, GUINT_TO_POINTER (ev->thread_id), ts);
+
+  if (GPUPROF_EVENT_GPU_STREAM (ev) == G_MAXUINT32)
+    name = g_strdup_printf ("GPU %u other streams",
+        GPUPROF_EVENT_GPU_DEVICE (ev));
+  else
+    name = g_strdup_printf ("GPU %u stream %u", GPUPROF_EVENT_GPU_DEVICE (ev),
+        GPUPROF_EVENT_GPU_STREAM (ev));
+  write_metadata (trace, "thread_name", ev->thread_id, name);
+  ts->name = name;
+
+  sort_json = json_quote ("thread_sort_index");
+  begin_event (trace, "M", NULL, sort_json, ev->thread_id);
+  g_string_append (trace->out, ",\"ts\":0,\"args\":{\"sort_index\":");
+  append_u64 (trace->out, 1000000 + (ev->thread_id -
+          GPUPROF_EVENT_GPU_TRACK_BASE));
+  g_string_append_c (trace->out, '}');
+  end_event (trace);
+  g_free (sort_json);
+  trace->n_gpu_tracks++;
+  return ts;
+}
+
+static const gchar *
+interned_name_json (GpuprofTrace * trace, guint32 id)
+{
+  const gchar *json = NULL;
+
+  g_mutex_lock (&trace->names_lock);
+  if (id >= 1 && id <= trace->name_json->len)
+    json = g_ptr_array_index (trace->name_json, id - 1);
+  g_mutex_unlock (&trace->names_lock);
+  /* the strings live until gpuprof_trace_free() */
+  return json;
+}
+
+static void
+append_size (GString * s, guint64 bytes)
+{
+  if (bytes < 1000)
+    g_string_append_printf (s, "%u B", (guint) bytes);
+  else if (bytes < 1000000)
+    g_string_append_printf (s, "%.1f kB", bytes / 1e3);
+  else if (bytes < G_GUINT64_CONSTANT (1000000000))
+    g_string_append_printf (s, "%.1f MB", bytes / 1e6);
+  else
+    g_string_append_printf (s, "%.1f GB", bytes / 1e9);
+}
+
+/* CUpti_ActivityMemcpyKind */
+static const gchar *
+copy_kind_name (guint kind)
+{
+  static const gchar *names[] = { "?", "HtoD", "DtoH", "HtoA", "AtoH",
+    "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"
+  };
+  return kind < G_N_ELEMENTS (names) ? names[kind] : "?";
+}
+
+static void
+write_gpu_op (GpuprofTrace * trace, const GpuprofEvent * ev, ElementName * en)
+{
+  static const gchar *kinds[] = { "kernel", "memcpy", "memset" };
+  static const gchar *bys[] = { "external", "thread", "none" };
+  GString *s = trace->out;
+  guint kind = GPUPROF_EVENT_GPU_KIND (ev);
+  guint by = GPUPROF_EVENT_GPU_BY (ev);
+  const gchar *name_json = NULL;
+  gchar *built = NULL;
+
+  if (kind == 0) {
+    name_json = interned_name_json (trace, ev->pad_id);
+    if (name_json == NULL)
+      name_json = "\"kernel\"";
+  } else if (kind == 1) {
+    GString *n = g_string_new ("\"memcpy ");
+    g_string_append (n, copy_kind_name (GPUPROF_EVENT_GPU_COPY_KIND (ev)));
+    g_string_append_c (n, ' ');
+    append_size (n, ev->size);
+    g_string_append_c (n, '"');
+    name_json = built = g_string_free (n, FALSE);
+  } else {
+    name_json = "\"memset\"";
+  }
+
+  begin_event (trace, "X", "gpu", name_json, ev->thread_id);
+  g_free (built);
+  append_ts (trace, ev->ts);
+  g_string_append (s, ",\"dur\":");
+  append_us (s, ev->dur);
+  g_string_append (s, ",\"args\":{\"element\":");
+  g_string_append (s, en ? en->json : "\"unattributed\"");
+  g_string_append (s, ",\"seq\":");
+  if (ev->seq == G_MAXUINT64)
+    g_string_append (s, "null");
+  else
+    append_u64 (s, ev->seq);
+  g_string_append (s, ",\"bytes\":");
+  append_u64 (s, ev->size);
+  g_string_append (s, ",\"correlation\":");
+  append_u64 (s, GPUPROF_EVENT_GPU_CORRELATION (ev));
+  g_string_append (s, ",\"kind\":\"");
+  g_string_append (s, kinds[kind < G_N_ELEMENTS (kinds) ? kind : 0]);
+  g_string_append_c (s, '"');
+  if (kind == 1) {
+    g_string_append (s, ",\"copy\":\"");
+    g_string_append (s, copy_kind_name (GPUPROF_EVENT_GPU_COPY_KIND (ev)));
+    g_string_append_c (s, '"');
+  }
+  g_string_append (s, ",\"attribution\":\"");
+  g_string_append (s, bys[by < G_N_ELEMENTS (bys) ? by : 2]);
+  g_string_append (s, "\",\"device\":");
+  append_u64 (s, GPUPROF_EVENT_GPU_DEVICE (ev));
+  g_string_append (s, ",\"stream\":");
+  append_u64 (s, GPUPROF_EVENT_GPU_STREAM (ev));
+  g_string_append (s, "}");
+  end_event (trace);
+
+  if (ev->flow && ev->self && GPUPROF_EVENT_GPU_HOST_THREAD (ev))
+    bind_gpu_flow (trace, ev, clamp_into (ev->ts, ev->ts + ev->dur, ev->ts));
+}
+
 static void
 write_chain (GpuprofTrace * trace, ThreadState * ts, const GpuprofEvent * ev,
     ElementName * en)
@@ -378,6 +718,10 @@ write_chain (GpuprofTrace * trace, ThreadState * ts, const GpuprofEvent * ev,
   end_event (trace);
   if (ts->pending_flows->len)
     write_pending_flows (trace, ts, ev);
+  if (trace->remember_chains)
+    remember_chain (ts, ev);
+  if (ts->pending_gpu && ts->pending_gpu->len)
+    resolve_pending_gpu_flows (trace, ts, ev);
 }
 
 static void
@@ -558,8 +902,11 @@ write_event (GpuprofTrace * trace, const GpuprofEvent * ev)
       return;
     }
   }
-  ts = thread_state (trace, ev->thread_id,
-      ev->type == GPUPROF_EVENT_THREAD_NAME);
+  if (ev->type == GPUPROF_EVENT_GPU_OP)
+    ts = gpu_track_state (trace, ev);
+  else
+    ts = thread_state (trace, ev->thread_id,
+        ev->type == GPUPROF_EVENT_THREAD_NAME);
 
   switch (ev->type) {
     case GPUPROF_EVENT_CHAIN:
@@ -580,6 +927,9 @@ write_event (GpuprofTrace * trace, const GpuprofEvent * ev)
       break;
     case GPUPROF_EVENT_MARK:
       write_mark (trace, ev, en);
+      break;
+    case GPUPROF_EVENT_GPU_OP:
+      write_gpu_op (trace, ev, en);
       break;
     default:
       break;
@@ -628,6 +978,7 @@ drain_locked (GpuprofTrace * trace)
   g_ptr_array_set_size (trace->drain_rings, 0);
   for (i = 0; i < trace->rings->len; i++)
     g_ptr_array_add (trace->drain_rings, g_ptr_array_index (trace->rings, i));
+  trace->remember_chains = trace->gpu_producer;
   g_mutex_unlock (&trace->lock);
 
   update_pipeline_name (trace);
@@ -740,6 +1091,10 @@ gpuprof_trace_new (const gchar * path, const GpuprofTraceNames * names,
   g_cond_init (&trace->cond);
   g_mutex_init (&trace->drain_lock);
   g_mutex_init (&trace->shared_lock);
+  g_mutex_init (&trace->names_lock);
+  trace->name_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      NULL);
+  trace->name_json = g_ptr_array_new_with_free_func (g_free);
   trace->rings = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gpuprof_ring_free);
   trace->ring_by_tid = g_hash_table_new (NULL, NULL);
@@ -783,12 +1138,37 @@ gpuprof_trace_new (const gchar * path, const GpuprofTraceNames * names,
 GpuprofRing *
 gpuprof_trace_ring_for_thread (GpuprofTrace * trace, guint32 thread_id)
 {
+  return gpuprof_trace_ring_for_producer (trace, thread_id,
+      GPUPROF_RING_DEFAULT_CAPACITY);
+}
+
+/**
+ * gpuprof_trace_ring_for_producer:
+ * @trace: the trace
+ * @producer_id: a gpuprof thread id, or an id of the producer's own outside
+ *   their range (GPUPROF_EVENT_GPU_TRACK_BASE for the GPU ops)
+ * @capacity: events, 0 for the default; used when the ring is created
+ *
+ * Like gpuprof_trace_ring_for_thread(), for a producer that is not one
+ * streaming thread: its pushes must be serialised by a lock of its own
+ * (the GPU op listener runs under the correlation engine's lock).
+ *
+ * Returns: (transfer none): the ring of @producer_id
+ */
+GpuprofRing *
+gpuprof_trace_ring_for_producer (GpuprofTrace * trace, guint32 producer_id,
+    guint capacity)
+{
   GpuprofRing *ring;
+  guint32 thread_id = producer_id;
 
   g_mutex_lock (&trace->lock);
   ring = g_hash_table_lookup (trace->ring_by_tid, GUINT_TO_POINTER (thread_id));
   if (ring == NULL) {
-    ring = gpuprof_ring_new (thread_id, GPUPROF_RING_DEFAULT_CAPACITY);
+    ring = gpuprof_ring_new (thread_id, capacity);
+    /* chain calls are remembered only when arrows may need them */
+    if (producer_id >= GPUPROF_EVENT_GPU_TRACK_BASE)
+      trace->gpu_producer = TRUE;
     g_ptr_array_add (trace->rings, ring);
     g_hash_table_insert (trace->ring_by_tid, GUINT_TO_POINTER (thread_id),
         ring);
@@ -812,6 +1192,51 @@ gpuprof_trace_push_locked (GpuprofTrace * trace, const GpuprofEvent * ev)
   g_mutex_lock (&trace->shared_lock);
   gpuprof_ring_push (trace->shared_ring, ev);
   g_mutex_unlock (&trace->shared_lock);
+}
+
+/**
+ * gpuprof_trace_wake:
+ * @trace: the trace
+ *
+ * Asks the writer thread to drain now rather than at its next period (a
+ * producer whose ring fills up in bursts). Takes a lock; never waits for I/O.
+ */
+void
+gpuprof_trace_wake (GpuprofTrace * trace)
+{
+  g_mutex_lock (&trace->lock);
+  g_cond_signal (&trace->cond);
+  g_mutex_unlock (&trace->lock);
+}
+
+/**
+ * gpuprof_trace_intern_name:
+ * @trace: the trace
+ * @name: a string an event refers to (a kernel name)
+ *
+ * Gives @name a small id that fits an event field (GPUPROF_EVENT_GPU_OP's
+ * pad_id); the writer turns it back into the string. The same string gets
+ * the same id. Takes a lock and may allocate: not for streaming threads.
+ * At most 65536 names are kept: later ones get 0 ("no name").
+ *
+ * Returns: the id, >= 1, or 0
+ */
+guint32
+gpuprof_trace_intern_name (GpuprofTrace * trace, const gchar * name)
+{
+  gpointer id;
+
+  if (name == NULL)
+    return 0;
+  g_mutex_lock (&trace->names_lock);
+  id = g_hash_table_lookup (trace->name_ids, name);
+  if (id == NULL && trace->name_json->len < MAX_NAMES) {
+    g_ptr_array_add (trace->name_json, json_quote (name));
+    id = GUINT_TO_POINTER (trace->name_json->len);
+    g_hash_table_insert (trace->name_ids, g_strdup (name), id);
+  }
+  g_mutex_unlock (&trace->names_lock);
+  return GPOINTER_TO_UINT (id);
 }
 
 /**
@@ -945,6 +1370,7 @@ gpuprof_trace_close (GpuprofTrace * trace, const gchar * summary_json,
   g_mutex_lock (&trace->drain_lock);
   if (!trace->closed) {
     drain_locked (trace);
+    write_orphan_gpu_flows (trace);
     if (summary_json)
       add_summary_locked (trace, summary_json);
     if (!trace->stats.failed) {
@@ -999,6 +1425,9 @@ gpuprof_trace_free (GpuprofTrace * trace)
   g_cond_clear (&trace->cond);
   g_mutex_clear (&trace->drain_lock);
   g_mutex_clear (&trace->shared_lock);
+  g_mutex_clear (&trace->names_lock);
+  g_hash_table_unref (trace->name_ids);
+  g_ptr_array_unref (trace->name_json);
   g_free (trace->pipeline_name);
   g_free (trace->error_message);
   g_free (trace->path);

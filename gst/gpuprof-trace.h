@@ -73,6 +73,10 @@ GpuprofTrace *gpuprof_trace_new (const gchar * path,
     GRegex * element_filter, GError ** err);
 GpuprofRing *gpuprof_trace_ring_for_thread (GpuprofTrace * trace,
     guint32 thread_id);
+GpuprofRing *gpuprof_trace_ring_for_producer (GpuprofTrace * trace,
+    guint32 producer_id, guint capacity);
+void gpuprof_trace_wake (GpuprofTrace * trace);
+guint32 gpuprof_trace_intern_name (GpuprofTrace * trace, const gchar * name);
 void gpuprof_trace_push_locked (GpuprofTrace * trace, const GpuprofEvent * ev);
 void gpuprof_trace_flush (GpuprofTrace * trace);
 void gpuprof_trace_add_summary (GpuprofTrace * trace,

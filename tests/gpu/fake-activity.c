@@ -52,6 +52,14 @@ guint32
 fake_launch (FakeSource * src, GpuprofGpuOpKind kind, const gchar * name,
     guint32 device, guint64 start, guint64 end, guint64 bytes)
 {
+  FakeLaunch l = { kind, name, device, 0, 0, 0, 0, start, end, bytes };
+
+  return fake_launch_full (src, &l);
+}
+
+guint32
+fake_launch_full (FakeSource * src, const FakeLaunch * l)
+{
   FakeRecord r;
   guint c;
   guint32 corr;
@@ -62,19 +70,23 @@ fake_launch (FakeSource * src, GpuprofGpuOpKind kind, const gchar * name,
   memset (&r, 0, sizeof (r));
   r.type = FAKE_OP;
   r.corr = corr;
-  r.op.kind = kind;
+  r.op.kind = l->kind;
   r.op.correlation_id = corr;
-  r.op.device_id = device;
-  r.op.start = start;
-  r.op.end = end;
-  r.op.bytes = bytes;
-  g_strlcpy (r.name, name ? name : "", sizeof (r.name));
+  r.op.device_id = l->device;
+  r.op.stream_id = l->stream;
+  r.op.copy_kind = l->copy_kind;
+  r.op.start = l->start;
+  r.op.end = l->end;
+  r.op.bytes = l->bytes;
+  g_strlcpy (r.name, l->name ? l->name : "", sizeof (r.name));
   g_array_append_val (src->records, r);
 
   memset (&r, 0, sizeof (r));
   r.type = FAKE_API;
   r.corr = corr;
   r.thread_id = gpuprof_gpu_current_thread_id ();
+  r.api_start = l->api_start;
+  r.api_end = l->api_end;
   g_array_append_val (src->records, r);
 
   for (c = 0; c < GPUPROF_GPU_N_CHANNELS; c++) {
@@ -102,7 +114,8 @@ fake_deliver (FakeSource * src, guint index)
       gpuprof_gpu_add_op (&r->op);
       break;
     case FAKE_API:
-      gpuprof_gpu_add_api (r->corr, r->thread_id, 0, 0, 0);
+      gpuprof_gpu_add_api (r->corr, r->thread_id, 0, r->api_start,
+          r->api_end);
       break;
     case FAKE_EXT:
       gpuprof_gpu_add_external (r->corr, r->channel, r->external_id);

@@ -21,6 +21,7 @@ typedef struct
   gchar name[64];
   guint32 corr;
   guint32 thread_id;            /* FAKE_API */
+  guint64 api_start, api_end;   /* FAKE_API, monotonic ns; 0 = unknown */
   GpuprofGpuChannel channel;    /* FAKE_EXT */
   guint64 external_id;          /* FAKE_EXT */
 } FakeRecord;
@@ -37,6 +38,20 @@ void fake_source_uninstall (FakeSource * src);
 guint32 fake_launch (FakeSource * src, GpuprofGpuOpKind kind,
     const gchar * name, guint32 device, guint64 start, guint64 end,
     guint64 bytes);
+/* a launch with everything: stream, copy kind, API call times */
+typedef struct
+{
+  GpuprofGpuOpKind kind;
+  const gchar *name;
+  guint32 device;
+  guint32 stream;
+  guint32 copy_kind;
+  guint64 api_start, api_end;
+  guint64 start, end;
+  guint64 bytes;
+} FakeLaunch;
+
+guint32 fake_launch_full (FakeSource * src, const FakeLaunch * launch);
 void fake_deliver (FakeSource * src, guint index);
 void fake_deliver_type (FakeSource * src, FakeRecordType type);
 void fake_deliver_all_reversed (FakeSource * src);

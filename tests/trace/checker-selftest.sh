@@ -76,4 +76,61 @@ expect 1 no-summary "[
 $meta,
 $good
 ]" --summary
+
+# GPU ops: a track per (device, stream), arrows from a chain call of the
+# op's element to the op
+gmeta='{"ph":"M","name":"thread_name","pid":1,"tid":1000000001,"ts":0,"args":{"name":"GPU 0 stream 7"}},
+{"ph":"M","name":"thread_sort_index","pid":1,"tid":1000000001,"ts":0,"args":{"sort_index":1000001}}'
+gop='{"ph":"X","cat":"gpu","name":"k","pid":1,"tid":1000000001,"ts":5.000,"dur":2.000,"args":{"element":"a","seq":0,"bytes":0,"correlation":3,"device":0,"stream":7}}'
+garrow='{"ph":"s","cat":"flow","name":"launch","pid":1,"tid":1,"ts":1.500,"id":1},
+{"ph":"f","cat":"flow","name":"launch","pid":1,"tid":1000000001,"ts":5.001,"bp":"e","id":1}'
+expect 0 gpu-good "[
+$meta,
+$gmeta,
+$good,
+$gop,
+$garrow
+]" --gpu-ops 1 --gpu-flows 1 --gpu-element a=1 --gpu-name k=1
+expect 1 gpu-wrong-count "[
+$meta,
+$gmeta,
+$good,
+$gop,
+$garrow
+]" --gpu-element a=2
+expect 1 gpu-arrow-outside-chain "[
+$meta,
+$gmeta,
+$good,
+$gop,
+$(echo "$garrow" | sed 's/"ts":1.500/"ts":2.500/')
+]"
+expect 1 gpu-arrow-other-element "[
+$meta,
+$gmeta,
+$good,
+$(echo "$gop" | sed 's/"element":"a"/"element":"b"/'),
+$garrow
+]"
+expect 1 gpu-arrow-outside-op "[
+$meta,
+$gmeta,
+$good,
+$gop,
+$(echo "$garrow" | sed 's/"ts":5.001/"ts":7.500/')
+]"
+expect 1 gpu-track-misnamed "[
+$meta,
+$(echo "$gmeta" | sed 's/stream 7/stream 8/'),
+$good,
+$gop,
+$garrow
+]"
+expect 1 gpu-no-args "[
+$meta,
+$gmeta,
+$good,
+$(echo "$gop" | sed 's/"correlation":3,//'),
+$garrow
+]"
 [ $fails -eq 0 ]
