@@ -7,6 +7,7 @@
 #include "gpuprof-clock.h"
 #include "gpuprof-cupti.h"
 #include "gpuprof-gpu.h"
+#include "gpuprof-gputrace.h"
 #include "gpuprof-nvtx.h"
 #include "gpuprof-objects.h"
 #include "gpuprof-queue.h"
@@ -191,6 +192,9 @@ gpuprof_profiler_new (const gchar * params)
   if (p->params.trace_path)
     open_trace (p);
   start_gpu (p);
+  /* GPU tracks and launch arrows in the trace */
+  if (p->trace && p->gpu_on)
+    gpuprof_gputrace_attach (p->trace);
   return p;
 }
 
@@ -202,6 +206,7 @@ gpuprof_profiler_shutdown (GpuprofProfiler * p)
   gpuprof_profiler_report_unreported (p);
   if (p->trace) {
     GError *err = NULL;
+    gpuprof_gputrace_detach (p->trace);
     if (!gpuprof_trace_close (p->trace, NULL, &err) && err)
       g_printerr ("gpuprof: %s\n", err->message);
     g_clear_error (&err);

@@ -117,8 +117,13 @@ static void
 test_mux_no_advice (void)
 {
   GpuprofSnapshot *s = gpuprof_snapshot_new ("p");
-  GpuprofBatchRow *full = add_mux (s, 4, 4, 4.0, 10 * MS);
-  GpuprofBatchRow *compositor = add_mux (s, 0, 2, 2.0, 10 * MS);
+  GpuprofBatchRow *full, *compositor;
+
+  add_mux (s, 4, 4, 4.0, 10 * MS);
+  add_mux (s, 0, 2, 2.0, 10 * MS);
+  /* rows taken after both appends: an append may move the array */
+  full = &g_array_index (s->batches, GpuprofBatchRow, 0);
+  compositor = &g_array_index (s->batches, GpuprofBatchRow, 1);
 
   g_assert_cmpuint (gpuprof_advice_mux_rule (full, s->advice), ==, 0);
   /* no batch-size property: no knob */

@@ -658,6 +658,19 @@ add_counter (Rebuild * rb, const gchar * ev)
   q->max_bytes = MAX (q->max_bytes, get_u64 (ev, "bytes"));
 }
 
+#define GPU_TRACK_TID_BASE G_GUINT64_CONSTANT (1000000001)
+
+static gboolean
+is_gpu_event (const gchar * ev)
+{
+  const gchar *cat = find_key (ev, "cat");
+  const gchar *tid = find_key (ev, "tid");
+
+  if (cat && g_str_has_prefix (cat, "\"gpu\""))
+    return TRUE;
+  return tid && g_ascii_strtoull (tid, NULL, 10) >= GPU_TRACK_TID_BASE;
+}
+
 static gboolean
 rebuild_line (GpuprofRun * run, gchar * ev, const gchar * path,
     guint64 lineno, gpointer data, GError ** err)
@@ -666,6 +679,9 @@ rebuild_line (GpuprofRun * run, gchar * ev, const gchar * path,
   const gchar *ph = find_key (ev, "ph");
 
   if (ph == NULL || ph[0] != '"')
+    return TRUE;
+  /* GPU tracks (docs/trace.md) are not elements or streaming threads */
+  if (is_gpu_event (ev))
     return TRUE;
   switch (ph[1]) {
     case 'X':
