@@ -65,7 +65,22 @@ bottleneck_from_report() {
     echo "?"
     return
   fi
-  echo "$line" | sed -e 's/^bottleneck: *//' -e 's/ — .*//' -e 's/,.*//'
+  echo "$line" | sed -e 's/^bottleneck: *//' -e 's/ — .*//' -e 's/,.*//' \
+    -e 's|^[^/]*/||'
+}
+
+# The per-batch verdict: the stage that limits throughput, and the first
+# advice line's knob ("m: batch-size=16 batched-push-timeout=33333").
+limiting_from_report() {
+  line=$(grep -m1 '^limiting stage:' "$1" 2>/dev/null || true)
+  [ -n "$line" ] || { echo "-"; return; }
+  echo "$line" | sed -e 's/^limiting stage: *//' -e 's/ — .*//' -e 's|^[^/]*/||'
+}
+
+advice_from_report() {
+  line=$(grep -m1 '^advice:' "$1" 2>/dev/null || true)
+  [ -n "$line" ] || { echo "-"; return; }
+  echo "$line" | sed -e 's/^advice: *//' -e 's/ — .*//' -e 's|^[^/]*/||'
 }
 # ---------------------------------------------------------------------------
 
@@ -97,7 +112,7 @@ run_step() {
   end=$(now_ns)
   fps=$(awk -v n="$((streams * frames))" -v t="$((end - start))" \
     'BEGIN { printf "%.1f", n / (t / 1e9) }')
-  echo "$name $fps $(bottleneck_from_report "$report")"
+  echo "$name|$fps|$(bottleneck_from_report "$report")|$(limiting_from_report "$report")|$(advice_from_report "$report")"
 }
 
 # Each step adds its knob to the ones before.
@@ -121,14 +136,12 @@ done
 
 echo
 echo "streams: $streams, frames per stream: $frames, reports: $out"
-echo "$results" | awk '
+echo "$results" | awk -F'|' '
   NF == 0 { next }
-  NR == 1 || base == "" { base = $2 }
-  {
-    b = $3; for (i = 4; i <= NF; i++) b = b " " $i
-    rows[++n] = sprintf("%-12s %9.1f %9.2fx  %s", $1, $2, $2 / base, b)
-  }
+  base == "" { base = $2 }
+  { rows[++n] = sprintf("%-12s %9.1f %9.2fx  %-26s %-26s %s", $1, $2, $2 / base, $3, $4, $5) }
   END {
-    printf "%-12s %9s %10s  %s\n", "step", "fps", "vs default", "bottleneck"
+    printf "%-12s %9s %10s  %-26s %-26s %s\n", "step", "fps", "vs default",
+        "bottleneck (thread)", "limiting stage (batch)", "first advice"
     for (i = 1; i <= n; i++) print rows[i]
   }'
