@@ -1131,8 +1131,10 @@ append_live_sections (GpuprofProfiler * p, GString * out, guint64 first,
     guint64 last)
 {
   if (p->gpu_on) {
+    /* GPU records are on the monotonic clock */
+    guint64 start = gpuprof_clock_start_monotonic ();
     gchar *gpu = gpuprof_gpu_format_report (GPUPROF_GPU_CHANNEL_TRACER,
-        element_path_cb, p, first, last);
+        element_path_cb, p, first ? start + first : 0, last ? start + last : 0);
     if (gpu && *gpu)
       g_string_append_printf (out, "\n%s", gpu);
     g_free (gpu);
@@ -1141,7 +1143,7 @@ append_live_sections (GpuprofProfiler * p, GString * out, guint64 first,
   }
   if (p->trace) {
     gchar *line = gpuprof_trace_describe (p->trace);
-    g_string_append_printf (out, "trace: %s\n", line);
+    g_string_append_printf (out, "%s\n", line);
     g_free (line);
   }
 }
