@@ -11,6 +11,8 @@
 # everything on. Prints ns per push added over no tracer and over the floor,
 # from the fastest of REPEATS runs (the machine is shared: the minimum is
 # the least disturbed run). Not a test: it prints figures.
+# BENCH_CALLGRIND=1 counts instructions per push with callgrind instead
+# (repeatable on a noisy machine; a few minutes).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
@@ -75,6 +77,39 @@ bench () { # name pipeline pushes
     printf '  %-30s %12.1f %16s %16s\n' "$label" "$(awk -v a="$best" 'BEGIN { print a / 1e6 }')" "$vs_none" "$vs_floor"
   done
 }
+
+# Instructions instead of seconds: callgrind counts are repeatable on a
+# shared machine (the same binary and input give the same count).
+instructions () { # tracers pipeline -> instructions
+  local t=$1 p=$2 f
+  f=$(mktemp)
+  # shellcheck disable=SC2086
+  GST_TRACERS="$t" valgrind --tool=callgrind --callgrind-out-file="$f" \
+    gst-launch-1.0 -q $p >/dev/null 2>&1
+  sed -n 's/^summary: //p' "$f"
+  rm -f "$f"
+}
+
+bench_instructions () { # name pipeline pushes
+  local name=$1 p=$2 pushes=$3 floor=""
+  echo "== $name: $n buffers, instructions per push (callgrind)"
+  printf '  %-30s %16s %18s\n' "tracers" "instructions" "per push vs floor"
+  for v in "${variants[@]}"; do
+    local label=${v%%|*} t=${v#*|} x
+    [ "$label" = none ] && continue
+    x=$(instructions "$t" "$p")
+    [ -z "$floor" ] && floor=$x
+    printf '  %-30s %16s %18s\n' "$label" "$x" \
+      "$(awk -v a="$x" -v b="$floor" -v k=$((n * pushes)) 'BEGIN { printf "%.0f", (a - b) / k }')"
+  done
+}
+
+if [ "${BENCH_CALLGRIND:-0}" = 1 ]; then
+  n=${2:-20000}
+  linear="fakesrc num-buffers=$n ${linear#fakesrc num-buffers=* }"
+  bench_instructions "fakesrc ! identity x10 ! fakesink" "$linear" $linear_pushes
+  exit 0
+fi
 
 bench "fakesrc ! identity x10 ! fakesink" "$linear" $linear_pushes
 bench "with 5 queues" "$queued" $queued_pushes

@@ -7,16 +7,14 @@
 #define SAMPLES 256
 
 static gint64 start_monotonic = G_MAXINT64;
-static gint samples_left = SAMPLES;
+gint _gpuprof_clock_samples_left = SAMPLES;
 
 void
-gpuprof_clock_observe_hook (guint64 hook_ts)
+_gpuprof_clock_sample_hook (guint64 hook_ts)
 {
   gint64 cand, cur;
 
-  if (G_LIKELY (g_atomic_int_get (&samples_left) <= 0))
-    return;
-  g_atomic_int_add (&samples_left, -1);
+  g_atomic_int_add (&_gpuprof_clock_samples_left, -1);
   cand = (gint64) gst_util_get_timestamp () - (gint64) hook_ts;
   cur = __atomic_load_n (&start_monotonic, __ATOMIC_RELAXED);
   while (cand < cur &&

@@ -11,7 +11,17 @@
 
 G_BEGIN_DECLS
 
-void gpuprof_clock_observe_hook (guint64 hook_ts);
+void _gpuprof_clock_sample_hook (guint64 hook_ts);
+extern gint _gpuprof_clock_samples_left;
+
+/* the first hooks refine the start time; afterwards one load */
+static inline void
+gpuprof_clock_observe_hook (guint64 hook_ts)
+{
+  if (G_UNLIKELY (__atomic_load_n (&_gpuprof_clock_samples_left,
+              __ATOMIC_RELAXED) > 0))
+    _gpuprof_clock_sample_hook (hook_ts);
+}
 guint64 gpuprof_clock_now (void);
 guint64 gpuprof_clock_from_monotonic (guint64 monotonic_ns);
 guint64 gpuprof_clock_start_monotonic (void);

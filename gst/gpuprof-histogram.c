@@ -3,22 +3,6 @@
 
 #include <string.h>
 
-guint
-gpuprof_histogram_bucket_index (guint64 v)
-{
-  guint e;
-
-  if (v < GPUPROF_HIST_SUB)
-    return (guint) v;
-  e = 63 - __builtin_clzll (v);
-  if (e > GPUPROF_HIST_MAX_EXP) {
-    e = GPUPROF_HIST_MAX_EXP;
-    v = (G_GUINT64_CONSTANT (2) << e) - 1;
-  }
-  return (e - GPUPROF_HIST_SUB_BITS + 1) * GPUPROF_HIST_SUB +
-      (guint) ((v >> (e - GPUPROF_HIST_SUB_BITS)) & (GPUPROF_HIST_SUB - 1));
-}
-
 guint64
 gpuprof_histogram_bucket_low (guint idx)
 {
@@ -43,20 +27,6 @@ void
 gpuprof_histogram_reset (GpuprofHistogram * h)
 {
   memset (h, 0, sizeof (*h));
-}
-
-void
-gpuprof_histogram_record (GpuprofHistogram * h, guint64 v)
-{
-  guint64 cur;
-
-  __atomic_fetch_add (&h->count, 1, __ATOMIC_RELAXED);
-  __atomic_fetch_add (&h->sum, v, __ATOMIC_RELAXED);
-  __atomic_fetch_add (&h->buckets[gpuprof_histogram_bucket_index (v)], 1,
-      __ATOMIC_RELAXED);
-  cur = __atomic_load_n (&h->max, __ATOMIC_RELAXED);
-  while (v > cur && !__atomic_compare_exchange_n (&h->max, &cur, v, TRUE,
-          __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 }
 
 /* p in [0,1]. Returns the middle of the bucket holding the rank, never more

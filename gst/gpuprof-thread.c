@@ -8,7 +8,7 @@
 
 /* a plain TLS pointer: the hooks ask for it several times per buffer, and
  * the record is kept for the whole process (no destroy notify needed) */
-static __thread GpuprofThread *current_thread
+__thread GpuprofThread *_gpuprof_current_thread
     __attribute__ ((tls_model ("initial-exec")));
 static GMutex threads_lock;
 static GPtrArray *threads;      /* GpuprofThread*, guarded by threads_lock */
@@ -37,33 +37,19 @@ thread_new (void)
 }
 
 GpuprofThread *
-gpuprof_thread_peek (void)
+_gpuprof_thread_new_current (void)
 {
-  return current_thread;
-}
-
-GpuprofThread *
-gpuprof_thread_get (void)
-{
-  GpuprofThread *t = current_thread;
-
-  if (G_UNLIKELY (!t)) {
-    /* kept for the whole process: elements' stats point at it */
-    t = thread_new ();
-    current_thread = t;
-  }
-  return t;
+  /* kept for the whole process: elements' stats point at it */
+  _gpuprof_current_thread = thread_new ();
+  return _gpuprof_current_thread;
 }
 
 void
-gpuprof_thread_touch (GpuprofThread * t, guint64 ts)
+_gpuprof_thread_first_touch (GpuprofThread * t, guint64 ts)
 {
-  if (G_UNLIKELY (__atomic_load_n (&t->first_ts, __ATOMIC_RELAXED) == 0)) {
-    __atomic_store_n (&t->first_ts, ts ? ts : 1, __ATOMIC_RELAXED);
-    t->loop_mark = ts;
-    t->loop_child_ns = 0;
-  }
-  __atomic_store_n (&t->last_ts, ts, __ATOMIC_RELAXED);
+  __atomic_store_n (&t->first_ts, ts ? ts : 1, __ATOMIC_RELAXED);
+  t->loop_mark = ts;
+  t->loop_child_ns = 0;
 }
 
 void

@@ -77,9 +77,34 @@ struct _GpuprofThread
   gboolean announced;           /* name given to NVTX, trace, CUPTI */
 };
 
-GpuprofThread *gpuprof_thread_get (void);
-GpuprofThread *gpuprof_thread_peek (void);
-void gpuprof_thread_touch (GpuprofThread * t, guint64 ts);
+/* inline: asked for several times per buffer */
+extern __thread GpuprofThread *_gpuprof_current_thread
+    __attribute__ ((tls_model ("initial-exec")));
+GpuprofThread *_gpuprof_thread_new_current (void);
+void _gpuprof_thread_first_touch (GpuprofThread * t, guint64 ts);
+
+static inline GpuprofThread *
+gpuprof_thread_peek (void)
+{
+  return _gpuprof_current_thread;
+}
+
+static inline GpuprofThread *
+gpuprof_thread_get (void)
+{
+  GpuprofThread *t = _gpuprof_current_thread;
+
+  return G_LIKELY (t) ? t : _gpuprof_thread_new_current ();
+}
+
+/* first and last activity of the thread in this run */
+static inline void
+gpuprof_thread_touch (GpuprofThread * t, guint64 ts)
+{
+  if (G_UNLIKELY (__atomic_load_n (&t->first_ts, __ATOMIC_RELAXED) == 0))
+    _gpuprof_thread_first_touch (t, ts);
+  __atomic_store_n (&t->last_ts, ts, __ATOMIC_RELAXED);
+}
 void gpuprof_thread_add_busy (GpuprofThread * t, guint64 ns);
 void gpuprof_thread_set_name (GpuprofThread * t, const gchar * name,
     gboolean from_task);
