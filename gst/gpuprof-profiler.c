@@ -847,30 +847,36 @@ gpuprof_profiler_event_post (GpuprofProfiler * p, guint64 ts, GstPad * pad)
     pop_call_frame (t, gp, ts);
 }
 
+/* A query on a streaming thread (not an application's): its record */
+static GpuprofPad *
+streaming_query_pad (GpuprofProfiler * p, GstPad * pad, GpuprofThread ** t)
+{
+  GpuprofPad *gp;
+
+  *t = gpuprof_thread_peek ();
+  if (!*t || (*t)->first_ts == 0)
+    return NULL;
+  gp = gpuprof_objects_pad (p->objects, *t, pad);
+  return gp->element ? gp : NULL;
+}
+
 void
 gpuprof_profiler_query_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad)
 {
-  GpuprofThread *t = gpuprof_thread_peek ();
-  GpuprofPad *gp;
+  GpuprofThread *t;
+  GpuprofPad *gp = streaming_query_pad (p, pad, &t);
 
-  /* queries from application threads are not streaming work */
-  if (!t || t->first_ts == 0)
-    return;
-  gp = gpuprof_objects_pad (p->objects, t, pad);
-  if (gp->element)
+  if (gp)
     push_call_frame (t, gp, pad, ts);
 }
 
 void
 gpuprof_profiler_query_post (GpuprofProfiler * p, guint64 ts, GstPad * pad)
 {
-  GpuprofThread *t = gpuprof_thread_peek ();
-  GpuprofPad *gp;
+  GpuprofThread *t;
+  GpuprofPad *gp = streaming_query_pad (p, pad, &t);
 
-  if (!t || t->first_ts == 0)
-    return;
-  gp = gpuprof_objects_pad (p->objects, t, pad);
-  if (gp->element)
+  if (gp)
     pop_call_frame (t, gp, ts);
 }
 

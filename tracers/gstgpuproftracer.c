@@ -172,63 +172,70 @@ report_at_exit (void)
   g_mutex_unlock (&live_lock);
 }
 
+typedef enum
+{
+  ROW_ELEMENT,
+  ROW_QUEUE,
+  ROW_BATCH,                    /* an aggregator's batches, or a stage's */
+} RowKind;
+
 static GstStructure *
-get_element_stats (GstGpuprofTracer * self, const gchar * path)
+row_structure (const GpuprofSnapshot * snap, const gchar * path, RowKind kind)
+{
+  gconstpointer row;
+
+  switch (kind) {
+    case ROW_ELEMENT:
+      row = gpuprof_snapshot_find_element (snap, path);
+      return row ? gpuprof_element_row_to_structure (row) : NULL;
+    case ROW_QUEUE:
+      row = gpuprof_snapshot_find_queue (snap, path);
+      return row ? gpuprof_queue_row_to_structure (row) : NULL;
+    case ROW_BATCH:
+      if ((row = gpuprof_snapshot_find_batch (snap, path)))
+        return gpuprof_summary_row_to_structure (GPUPROF_SUMMARY_BATCHES, row);
+      row = gpuprof_snapshot_find_stage (snap, path);
+      return row ? gpuprof_summary_row_to_structure (GPUPROF_SUMMARY_STAGES,
+          row) : NULL;
+  }
+  return NULL;
+}
+
+/* live statistics of the pipeline "path" belongs to ("pipeline0/q") */
+static GstStructure *
+get_stats (GstGpuprofTracer * self, const gchar * path, RowKind kind)
 {
   GpuprofSnapshot *snap;
   GstStructure *s = NULL;
   gchar *pipeline;
-  const GpuprofElementRow *row;
 
   if (!path)
     return NULL;
   pipeline = g_strndup (path, strcspn (path, "/"));
   snap = gpuprof_profiler_snapshot (self->profiler, pipeline);
-  if (snap && (row = gpuprof_snapshot_find_element (snap, path)))
-    s = gpuprof_element_row_to_structure (row);
+  if (snap)
+    s = row_structure (snap, path, kind);
   gpuprof_snapshot_free (snap);
   g_free (pipeline);
   return s;
+}
+
+static GstStructure *
+get_element_stats (GstGpuprofTracer * self, const gchar * path)
+{
+  return get_stats (self, path, ROW_ELEMENT);
 }
 
 static GstStructure *
 get_queue_stats (GstGpuprofTracer * self, const gchar * path)
 {
-  GpuprofSnapshot *snap;
-  GstStructure *s = NULL;
-  gchar *pipeline;
-  const GpuprofQueueRow *row;
-
-  if (!path)
-    return NULL;
-  pipeline = g_strndup (path, strcspn (path, "/"));
-  snap = gpuprof_profiler_snapshot (self->profiler, pipeline);
-  if (snap && (row = gpuprof_snapshot_find_queue (snap, path)))
-    s = gpuprof_queue_row_to_structure (row);
-  gpuprof_snapshot_free (snap);
-  g_free (pipeline);
-  return s;
+  return get_stats (self, path, ROW_QUEUE);
 }
 
 static GstStructure *
 get_batch_stats (GstGpuprofTracer * self, const gchar * path)
 {
-  GpuprofSnapshot *snap;
-  GstStructure *s = NULL;
-  gchar *pipeline;
-  gconstpointer row;
-
-  if (!path)
-    return NULL;
-  pipeline = g_strndup (path, strcspn (path, "/"));
-  snap = gpuprof_profiler_snapshot (self->profiler, pipeline);
-  if (snap && (row = gpuprof_snapshot_find_batch (snap, path)))
-    s = gpuprof_summary_row_to_structure (GPUPROF_SUMMARY_BATCHES, row);
-  else if (snap && (row = gpuprof_snapshot_find_stage (snap, path)))
-    s = gpuprof_summary_row_to_structure (GPUPROF_SUMMARY_STAGES, row);
-  gpuprof_snapshot_free (snap);
-  g_free (pipeline);
-  return s;
+  return get_stats (self, path, ROW_BATCH);
 }
 
 static gchar *
