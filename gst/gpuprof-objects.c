@@ -312,15 +312,22 @@ queue_locked (GpuprofElement * e, guint index)
   return q;
 }
 
+/* Stands for a pad that has no parent yet (a demuxer pushes sticky events on
+ * a pad before adding it): not registered, so the pad is looked at again
+ * once it belongs to its element. */
+static GpuprofPad orphan_pad = { 0, (gchar *) "", GST_PAD_UNKNOWN };
+
 GpuprofPad *
 gpuprof_objects_pad_slow (GpuprofObjects * o, GpuprofThread * t, GstPad * pad)
 {
   GpuprofPad *p = g_object_get_qdata (G_OBJECT (pad), pad_quark);
   guint slot = gpuprof_objects_cache_slot (pad);
+  GstObject *parent;
 
   if (!p) {
-    GstObject *parent;
-
+    parent = gst_pad_get_parent (pad);
+    if (!parent)
+      return &orphan_pad;
     g_mutex_lock (&o->lock);
     p = g_object_get_qdata (G_OBJECT (pad), pad_quark);
     if (!p) {
@@ -329,21 +336,19 @@ gpuprof_objects_pad_slow (GpuprofObjects * o, GpuprofThread * t, GstPad * pad)
       p->name = gst_pad_get_name (pad);
       p->direction = GST_PAD_DIRECTION (pad);
       p->alive = TRUE;
-      parent = gst_pad_get_parent (pad);
       /* ghost and proxy pads only forward: the real pads carry the work */
-      if (parent && GST_IS_ELEMENT (parent) && !GST_IS_PROXY_PAD (pad)) {
+      if (GST_IS_ELEMENT (parent) && !GST_IS_PROXY_PAD (pad)) {
         p->element = element_locked (o, GST_ELEMENT_CAST (parent));
         if (p->element->queues)
           p->queue = queue_locked (p->element, pad_index (p->name));
       }
-      if (parent)
-        gst_object_unref (parent);
       g_ptr_array_add (o->pads, p);
       g_object_set_qdata (G_OBJECT (pad), pad_quark, p);
       if (p->element && o->pad_init)
         o->pad_init (p, o->init_data);
     }
     g_mutex_unlock (&o->lock);
+    gst_object_unref (parent);
   }
   t->cache[slot].key = pad;
   t->cache[slot].pad = p;

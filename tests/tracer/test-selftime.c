@@ -199,6 +199,50 @@ GST_START_TEST (test_aggregator_input_wait_is_not_work)
 
 GST_END_TEST;
 
+/* Pull mode: qtdemux pulls the file from filesrc in its own loop; the
+ * pulls are filesrc's work, the loop between pushes is qtdemux's. */
+GST_START_TEST (test_pull_mode_charged_upstream)
+{
+  const gchar *clip = g_getenv ("GPUPROF_TEST_CLIP");
+  gchar *desc;
+  GstElement *p;
+  GstStructure *src, *demux;
+
+  if (!clip || !g_file_test (clip, G_FILE_TEST_EXISTS)) {
+    GST_INFO ("no test clip (GPUPROF_TEST_CLIP): skipped");
+    return;
+  }
+  desc = g_strdup_printf ("filesrc name=src location=\"%s\" ! "
+      "qtdemux name=demux ! fakesink sync=false", clip);
+  p = gpuprof_test_run (desc);
+  src = gpuprof_test_element_stats ("pipeline0/src");
+  demux = gpuprof_test_element_stats ("pipeline0/demux");
+  /* every pull is a call of filesrc; each but the one past the end gives a
+   * buffer */
+  fail_unless (gpuprof_test_get_u64 (src, "buffers-out") > 0);
+  fail_unless (gpuprof_test_get_u64 (src, "calls") >=
+      gpuprof_test_get_u64 (src, "buffers-out"));
+  fail_unless (gpuprof_test_get_u64 (src, "calls") <=
+      gpuprof_test_get_u64 (src, "buffers-out") + 1);
+  fail_unless_equals_uint64 (gpuprof_test_get_u64 (src, "buffers-out"),
+      gpuprof_test_get_u64 (demux, "buffers-in"));
+  fail_unless (gpuprof_test_get_u64 (src, "self-ns") > 0);
+  /* the demuxer pushes the 300 frames from its loop */
+  fail_unless_equals_uint64 (gpuprof_test_get_u64 (demux, "buffers-out"),
+      300);
+  fail_unless (gpuprof_test_get_u64 (demux, "self-ns") > 0);
+  /* both run on the demuxer's sink-pad task */
+  fail_unless_equals_string (gst_structure_get_string (src, "thread"),
+      gst_structure_get_string (demux, "thread"));
+  gst_structure_free (src);
+  gst_structure_free (demux);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
 static Suite *
 selftime_suite (void)
 {
@@ -212,6 +256,7 @@ selftime_suite (void)
   tcase_add_test (tc, test_queue_residency_and_backpressure);
   tcase_add_test (tc, test_leaky_queue_drops);
   tcase_add_test (tc, test_aggregator_input_wait_is_not_work);
+  tcase_add_test (tc, test_pull_mode_charged_upstream);
   return s;
 }
 
