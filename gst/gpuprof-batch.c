@@ -698,7 +698,7 @@ add_stages (GArray * sorted, GPtrArray * elements, GpuprofBatches * b)
       s.row.aggregator = g_strdup (e->path);
       s.row.batches = LOAD (&st->agg->batches);
       s.row.frames = LOAD (&st->agg->frames);
-      s.row.self_ns = e->stats.self_ns;
+      s.row.self_ns = gpuprof_stats_self_ns (&e->stats);
       fill_stage_common (&s.row, st);
       g_array_append_val (sorted, s);
     } else if (!st->agg && LOAD (&st->batches)) {

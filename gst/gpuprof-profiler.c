@@ -980,7 +980,8 @@ gpuprof_profiler_object_destroyed (GpuprofProfiler * p, guint64 ts,
 static gboolean
 element_active (GpuprofElement * e)
 {
-  return e->stats.calls || e->stats.buffers_in || e->stats.buffers_out;
+  return gpuprof_stats_calls (&e->stats) || e->stats.buffers_in
+      || e->stats.buffers_out;
 }
 
 static void
@@ -994,8 +995,8 @@ fill_element_row (GpuprofElementRow * row, GpuprofElement * e)
   row->role = g_strdup (gpuprof_role_name (e->role));
   row->buffers_in = s->buffers_in;
   row->buffers_out = s->buffers_out;
-  row->calls = s->calls;
-  row->self_ns = s->self_ns;
+  row->calls = gpuprof_stats_calls (s);
+  row->self_ns = gpuprof_stats_self_ns (s);
   row->incl_ns = s->incl_ns;
   row->self_p50_ns = gpuprof_histogram_percentile (&s->self_hist, 0.50);
   row->self_p95_ns = gpuprof_histogram_percentile (&s->self_hist, 0.95);

@@ -40,8 +40,6 @@ void
 gpuprof_stats_add_call (GpuprofElementStats * s, GpuprofThread * thread,
     guint64 self_ns, guint64 incl_ns)
 {
-  __atomic_fetch_add (&s->calls, 1, __ATOMIC_RELAXED);
-  __atomic_fetch_add (&s->self_ns, self_ns, __ATOMIC_RELAXED);
   __atomic_fetch_add (&s->incl_ns, incl_ns, __ATOMIC_RELAXED);
   gpuprof_histogram_record (&s->self_hist, self_ns);
   /* threads that only handed buffers over do not take a slot */

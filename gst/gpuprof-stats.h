@@ -25,17 +25,28 @@ typedef struct
 {
   guint64 buffers_in;
   guint64 buffers_out;
-  guint64 calls;
-  guint64 self_ns;
   guint64 incl_ns;
   guint64 blocked_ns;           /* upstream threads waiting inside it: a full
                                  * queue, a batching element's input */
-  GpuprofHistogram self_hist;   /* per call self time */
+  GpuprofHistogram self_hist;   /* per call self time; its count and sum are
+                                 * the calls and the total self time */
   GpuprofThreadSlot slots[GPUPROF_THREAD_SLOTS];
   guint64 other_threads_ns;     /* self time on threads past the slots */
 } GpuprofElementStats;
 
 void gpuprof_stats_reset (GpuprofElementStats * s);
+
+static inline guint64
+gpuprof_stats_calls (const GpuprofElementStats * s)
+{
+  return __atomic_load_n (&s->self_hist.count, __ATOMIC_RELAXED);
+}
+
+static inline guint64
+gpuprof_stats_self_ns (const GpuprofElementStats * s)
+{
+  return __atomic_load_n (&s->self_hist.sum, __ATOMIC_RELAXED);
+}
 void gpuprof_stats_add_call (GpuprofElementStats * s, GpuprofThread * thread,
     guint64 self_ns, guint64 incl_ns);
 void gpuprof_stats_add_buffers_in (GpuprofElementStats * s, guint64 n);
