@@ -32,10 +32,6 @@ typedef struct
   guint32 id;
   gchar *name;
   GstElement *element;          /* weak: NULL once destroyed; registry lock */
-  guint32 run;                  /* bumped at each report */
-  guint64 run_start_ts;
-  guint64 last_report_ts;
-  gboolean reported;            /* report printed for the current run */
 } GpuprofPipeline;
 
 struct _GpuprofElement

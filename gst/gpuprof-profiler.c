@@ -551,7 +551,7 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     /* a muxer fed here works on its own thread: this thread only hands the
      * buffer over, or waits for room */
     blocked = incl > f->child_ns ? incl - f->child_ns : 0;
-  if (blocked && !gp->queue)
+  if (blocked)
     __atomic_fetch_add (&e->stats.blocked_ns, blocked, __ATOMIC_RELAXED);
   self = incl > f->child_ns + blocked ? incl - f->child_ns - blocked : 0;
   gpuprof_stats_add_call (&e->stats, t, self, incl);
@@ -560,7 +560,6 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     trace_call (p, t, f, incl, self);
   if (G_UNLIKELY (gp->queue)) {
     if (blocked) {
-      __atomic_fetch_add (&e->stats.blocked_ns, blocked, __ATOMIC_RELAXED);
       gpuprof_queue_add_backpressure (gp->queue, blocked);
       gpuprof_queue_mark_entered (gp->queue, f->key, ts);
     }

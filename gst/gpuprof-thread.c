@@ -94,18 +94,6 @@ gpuprof_thread_reset_run (GpuprofThread * t)
   __atomic_store_n (&t->busy_ns, 0, __ATOMIC_RELAXED);
 }
 
-void
-gpuprof_threads_free_all (void)
-{
-  g_mutex_lock (&threads_lock);
-  if (threads) {
-    g_ptr_array_set_free_func (threads, g_free);
-    g_ptr_array_unref (threads);
-    threads = NULL;
-  }
-  g_mutex_unlock (&threads_lock);
-}
-
 gchar *
 gpuprof_thread_dup_name (GpuprofThread * t)
 {

@@ -110,7 +110,6 @@ void gpuprof_thread_set_name (GpuprofThread * t, const gchar * name,
     gboolean from_task);
 GPtrArray *gpuprof_thread_list (void);  /* snapshot of all threads, free with g_ptr_array_unref */
 void gpuprof_thread_reset_run (GpuprofThread * t);
-void gpuprof_threads_free_all (void);
 
 static inline GpuprofFrame *
 gpuprof_thread_push_frame (GpuprofThread * t)
