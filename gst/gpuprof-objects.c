@@ -26,6 +26,7 @@ struct _GpuprofObjects
 static void
 element_free (GpuprofElement * e)
 {
+  g_ptr_array_unref (e->pads);
   if (e->queues)
     g_ptr_array_free (e->queues, TRUE);
   g_free (e->path);
@@ -255,6 +256,7 @@ element_locked (GpuprofObjects * o, GstElement * element)
   e->waits_on_clock = waits_on_clock (element);
   e->task_pushes = pushes_from_own_task (element, e->role);
   e->pipeline = pipeline_locked (o, top);
+  e->pads = g_ptr_array_new ();
   gst_object_unref (top);
   if (e->role == GPUPROF_ROLE_QUEUE)
     e->queues = g_ptr_array_new_with_free_func ((GDestroyNotify)
@@ -339,6 +341,7 @@ gpuprof_objects_pad_slow (GpuprofObjects * o, GpuprofThread * t, GstPad * pad)
       /* ghost and proxy pads only forward: the real pads carry the work */
       if (GST_IS_ELEMENT (parent) && !GST_IS_PROXY_PAD (pad)) {
         p->element = element_locked (o, GST_ELEMENT_CAST (parent));
+        g_ptr_array_add (p->element->pads, p);
         if (p->element->queues)
           p->queue = queue_locked (p->element, pad_index (p->name));
       }
@@ -442,6 +445,42 @@ gpuprof_objects_refresh_roles (GpuprofObjects * o)
       continue;
     e->role = role_of (e->element, e->factory);
     e->waits_on_clock = waits_on_clock (e->element);
+  }
+  g_mutex_unlock (&o->lock);
+}
+
+/* Buffers in and out of an element in this run: the sequence numbers of its
+ * sink and src pads, plus what pull mode counted in its stats. */
+void
+gpuprof_objects_buffer_counts (GpuprofObjects * o, GpuprofElement * e,
+    guint64 * in, guint64 * out)
+{
+  guint i;
+
+  *in = __atomic_load_n (&e->stats.buffers_in, __ATOMIC_RELAXED);
+  *out = __atomic_load_n (&e->stats.buffers_out, __ATOMIC_RELAXED);
+  g_mutex_lock (&o->lock);
+  for (i = 0; i < e->pads->len; i++) {
+    GpuprofPad *p = g_ptr_array_index (e->pads, i);
+    guint64 n = __atomic_load_n (&p->seq, __ATOMIC_RELAXED) - p->seq_base;
+    if (p->direction == GST_PAD_SINK)
+      *in += n;
+    else if (p->direction == GST_PAD_SRC)
+      *out += n;
+  }
+  g_mutex_unlock (&o->lock);
+}
+
+/* A new run counts from here; nothing streams at NULL. */
+void
+gpuprof_objects_new_run (GpuprofObjects * o, GpuprofElement * e)
+{
+  guint i;
+
+  g_mutex_lock (&o->lock);
+  for (i = 0; i < e->pads->len; i++) {
+    GpuprofPad *p = g_ptr_array_index (e->pads, i);
+    p->seq_base = __atomic_load_n (&p->seq, __ATOMIC_RELAXED);
   }
   g_mutex_unlock (&o->lock);
 }

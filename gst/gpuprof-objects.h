@@ -50,6 +50,7 @@ struct _GpuprofElement
   guint64 last_input_ts;        /* newest buffer on any sink pad (atomic) */
   gpointer nvtx_domain;         /* nvtxDomainHandle_t */
   gpointer nvtx_mark_msg;
+  GPtrArray *pads;              /* GpuprofPad*, its pads; registry lock */
   GPtrArray *queues;            /* GpuprofQueue*, queue elements only */
   gboolean queue_has_overrun;   /* queue, multiqueue: "overrun" says when full */
   guint64 queue_limit_buffers;  /* queue2: limits to tell "full" ourselves */
@@ -65,7 +66,10 @@ struct _GpuprofPad
   GpuprofElement *element;      /* NULL: proxy/ghost pad, ignored */
   GpuprofQueue *queue;          /* pad of a queue element: its FIFO */
   gpointer nvtx_msg;            /* registered "element:pad" string */
-  guint64 seq;                  /* buffers through the pad (atomic) */
+  guint64 seq;                  /* buffers through the pad: written only by
+                                 * the thread holding the pad's stream (one at
+                                 * a time), read by reports; relaxed atomics */
+  guint64 seq_base;             /* seq when the current run started */
   gboolean alive;
 };
 
@@ -95,6 +99,20 @@ GpuprofElement *gpuprof_objects_element_by_id (GpuprofObjects * o,
     guint32 id);
 GpuprofPad *gpuprof_objects_pad_by_id (GpuprofObjects * o, guint32 id);
 void gpuprof_objects_refresh_roles (GpuprofObjects * o);
+void gpuprof_objects_buffer_counts (GpuprofObjects * o, GpuprofElement * e,
+    guint64 * in, guint64 * out);
+void gpuprof_objects_new_run (GpuprofObjects * o, GpuprofElement * e);
+
+/* The next sequence number of a pad, for n buffers: one thread at a time
+ * streams through a pad, so no atomic read-modify-write is needed. */
+static inline guint64
+gpuprof_pad_advance (GpuprofPad * p, guint n)
+{
+  guint64 s = __atomic_load_n (&p->seq, __ATOMIC_RELAXED) + n;
+
+  __atomic_store_n (&p->seq, s, __ATOMIC_RELAXED);
+  return s;
+}
 const gchar *gpuprof_role_name (GpuprofRole role);
 
 extern gint gpuprof_objects_generation;

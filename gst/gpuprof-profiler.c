@@ -477,12 +477,11 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   f->child_ns = 0;
   f->blocked_start = 0;
   f->n_buffers = n;
-  f->seq = __atomic_add_fetch (&gp->seq, 1, __ATOMIC_RELAXED);
+  f->seq = gpuprof_pad_advance (gp, n);
   f->pts = buffer ? GST_BUFFER_PTS (buffer) : GST_CLOCK_TIME_NONE;
   f->size = 0;
   f->key = buffer ? (gconstpointer) buffer : list;
   t->pipeline_id = e->pipeline->id;
-  gpuprof_stats_add_buffers_in (&e->stats, n);
   if (e->task_pushes)
     __atomic_store_n (&e->last_input_ts, ts, __ATOMIC_RELAXED);
 
@@ -605,13 +604,13 @@ gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
   GpuprofElement *e = gp->element;
   GpuprofFrame *f;
-  guint64 batch;
+  guint64 batch, seq;
   guint n;
 
   if (!e)
     return;
   n = list ? gst_buffer_list_length (list) : 1;
-  gpuprof_stats_add_buffers_out (&e->stats, n);
+  seq = gpuprof_pad_advance (gp, n);
   t->pipeline_id = e->pipeline->id;
 
   if (t->depth == 0 && e->role != GPUPROF_ROLE_QUEUE)
@@ -630,7 +629,7 @@ gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   f->start = ts;
   f->child_ns = 0;
   f->nvtx_open = FALSE;
-  f->seq = __atomic_add_fetch (&gp->seq, 1, __ATOMIC_RELAXED);
+  f->seq = seq;
   /* an aggregator's push forms a batch: a range with its number */
   batch = gpuprof_batches_push_pre (p->batches, gp, buffer, f->seq, ts);
   if (batch && p->params.nvtx) {
@@ -680,7 +679,8 @@ gpuprof_profiler_pull_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad)
   f->start = ts;
   f->child_ns = 0;
   f->blocked_start = 0;
-  f->seq = __atomic_add_fetch (&gpeer->seq, 1, __ATOMIC_RELAXED);
+  f->seq = gpuprof_pad_advance (gpeer, 1);
+  f->key = gpeer;               /* the upstream pad, for a failed pull */
   f->pts = GST_CLOCK_TIME_NONE;
   f->size = 0;
   f->nvtx_open = p->params.nvtx;
@@ -711,9 +711,13 @@ gpuprof_profiler_pull_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     f->size = buffer && res == GST_FLOW_OK ? gst_buffer_get_size (buffer) : 0;
     trace_call (p, t, f, incl, self);
   }
+  /* the upstream pad's sequence counted the pull; the puller's sink pad
+   * did not */
   if (res == GST_FLOW_OK) {
-    gpuprof_stats_add_buffers_out (&f->element->stats, 1);
     gpuprof_stats_add_buffers_in (&gp->element->stats, 1);
+  } else {
+    GpuprofPad *up = (GpuprofPad *) f->key;
+    __atomic_store_n (&up->seq, f->seq - 1, __ATOMIC_RELAXED);
   }
   charge_to_parent (t, incl);
 }
@@ -977,14 +981,19 @@ gpuprof_profiler_object_destroyed (GpuprofProfiler * p, guint64 ts,
 /* -------------------------------------------------------------- report */
 
 static gboolean
-element_active (GpuprofElement * e)
+element_active (GpuprofProfiler * p, GpuprofElement * e)
 {
-  return gpuprof_stats_calls (&e->stats) || e->stats.buffers_in
-      || e->stats.buffers_out;
+  guint64 in, out;
+
+  if (gpuprof_stats_calls (&e->stats))
+    return TRUE;
+  gpuprof_objects_buffer_counts (p->objects, e, &in, &out);
+  return in || out;
 }
 
 static void
-fill_element_row (GpuprofElementRow * row, GpuprofElement * e)
+fill_element_row (GpuprofProfiler * p, GpuprofElementRow * row,
+    GpuprofElement * e)
 {
   const GpuprofElementStats *s = &e->stats;
   const GpuprofThreadSlot *slot = gpuprof_stats_main_slot (s);
@@ -992,8 +1001,8 @@ fill_element_row (GpuprofElementRow * row, GpuprofElement * e)
   row->path = g_strdup (e->path);
   row->factory = g_strdup (e->factory);
   row->role = g_strdup (gpuprof_role_name (e->role));
-  row->buffers_in = s->buffers_in;
-  row->buffers_out = s->buffers_out;
+  gpuprof_objects_buffer_counts (p->objects, e, &row->buffers_in,
+      &row->buffers_out);
   row->calls = gpuprof_stats_calls (s);
   row->self_ns = gpuprof_stats_self_ns (s);
   row->incl_ns = s->incl_ns;
@@ -1099,9 +1108,9 @@ snapshot_pipeline_wall (GpuprofProfiler * p, GpuprofPipeline * pl,
     if (e->pipeline != pl)
       continue;
     g_ptr_array_add (mine, e);
-    if (element_active (e)) {
+    if (element_active (p, e)) {
       GpuprofElementRow row = { 0 };
-      fill_element_row (&row, e);
+      fill_element_row (p, &row, e);
       g_array_append_val (snap->elements, row);
     }
     for (j = 0; e->queues && j < e->queues->len; j++) {
@@ -1183,7 +1192,7 @@ pipeline_active (GpuprofProfiler * p, GpuprofPipeline * pl)
 
   for (i = 0; i < all->len && !active; i++) {
     GpuprofElement *e = g_ptr_array_index (all, i);
-    active = e->pipeline == pl && element_active (e);
+    active = e->pipeline == pl && element_active (p, e);
   }
   g_ptr_array_unref (all);
   return active;
@@ -1202,6 +1211,7 @@ reset_pipeline (GpuprofProfiler * p, GpuprofPipeline * pl)
     if (e->pipeline != pl)
       continue;
     gpuprof_stats_reset (&e->stats);
+    gpuprof_objects_new_run (p->objects, e);
     gpuprof_batches_reset (p->batches, e);
     for (j = 0; e->queues && j < e->queues->len; j++)
       gpuprof_queue_reset (g_ptr_array_index (e->queues, j));
