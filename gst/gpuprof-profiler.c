@@ -1140,22 +1140,26 @@ snapshot_pipeline (GpuprofProfiler * p, GpuprofPipeline * pl)
   return snapshot_pipeline_wall (p, pl, NULL, NULL);
 }
 
-/* What only a live run knows: the GPU section and the trace file's state. */
-static void
-append_live_sections (GpuprofProfiler * p, GString * out, guint64 first,
-    guint64 last)
+/* The GPU section, part of the snapshot so saved summaries print it too */
+static gchar *
+gpu_section (GpuprofProfiler * p, guint64 first, guint64 last)
 {
-  if (p->gpu_on) {
-    /* GPU records are on the monotonic clock */
-    guint64 start = gpuprof_clock_start_monotonic ();
-    gchar *gpu = gpuprof_gpu_format_report (GPUPROF_GPU_CHANNEL_TRACER,
-        element_path_cb, p, first ? start + first : 0, last ? start + last : 0);
-    if (gpu && *gpu)
-      g_string_append_printf (out, "\n%s", gpu);
-    g_free (gpu);
-  } else if (p->gpu_off_reason) {
+  /* GPU records are on the monotonic clock */
+  guint64 start = gpuprof_clock_start_monotonic ();
+  gchar *gpu = gpuprof_gpu_format_report (GPUPROF_GPU_CHANNEL_TRACER,
+      element_path_cb, p, first ? start + first : 0, last ? start + last : 0);
+
+  if (gpu && !*gpu)
+    g_clear_pointer (&gpu, g_free);
+  return gpu;
+}
+
+/* What only a live run knows: why GPU attribution is off, the trace file. */
+static void
+append_live_sections (GpuprofProfiler * p, GString * out)
+{
+  if (!p->gpu_on && p->gpu_off_reason)
     g_string_append_printf (out, "\nGPU: %s\n", p->gpu_off_reason);
-  }
   if (p->trace) {
     gchar *line = gpuprof_trace_describe (p->trace);
     g_string_append_printf (out, "%s\n", line);
@@ -1270,10 +1274,12 @@ report_pipeline (GpuprofProfiler * p, GpuprofPipeline * pl)
   if (p->gpu_on)
     gpuprof_cupti_flush (TRUE);
   snap = snapshot_pipeline_wall (p, pl, &first, &last);
+  if (p->gpu_on)
+    snap->gpu_section = gpu_section (p, first, last);
   text = gpuprof_report_format (snap);
   {
     GString *full = g_string_new (text);
-    append_live_sections (p, full, first, last);
+    append_live_sections (p, full);
     g_free (text);
     text = g_string_free (full, FALSE);
   }

@@ -371,5 +371,7 @@ gpuprof_report_format (const GpuprofSnapshot * s)
   g_string_append_printf (out, "\n%s\n", verdict);
   format_advice (s, out);
   g_free (verdict);
+  if (s->gpu_section)
+    g_string_append_printf (out, "\n%s", s->gpu_section);
   return g_string_free (out, FALSE);
 }

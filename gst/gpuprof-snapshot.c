@@ -85,6 +85,7 @@ gpuprof_snapshot_free (GpuprofSnapshot * s)
   g_free (s->pipeline);
   g_free (s->bottleneck);
   g_free (s->bottleneck_thread);
+  g_free (s->gpu_section);
   g_free (s);
 }
 

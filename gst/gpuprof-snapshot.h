@@ -127,6 +127,9 @@ typedef struct
   GArray *batches;              /* GpuprofBatchRow, by path */
   GArray *stages;               /* GpuprofStageRow, aggregator then downstream order */
   GArray *advice;               /* GpuprofAdviceRow, most important first */
+  /* the report's GPU (CUPTI) section as text, NULL without GPU attribution;
+   * kept so a saved summary prints it too */
+  gchar *gpu_section;
 } GpuprofSnapshot;
 
 GpuprofSnapshot *gpuprof_snapshot_new (const gchar * pipeline);

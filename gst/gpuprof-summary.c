@@ -382,6 +382,8 @@ gpuprof_summary_to_json (const GpuprofSnapshot * snap)
   gpuprof_summary_append_double (s, snap->bottleneck_busy);
   g_string_append_printf (s, ", \"ns_per_buffer\": %" G_GUINT64_FORMAT "}",
       snap->bottleneck_ns_per_buffer);
+  g_string_append (s, ",\n  \"gpu_section\": ");
+  append_json_string (s, snap->gpu_section);
   for (id = 0; id < GPUPROF_SUMMARY_N_TABLES; id++)
     append_json_table (s, snap, id);
   g_string_append (s, "\n}\n");

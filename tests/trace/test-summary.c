@@ -124,8 +124,12 @@ static void
 test_json_round_trip (void)
 {
   GpuprofSnapshot *orig = sample_snapshot (), *back;
-  gchar *json = gpuprof_summary_to_json (orig), *json2;
+  gchar *json, *json2;
   gchar *report1, *report2;
+
+  /* the GPU section travels as text, quotes and newlines included */
+  orig->gpu_section = g_strdup ("GPU (CUPTI): 2 records\n  \"k\"\tx\n");
+  json = gpuprof_summary_to_json (orig);
 
   g_test_message ("%s", json);
   back = parse (json);
@@ -136,6 +140,7 @@ test_json_round_trip (void)
   g_assert_true (back->bottleneck_busy == orig->bottleneck_busy);
   g_assert_cmpuint (back->bottleneck_ns_per_buffer, ==,
       orig->bottleneck_ns_per_buffer);
+  g_assert_cmpstr (back->gpu_section, ==, orig->gpu_section);
   assert_tables_equal (orig, back);
 
   /* same text out, and the same report */

@@ -165,6 +165,8 @@ gpuprof_summary_from_json (JsonNode * root, const gchar * where,
     snap->bottleneck_ns_per_buffer =
         json_object_get_int_member_with_default (verdict, "ns_per_buffer", 0);
   }
+  snap->gpu_section = g_strdup (json_object_get_string_member_with_default
+      (obj, "gpu_section", NULL));
   for (id = 0; id < GPUPROF_SUMMARY_N_TABLES; id++) {
     if (!read_table (obj, snap, id, where, err)) {
       gpuprof_snapshot_free (snap);
