@@ -825,6 +825,26 @@ gaps_add (GpuprofGpuGap * gaps, guint * n, guint64 start, guint64 duration)
   qsort (gaps, *n, sizeof (GpuprofGpuGap), gap_cmp);
 }
 
+/* Keeps the parts of the gaps inside [t0, t1]: records from before the run
+ * (CUDA context set-up at plugin load) must not make idle time outside it.
+ * Only the longest gaps are kept as records arrive, so one outside the run
+ * may have pushed out a shorter one inside. */
+static void
+gaps_clip (GpuprofGpuGap * gaps, guint * n, guint64 t0, guint64 t1)
+{
+  GpuprofGpuGap in[GPUPROF_GPU_MAX_GAPS];
+  guint i, count = *n;
+
+  memcpy (in, gaps, sizeof (in));
+  *n = 0;
+  for (i = 0; i < count; i++) {
+    guint64 a = MAX (in[i].start, t0);
+    guint64 b = MIN (in[i].start + in[i].duration, t1);
+    if (b > a)
+      gaps_add (gaps, n, a, b - a);
+  }
+}
+
 /* Union of intervals: pending ones stay sorted and disjoint until they are
  * older than retain_ns behind the newest end, then move into the totals. */
 static void
@@ -1395,6 +1415,8 @@ gpuprof_gpu_get_devices (guint64 wall_start, guint64 wall_end)
       gaps_add (s.gaps, &s.n_gaps, wall_start, d->first - wall_start);
     if (wall_end && wall_end > d->last)
       gaps_add (s.gaps, &s.n_gaps, d->last, wall_end - d->last);
+    if (wall_start && wall_end)
+      gaps_clip (s.gaps, &s.n_gaps, wall_start, wall_end);
     s.busy_fraction = t1 > t0 ? (gdouble) s.busy_ns / (t1 - t0) : 0.0;
     g_array_append_val (out, s);
   }

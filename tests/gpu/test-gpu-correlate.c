@@ -389,6 +389,25 @@ GST_START_TEST (test_devices)
   fail_unless_equals_uint64 (d->gaps[1].duration, 150);
   fail_unless_equals_uint64 (d->gaps[2].duration, 100);
   g_array_unref (devs);
+
+  /* a run from 1120 to 1380: idle time is counted inside it only (the gap
+   * 1150-1300 is whole inside; the edges are clipped to the window) */
+  devs = gpuprof_gpu_get_devices (1120, 1380);
+  d = &g_array_index (devs, GpuprofGpuDeviceStats, 0);
+  if (d->device_id != 0)
+    d = &g_array_index (devs, GpuprofGpuDeviceStats, 1);
+  fail_unless_equals_int (d->n_gaps, 1);
+  fail_unless_equals_uint64 (d->gaps[0].start, 1150);
+  fail_unless_equals_uint64 (d->gaps[0].duration, 150);
+  g_array_unref (devs);
+
+  /* a run that starts after the device's idle gap ended */
+  devs = gpuprof_gpu_get_devices (1310, 1380);
+  d = &g_array_index (devs, GpuprofGpuDeviceStats, 0);
+  if (d->device_id != 0)
+    d = &g_array_index (devs, GpuprofGpuDeviceStats, 1);
+  fail_unless_equals_int (d->n_gaps, 0);
+  g_array_unref (devs);
 }
 
 GST_END_TEST;
