@@ -337,7 +337,6 @@ gpuprof_objects_pad_slow (GpuprofObjects * o, GpuprofThread * t, GstPad * pad)
       p->id = o->pads->len + 1;
       p->name = gst_pad_get_name (pad);
       p->direction = GST_PAD_DIRECTION (pad);
-      p->alive = TRUE;
       /* ghost and proxy pads only forward: the real pads carry the work */
       if (GST_IS_ELEMENT (parent) && !GST_IS_PROXY_PAD (pad)) {
         p->element = element_locked (o, GST_ELEMENT_CAST (parent));
@@ -364,11 +363,9 @@ gpuprof_objects_destroyed (GpuprofObjects * o, GstObject * object)
   g_mutex_lock (&o->lock);
   if (GST_IS_PAD (object)) {
     GpuprofPad *p = g_object_get_qdata (G_OBJECT (object), pad_quark);
-    if (p) {
-      p->alive = FALSE;
-      /* the address may be reused by a new pad: drop it from every cache */
+    /* the address may be reused by a new pad: drop it from every cache */
+    if (p)
       g_atomic_int_inc (&gpuprof_objects_generation);
-    }
   } else if (GST_IS_ELEMENT (object)) {
     GpuprofElement *e = g_object_get_qdata (G_OBJECT (object), element_quark);
     GpuprofPipeline *p = g_object_get_qdata (G_OBJECT (object),
@@ -450,7 +447,8 @@ gpuprof_objects_refresh_roles (GpuprofObjects * o)
 }
 
 /* Buffers in and out of an element in this run: the sequence numbers of its
- * sink and src pads, plus what pull mode counted in its stats. */
+ * sink and src pads (a pull advances the upstream src pad's), plus what it
+ * pulled in, counted in its stats. */
 void
 gpuprof_objects_buffer_counts (GpuprofObjects * o, GpuprofElement * e,
     guint64 * in, guint64 * out)
@@ -458,7 +456,7 @@ gpuprof_objects_buffer_counts (GpuprofObjects * o, GpuprofElement * e,
   guint i;
 
   *in = __atomic_load_n (&e->stats.buffers_in, __ATOMIC_RELAXED);
-  *out = __atomic_load_n (&e->stats.buffers_out, __ATOMIC_RELAXED);
+  *out = 0;
   g_mutex_lock (&o->lock);
   for (i = 0; i < e->pads->len; i++) {
     GpuprofPad *p = g_ptr_array_index (e->pads, i);

@@ -49,7 +49,6 @@ struct _GpuprofElement
                                  * over or wait */
   guint64 last_input_ts;        /* newest buffer on any sink pad (atomic) */
   gpointer nvtx_domain;         /* nvtxDomainHandle_t */
-  gpointer nvtx_mark_msg;
   GPtrArray *pads;              /* GpuprofPad*, its pads; registry lock */
   GPtrArray *queues;            /* GpuprofQueue*, queue elements only */
   gboolean queue_has_overrun;   /* queue, multiqueue: "overrun" says when full */
@@ -70,7 +69,6 @@ struct _GpuprofPad
                                  * the thread holding the pad's stream (one at
                                  * a time), read by reports; relaxed atomics */
   guint64 seq_base;             /* seq when the current run started */
-  gboolean alive;
 };
 
 typedef struct _GpuprofObjects GpuprofObjects;

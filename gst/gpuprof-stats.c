@@ -54,12 +54,6 @@ gpuprof_stats_add_buffers_in (GpuprofElementStats * s, guint64 n)
   __atomic_fetch_add (&s->buffers_in, n, __ATOMIC_RELAXED);
 }
 
-void
-gpuprof_stats_add_buffers_out (GpuprofElementStats * s, guint64 n)
-{
-  __atomic_fetch_add (&s->buffers_out, n, __ATOMIC_RELAXED);
-}
-
 const GpuprofThreadSlot *
 gpuprof_stats_main_slot (const GpuprofElementStats * s)
 {

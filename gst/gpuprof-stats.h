@@ -23,8 +23,8 @@ typedef struct
 
 typedef struct
 {
-  guint64 buffers_in;
-  guint64 buffers_out;
+  guint64 buffers_in;           /* pulled in (pull mode); pushed buffers are
+                                 * counted by the pads' sequence numbers */
   guint64 incl_ns;
   guint64 blocked_ns;           /* upstream threads waiting inside it: a full
                                  * queue, a batching element's input */
@@ -50,7 +50,6 @@ gpuprof_stats_self_ns (const GpuprofElementStats * s)
 void gpuprof_stats_add_call (GpuprofElementStats * s, GpuprofThread * thread,
     guint64 self_ns, guint64 incl_ns);
 void gpuprof_stats_add_buffers_in (GpuprofElementStats * s, guint64 n);
-void gpuprof_stats_add_buffers_out (GpuprofElementStats * s, guint64 n);
 const GpuprofThreadSlot *gpuprof_stats_main_slot (const GpuprofElementStats *
     s);
 

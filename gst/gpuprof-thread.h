@@ -67,7 +67,6 @@ struct _GpuprofThread
   guint64 loop_child_ns;
 
   guint depth;
-  guint overflow;               /* calls deeper than GPUPROF_MAX_DEPTH */
   GpuprofFrame frames[GPUPROF_MAX_DEPTH];
 
   gint cache_generation;
@@ -114,10 +113,9 @@ void gpuprof_thread_reset_run (GpuprofThread * t);
 static inline GpuprofFrame *
 gpuprof_thread_push_frame (GpuprofThread * t)
 {
-  if (G_UNLIKELY (t->depth >= GPUPROF_MAX_DEPTH)) {
-    t->overflow++;
+  /* calls nested deeper are not timed; their post hooks find no frame */
+  if (G_UNLIKELY (t->depth >= GPUPROF_MAX_DEPTH))
     return NULL;
-  }
   return &t->frames[t->depth++];
 }
 
