@@ -379,15 +379,28 @@ queue_item_end (GpuprofQueue * q, const GpuprofQueueItem * item, guint64 ts,
   }
 }
 
+/* what a copy of the buffer keeps, to find it again (gpuprof-queue.h) */
+static void
+queue_fingerprint (GpuprofQueueItem * item, GstBuffer * buffer,
+    GstBufferList * list)
+{
+  if (!buffer && list && gst_buffer_list_length (list))
+    buffer = gst_buffer_list_get (list, 0);
+  item->pts = buffer ? GST_BUFFER_PTS (buffer) : GST_CLOCK_TIME_NONE;
+  item->dts = buffer ? GST_BUFFER_DTS (buffer) : GST_CLOCK_TIME_NONE;
+  item->offset = buffer ? GST_BUFFER_OFFSET (buffer) : GST_BUFFER_OFFSET_NONE;
+}
+
 static void
 queue_enqueue (GpuprofProfiler * p, GpuprofThread * t, GpuprofPad * pad,
-    guint64 ts, gconstpointer key, GstBuffer * buffer, guint64 size,
-    guint64 seq)
+    guint64 ts, gconstpointer key, GstBuffer * buffer, GstBufferList * list,
+    guint64 size, guint64 seq)
 {
   GpuprofQueueItem item = { key, ts, size, 0, 0, seq };
 
   if (buffer && GST_BUFFER_DURATION_IS_VALID (buffer))
     item.duration = GST_BUFFER_DURATION (buffer);
+  queue_fingerprint (&item, buffer, list);
   if (p->params.nvtx)
     item.nvtx_range = gpuprof_nvtx_start (pad->element, pad->nvtx_msg, seq);
   gpuprof_queue_enqueue (pad->queue, &item);
@@ -418,9 +431,12 @@ list_size (GstBufferList * list)
 
 /* A possible new maximum level: queue and queue2 say their true level (our
  * mirror may be one buffer ahead); a multiqueue pad pair has only ours.
+ * Read after the chain returned, the queue's thread may already have taken
+ * the buffer: the level was at least the buffers and bytes it was given.
  * Reached rarely, except on a full queue, whose upstream waits anyway. */
 static void
-update_queue_level (GpuprofElement * e, GpuprofQueue * q)
+update_queue_level (GpuprofElement * e, GpuprofQueue * q, guint n_buffers,
+    guint64 size)
 {
   guint64 buffers, bytes, time;
   guint real_buffers, real_bytes;
@@ -435,7 +451,8 @@ update_queue_level (GpuprofElement * e, GpuprofQueue * q)
     buffers = real_buffers;
     bytes = real_bytes;
   }
-  gpuprof_queue_update_max (q, buffers, bytes, time);
+  gpuprof_queue_update_max (q, MAX (buffers, n_buffers), MAX (bytes, size),
+      time);
 }
 
 void
@@ -491,7 +508,7 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     /* queue2 has no "overrun": judge "full" before the chain blocks */
     if (!e->queue_has_overrun && gpuprof_queue_is_full (gp->queue))
       f->blocked_start = ts;
-    queue_enqueue (p, t, gp, ts, f->key, buffer, f->size, f->seq);
+    queue_enqueue (p, t, gp, ts, f->key, buffer, list, f->size, f->seq);
   } else if (t->trace_ring) {
     f->size = buffer ? gst_buffer_get_size (buffer) : list_size (list);
   }
@@ -565,7 +582,7 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     if (res != GST_FLOW_OK)
       gpuprof_queue_unenqueue (gp->queue, f->key, queue_item_end, ts, p);
     else
-      update_queue_level (e, gp->queue);
+      update_queue_level (e, gp->queue, f->n_buffers, f->size);
   }
   charge_to_parent (t, incl);
 }
@@ -615,9 +632,12 @@ gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
 
   if (t->depth == 0 && e->role != GPUPROF_ROLE_QUEUE)
     charge_loop (e, t, ts);
-  if (G_UNLIKELY (gp->queue))
-    gpuprof_queue_dequeue (gp->queue,
-        buffer ? (gconstpointer) buffer : list, ts, queue_item_end, p);
+  if (G_UNLIKELY (gp->queue)) {
+    GpuprofQueueItem pushed = { buffer ? (gconstpointer) buffer : list };
+    pushed.size = buffer ? gst_buffer_get_size (buffer) : list_size (list);
+    queue_fingerprint (&pushed, buffer, list);
+    gpuprof_queue_dequeue (gp->queue, &pushed, ts, queue_item_end, p);
+  }
 
   f = gpuprof_thread_push_frame (t);
   if (!f)
@@ -829,10 +849,12 @@ gpuprof_profiler_event_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     trace_mark (t, gp, ts, event_mark_type (event), gp->seq);
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && GST_PAD_IS_SRC (pad))
     gpuprof_batches_eos (p->batches, gp);
-  /* EOS leaves a queue after all its data: what is left was dropped */
+  /* EOS leaves a queue after all its data, or after downstream refused
+   * more (the queue then threw the rest away) */
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && gp->queue
       && GST_PAD_IS_SRC (pad))
-    gpuprof_queue_drain_as_drops (gp->queue, ts, queue_item_end, p);
+    gpuprof_queue_drain_at_eos (gp->queue, ts,
+        gst_pad_get_last_flow_return (pad) != GST_FLOW_OK, queue_item_end, p);
   /* a flush empties the queue downstream of this pad: its items are gone */
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_START
       && GST_PAD_IS_SRC (pad))
@@ -964,6 +986,13 @@ gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
           (G_OBJECT_GET_CLASS (element), "interval")))
     gpuprof_batches_read_properties (p->batches,
         gpuprof_objects_element (p->objects, element));
+  /* a queue stopping empties itself unpushed */
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && e && e->queues) {
+    guint i;
+    for (i = 0; i < e->queues->len; i++)
+      gpuprof_queue_end_run (g_ptr_array_index (e->queues, i), ts,
+          queue_item_end, p);
+  }
   /* the end of a run: a top-level pipeline back to NULL */
   if (transition == GST_STATE_CHANGE_READY_TO_NULL
       && GST_IS_PIPELINE (element) && !GST_OBJECT_PARENT (element))
@@ -1044,6 +1073,7 @@ fill_queue_row (GpuprofQueueRow * row, GpuprofQueue * q)
   row->max_level_time_ns = q->max_level_time;
   row->drops = q->drops;
   row->flushed = q->flushed;
+  row->left = q->left;
   g_mutex_unlock (&q->lock);
   row->backpressure_ns = __atomic_load_n (&q->backpressure_ns,
       __ATOMIC_RELAXED);

@@ -11,6 +11,13 @@ gpuprof_queue_new (GpuprofElement * element, guint index)
   g_mutex_init (&q->lock);
   q->element = element;
   q->index = index;
+  /* GstQueue only; queue2 and multiqueue never leak */
+  if (element->element && g_object_class_find_property (G_OBJECT_GET_CLASS
+          (element->element), "leaky")) {
+    gint leaky = 0;
+    g_object_get (element->element, "leaky", &leaky, NULL);
+    q->leaky = leaky != 0;
+  }
   if (element->factory && !strcmp (element->factory, "multiqueue"))
     q->path = g_strdup_printf ("%s:%u", element->path, index);
   else
@@ -149,6 +156,8 @@ empty_as (GpuprofQueue * q, guint64 ts, GpuprofQueueOutcome outcome,
     it = pop_head (q);
     if (outcome == GPUPROF_QUEUE_DROPPED)
       q->drops++;
+    else if (outcome == GPUPROF_QUEUE_LEFT)
+      q->left++;
     else
       q->flushed++;
     g_mutex_unlock (&q->lock);
@@ -156,38 +165,87 @@ empty_as (GpuprofQueue * q, guint64 ts, GpuprofQueueOutcome outcome,
   }
 }
 
-/* EOS left the queue: whatever it still holds was dropped (leaky). */
+/* EOS left the queue: the queue holds nothing more. Normally what the
+ * mirror still has was dropped by a leaky queue; when downstream had
+ * stopped (the last push returned EOS, not-linked, an error) the queue
+ * threw its content away unpushed, and a queue that never leaks has only
+ * such entries: they are "left", not drops. */
 void
-gpuprof_queue_drain_as_drops (GpuprofQueue * q, guint64 ts,
-    GpuprofQueueEndFunc end, gpointer user_data)
+gpuprof_queue_drain_at_eos (GpuprofQueue * q, guint64 ts,
+    gboolean downstream_stopped, GpuprofQueueEndFunc end, gpointer user_data)
 {
-  empty_as (q, ts, GPUPROF_QUEUE_DROPPED, end, user_data);
+  empty_as (q, ts, q->leaky && !downstream_stopped ? GPUPROF_QUEUE_DROPPED :
+      GPUPROF_QUEUE_LEFT, end, user_data);
 }
 
-/* Finds the buffer leaving the queue; entries before it were dropped by a
- * leaky queue. Returns FALSE (and changes nothing) for a buffer never seen
- * entering, e.g. one queued before the tracer saw the queue. */
-gboolean
-gpuprof_queue_dequeue (GpuprofQueue * q, gconstpointer key, guint64 ts,
+/* The queue element stopped (PAUSED to READY): it emptied itself without
+ * pushing what was inside. */
+void
+gpuprof_queue_end_run (GpuprofQueue * q, guint64 ts,
     GpuprofQueueEndFunc end, gpointer user_data)
+{
+  empty_as (q, ts, GPUPROF_QUEUE_LEFT, end, user_data);
+}
+
+static gboolean
+same_fingerprint (const GpuprofQueueItem * a, const GpuprofQueueItem * b)
+{
+  return a->pts == b->pts && a->dts == b->dts && a->offset == b->offset
+      && a->size == b->size;
+}
+
+/* The entry a leaky queue pushed, or -1: the oldest with the same pointer
+ * and fingerprint; else the same fingerprint (the queue copied the buffer
+ * to mark it DISCONT after a drop); else the same pointer. A pooled buffer
+ * that was dropped comes back with its pointer and a new fingerprint, so the
+ * pointer alone could pick a stale entry. Lock held. */
+static gint
+find_pushed (GpuprofQueue * q, const GpuprofQueueItem * pushed)
+{
+  gint by_fingerprint = -1, by_key = -1;
+  guint i;
+
+  for (i = 0; i < q->len; i++) {
+    const GpuprofQueueItem *it = item_at (q, i);
+    gboolean fp = same_fingerprint (it, pushed);
+
+    if (fp && it->key == pushed->key)
+      return (gint) i;
+    if (fp && by_fingerprint < 0)
+      by_fingerprint = (gint) i;
+    if (it->key == pushed->key && by_key < 0)
+      by_key = (gint) i;
+  }
+  return by_fingerprint >= 0 ? by_fingerprint : by_key;
+}
+
+/* A buffer (or list) left the queue: every push counts. A queue that never
+ * leaks pushes in order: its oldest entry, whatever the pointer (a copy, or
+ * queue2's file modes). A leaky queue's entry is found by find_pushed();
+ * entries before it were dropped. Returns FALSE when no entry is known (a
+ * buffer never seen entering): no residency then. */
+gboolean
+gpuprof_queue_dequeue (GpuprofQueue * q, const GpuprofQueueItem * pushed,
+    guint64 ts, GpuprofQueueEndFunc end, gpointer user_data)
 {
   GpuprofQueueItem gone[16];
   GpuprofQueueItem it;
-  guint i, pos, n_gone = 0;
-  gboolean found = FALSE;
+  guint i, n_gone = 0;
+  gint pos;
 
   g_mutex_lock (&q->lock);
-  for (pos = 0; pos < q->len; pos++) {
-    if (item_at (q, pos)->key == key) {
-      found = TRUE;
-      break;
-    }
-  }
-  if (!found) {
+  q->dequeued++;
+  if (q->len == 0)
+    pos = -1;
+  else if (!q->leaky)
+    pos = 0;
+  else
+    pos = find_pushed (q, pushed);
+  if (pos < 0) {
     g_mutex_unlock (&q->lock);
     return FALSE;
   }
-  for (i = 0; i < pos; i++) {
+  for (i = 0; i < (guint) pos; i++) {
     it = pop_head (q);
     q->drops++;
     /* end callbacks may emit NVTX: do it outside the lock, in batches */
@@ -201,7 +259,6 @@ gpuprof_queue_dequeue (GpuprofQueue * q, gconstpointer key, guint64 ts,
     gone[n_gone++] = it;
   }
   it = pop_head (q);
-  q->dequeued++;
   gpuprof_histogram_record (&q->residency, ts > it.ts ? ts - it.ts : 0);
   g_mutex_unlock (&q->lock);
 
@@ -275,7 +332,7 @@ gpuprof_queue_reset (GpuprofQueue * q)
   q->max_level_buffers = q->len;
   q->max_level_bytes = q->level_bytes;
   q->max_level_time = q->level_time;
-  q->dequeued = q->drops = q->flushed = 0;
+  q->dequeued = q->drops = q->flushed = q->left = 0;
   gpuprof_histogram_reset (&q->residency);
   g_mutex_unlock (&q->lock);
   __atomic_store_n (&q->backpressure_ns, 0, __ATOMIC_RELAXED);

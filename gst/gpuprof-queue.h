@@ -2,10 +2,15 @@
  *
  * A queue (queue, queue2, one pad pair of a multiqueue) keeps the buffers it
  * was given: enqueue at its sink chain, dequeue at its src push. The FIFO here
- * mirrors it, keyed by the buffer pointer, so residency is exact per buffer.
- * Entries the queue never pushed (leaky drops) are found when a later buffer
- * leaves; flushes empty it. Upstream and downstream threads both touch it:
- * one small lock per queue, never a global one.
+ * mirrors it so residency is exact per buffer. A queue that never leaks
+ * pushes in the order it was given: each push takes the oldest entry. A
+ * leaky queue drops some (the incoming buffer for leaky=upstream, the oldest
+ * for leaky=downstream): a push is matched to its entry by the buffer's
+ * fingerprint (pointer, PTS, DTS, offset, size) — the queue copies a buffer
+ * to mark it DISCONT after a drop, and a dropped pooled buffer comes back
+ * with the same pointer — and the entries before it were dropped. Flushes
+ * empty it. Upstream and downstream threads both touch it: one small lock
+ * per queue, never a global one.
  */
 #pragma once
 
@@ -24,6 +29,8 @@ typedef struct
   guint64 seq;
   guint64 level_buffers;        /* queue level once this item entered/left */
   guint64 level_bytes;
+  /* fingerprint beside the pointer: a copy of the buffer keeps these */
+  guint64 pts, dts, offset;
 } GpuprofQueueItem;
 
 struct _GpuprofQueue
@@ -31,6 +38,7 @@ struct _GpuprofQueue
   GMutex lock;
   GpuprofElement *element;
   guint index;                  /* multiqueue pad pair number, else 0 */
+  gboolean leaky;               /* queue leaky=upstream|downstream, read once */
   gchar *path;                  /* "pipeline0/q" or "pipeline0/mq:1" */
 
   /* guarded by lock */
@@ -46,6 +54,8 @@ struct _GpuprofQueue
   guint64 dequeued;
   guint64 drops;
   guint64 flushed;
+  guint64 left;                 /* never pushed: downstream had stopped, or
+                                 * still inside when the run ended */
   GpuprofHistogram residency;
 
   /* atomics */
@@ -59,6 +69,8 @@ typedef enum
   GPUPROF_QUEUE_PUSHED = 0,
   GPUPROF_QUEUE_DROPPED = 1,    /* leaky */
   GPUPROF_QUEUE_FLUSHED = 2,    /* flush, or the chain call failed */
+  GPUPROF_QUEUE_LEFT = 3,       /* discarded unpushed: downstream stopped,
+                                 * or the run ended with it inside */
 } GpuprofQueueOutcome;
 
 typedef void (*GpuprofQueueEndFunc) (GpuprofQueue * q,
@@ -68,8 +80,9 @@ typedef void (*GpuprofQueueEndFunc) (GpuprofQueue * q,
 GpuprofQueue *gpuprof_queue_new (GpuprofElement * element, guint index);
 void gpuprof_queue_free (GpuprofQueue * q);
 void gpuprof_queue_enqueue (GpuprofQueue * q, GpuprofQueueItem * item);
-gboolean gpuprof_queue_dequeue (GpuprofQueue * q, gconstpointer key,
-    guint64 ts, GpuprofQueueEndFunc end, gpointer user_data);
+gboolean gpuprof_queue_dequeue (GpuprofQueue * q,
+    const GpuprofQueueItem * pushed, guint64 ts, GpuprofQueueEndFunc end,
+    gpointer user_data);
 void gpuprof_queue_unenqueue (GpuprofQueue * q, gconstpointer key,
     GpuprofQueueEndFunc end, guint64 ts, gpointer user_data);
 void gpuprof_queue_flush (GpuprofQueue * q, guint64 ts,
@@ -81,7 +94,9 @@ void gpuprof_queue_mark_entered (GpuprofQueue * q, gconstpointer key,
     guint64 ts);
 void gpuprof_queue_update_max (GpuprofQueue * q, guint64 buffers,
     guint64 bytes, guint64 time);
-void gpuprof_queue_drain_as_drops (GpuprofQueue * q, guint64 ts,
+void gpuprof_queue_drain_at_eos (GpuprofQueue * q, guint64 ts,
+    gboolean downstream_stopped, GpuprofQueueEndFunc end, gpointer user_data);
+void gpuprof_queue_end_run (GpuprofQueue * q, guint64 ts,
     GpuprofQueueEndFunc end, gpointer user_data);
 void gpuprof_queue_add_backpressure (GpuprofQueue * q, guint64 ns);
 void gpuprof_queue_reset (GpuprofQueue * q);

@@ -181,14 +181,14 @@ format_queues (const GpuprofSnapshot * s, GString * out)
   static const gchar *const headers[] = {
     "queue", "buffers", "res p50 ms", "res p99 ms", "res max ms",
     "max lvl buf", "max lvl KiB", "max lvl ms", "backpressure ms",
-    "backpressure %", "drops", "flushed", NULL
+    "backpressure %", "drops", "flushed", "left", NULL
   };
   GpuprofTable *t;
   guint i;
 
   if (!s->queues->len)
     return;
-  t = gpuprof_table_new (12, headers);
+  t = gpuprof_table_new (13, headers);
   for (i = 0; i < s->queues->len; i++) {
     const GpuprofQueueRow *r = &g_array_index (s->queues, GpuprofQueueRow, i);
     gchar *cells[] = {
@@ -199,7 +199,7 @@ format_queues (const GpuprofSnapshot * s, GString * out)
       ms (r->max_level_time_ns), ms (r->backpressure_ns),
       pct (r->upstream_wall_ns ?
           (gdouble) r->backpressure_ns / r->upstream_wall_ns : 0.0),
-      u64 (r->drops), u64 (r->flushed), NULL
+      u64 (r->drops), u64 (r->flushed), u64 (r->left), NULL
     };
     add_owned_row (t, cells);
   }

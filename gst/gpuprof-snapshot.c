@@ -259,5 +259,6 @@ gpuprof_queue_row_to_structure (const GpuprofQueueRow * r)
       "backpressure-ns", G_TYPE_UINT64, r->backpressure_ns,
       "upstream-wall-ns", G_TYPE_UINT64, r->upstream_wall_ns,
       "drops", G_TYPE_UINT64, r->drops,
-      "flushed", G_TYPE_UINT64, r->flushed, NULL);
+      "flushed", G_TYPE_UINT64, r->flushed,
+      "left", G_TYPE_UINT64, r->left, NULL);
 }

@@ -45,6 +45,8 @@ typedef struct
   guint64 upstream_wall_ns;     /* wall time of the upstream thread, for a fraction */
   guint64 drops;                /* leaky drops */
   guint64 flushed;              /* buffers discarded by flushes */
+  guint64 left;                 /* never pushed: downstream stopped, or the
+                                 * run ended with them inside */
 } GpuprofQueueRow;
 
 typedef struct

@@ -45,7 +45,8 @@
   F (backpressure_ns, U64, "time the upstream thread was blocked on the full queue, ns") \
   F (upstream_wall_ns, U64, "wall time of the upstream thread, ns") \
   F (drops, U64, "buffers dropped by a leaky queue") \
-  F (flushed, U64, "buffers discarded by flushes")
+  F (flushed, U64, "buffers discarded by flushes") \
+  F (left, U64, "buffers never pushed: downstream stopped, or inside when the run ended")
 
 #define THREAD_FIELDS(F) \
   F (name, STRING, "thread name, from its GstTask") \

@@ -752,7 +752,7 @@ static void
 write_queue_out (GpuprofTrace * trace, const GpuprofEvent * ev,
     ElementName * en)
 {
-  static const gchar *results[] = { "pushed", "dropped", "flushed" };
+  static const gchar *results[] = { "pushed", "dropped", "flushed", "left" };
   GString *s = trace->out;
   guint64 id = queue_buffer_id (ev);
 

@@ -410,7 +410,7 @@ typedef struct
 {
   gchar *name;
   GArray *residency;            /* guint64 per pushed buffer */
-  guint64 drops, flushed, max_buffers, max_bytes;
+  guint64 drops, flushed, left, max_buffers, max_bytes;
 } QueueAgg;
 
 typedef struct
@@ -632,6 +632,8 @@ add_queue_event (Rebuild * rb, const gchar * ev, gchar ph)
     q->drops++;
   } else if (strcmp (result, "flushed") == 0) {
     q->flushed++;
+  } else if (strcmp (result, "left") == 0) {
+    q->left++;
   } else {
     guint64 *at = g_hash_table_lookup (rb->open, key);
 
@@ -787,6 +789,7 @@ queue_row_from (QueueAgg * q, GpuprofSnapshot * snap)
   row.max_level_bytes = q->max_bytes;
   row.drops = q->drops;
   row.flushed = q->flushed;
+  row.left = q->left;
   g_array_append_val (snap->queues, row);
 }
 
