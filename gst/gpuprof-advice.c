@@ -21,15 +21,26 @@ gpuprof_advice_batch_of (const GpuprofSnapshot * snap,
   return gpuprof_snapshot_find_batch (snap, stage->aggregator);
 }
 
-/* busy time per batch / time between batches: the stage's time over the
- * aggregator's batches, so a stage that skips batches weighs less */
+/* The share of the time it had batches that the stage was busy: its self
+ * time over its own span, from the push of its first batch to the end of
+ * its last. (The aggregator's push interval is no base: it spans only
+ * batches - 1 gaps and ends at the last push, while a synced sink's wait
+ * for the last batch comes after it: 2700 % in a short run.) Summaries
+ * without a span fall back to the interval. Never above 1: calls of one
+ * stage on several threads at once are the only way past it. */
 gdouble
 gpuprof_advice_stage_util (const GpuprofStageRow * stage,
     const GpuprofBatchRow * agg)
 {
-  if (!agg || !agg->batches || !agg->interval_ns)
+  gdouble util;
+
+  if (stage->span_ns)
+    util = (gdouble) stage->self_ns / stage->span_ns;
+  else if (agg && agg->batches && agg->interval_ns)
+    util = (gdouble) stage->self_ns / agg->batches / agg->interval_ns;
+  else
     return 0.0;
-  return (gdouble) stage->self_ns / agg->batches / agg->interval_ns;
+  return MIN (util, 1.0);
 }
 
 /* stages on one thread share it: their utilisations add up */

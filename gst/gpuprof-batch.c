@@ -1,6 +1,7 @@
 /* gpuprof: batches — how an aggregator forms them and how they travel. */
 #include "gpuprof-batch.h"
 
+#include "gpuprof-clock.h"
 #include "gpuprof-gpu.h"
 #include "gpuprof-histogram.h"
 
@@ -48,6 +49,7 @@ typedef struct
   guint64 batches, frames, inputs_sum, full, timeout, eos;
   gint last_reason;
   guint64 first_push, last_push;
+  guint64 first_input;          /* arrival of the first batch's first frame */
   GpuprofHistogram frames_hist, wait_hist, latency_hist;
   Recent recent[N_RECENT];
 } Agg;
@@ -67,6 +69,8 @@ typedef struct
   /* as a stage of some aggregator's batches */
   guint32 agg_id;
   guint64 batches, frames, self_ns, offset_ns;
+  guint64 first_push;           /* push of the first batch it processed */
+  guint64 last_end;             /* end of its last batch call */
   Fill fills[N_FILLS];
   guint64 pending;              /* last batch received, for its next output */
 } Elem;
@@ -369,8 +373,10 @@ agg_push (GpuprofBatches * b, GpuprofElement * e, GstBuffer * buffer,
   gpuprof_histogram_record (&a->frames_hist, frames);
   if (first)
     gpuprof_histogram_record (&a->wait_hist, ts > first ? ts - first : 0);
-  if (!LOAD (&a->first_push))
+  if (!LOAD (&a->first_push)) {
+    STORE (&a->first_input, first && first < ts ? first : ts);
     STORE (&a->first_push, ts);
+  }
   STORE (&a->last_push, ts);
 
   r = &a->recent[seq % N_RECENT];
@@ -461,6 +467,8 @@ gpuprof_batches_chain_pre (GpuprofBatches * b, GpuprofThread * t,
         ts > copy.push_ts ? ts - copy.push_ts : 0);
   }
   ADD (&st->offset_ns, ts > copy.push_ts ? ts - copy.push_ts : 0);
+  if (!LOAD (&st->first_push))
+    STORE (&st->first_push, copy.push_ts);
   STORE (&st->pending, id);
   te = &batch_thread_get ()->e[f - t->frames];
   te->id = id;
@@ -488,6 +496,8 @@ gpuprof_batches_chain_post (GpuprofBatches * b, GpuprofThread * t,
   ADD (&st->batches, 1);
   ADD (&st->frames, te->frames);
   ADD (&st->self_ns, self_ns);
+  /* one clock read per batch call: the end of the stage's busy span */
+  STORE (&st->last_end, gpuprof_clock_now ());
   fill = (guint) MIN (te->frames, N_FILLS - 1);
   ADD (&st->fills[fill].count, 1);
   ADD (&st->fills[fill].self_ns, self_ns);
@@ -540,6 +550,7 @@ gpuprof_batches_reset (GpuprofBatches * b, GpuprofElement * e)
     memset (st->agg, 0, sizeof (Agg));
   st->agg_id = 0;
   st->batches = st->frames = st->self_ns = st->offset_ns = 0;
+  st->first_push = st->last_end = 0;
   memset (st->fills, 0, sizeof (st->fills));
   st->pending = 0;
 }
@@ -699,6 +710,10 @@ add_stages (GArray * sorted, GPtrArray * elements, GpuprofBatches * b)
       s.row.batches = LOAD (&st->agg->batches);
       s.row.frames = LOAD (&st->agg->frames);
       s.row.self_ns = gpuprof_stats_self_ns (&e->stats);
+      /* its work on a batch is done between the first frame's arrival and
+       * the push */
+      s.row.span_ns = LOAD (&st->agg->last_push) -
+          MIN (LOAD (&st->agg->first_input), LOAD (&st->agg->last_push));
       fill_stage_common (&s.row, st);
       g_array_append_val (sorted, s);
     } else if (!st->agg && LOAD (&st->batches)) {
@@ -707,6 +722,10 @@ add_stages (GArray * sorted, GPtrArray * elements, GpuprofBatches * b)
       s.row.batches = LOAD (&st->batches);
       s.row.frames = LOAD (&st->frames);
       s.row.self_ns = LOAD (&st->self_ns);
+      /* a batch reaches it after its push; its last call ends after the
+       * aggregator's last push: the stage's own span */
+      s.row.span_ns = LOAD (&st->last_end) -
+          MIN (LOAD (&st->first_push), LOAD (&st->last_end));
       s.offset = LOAD (&st->offset_ns) / s.row.batches + 1;
       fill_stage_common (&s.row, st);
       fill_extremes (&s.row, st);

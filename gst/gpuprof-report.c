@@ -303,7 +303,7 @@ format_stages (const GpuprofSnapshot * s, GString * out)
     add_owned_row (t, cells);
   }
   g_string_append (out, "\nBatch stages (self time per batch and per frame; "
-      "util = busy per batch / time between batches; * = limits "
+      "util = busy share of the time from its first batch's push to the end of its last; * = limits "
       "throughput)\n");
   gpuprof_table_print (t, out);
   gpuprof_table_free (t);
@@ -327,8 +327,8 @@ format_advice (const GpuprofSnapshot * s, GString * out)
   guint i;
 
   if (lim && (agg = gpuprof_snapshot_find_batch (s, lim->aggregator))) {
-    g_string_append_printf (out, "limiting stage: %s — %.0f%% of the time "
-        "between batches (%.3f ms per batch, a batch every %.3f ms; thread "
+    g_string_append_printf (out, "limiting stage: %s — busy %.0f%% of the "
+        "time it had batches (%.3f ms per batch, a batch every %.3f ms; thread "
         "%s %.0f%%)%s\n", lim->path, lim->util * 100, lim->ns_per_batch / 1e6,
         agg->interval_ns / 1e6, lim->thread,
         gpuprof_advice_thread_util (s, lim) * 100,

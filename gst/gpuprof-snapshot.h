@@ -100,7 +100,9 @@ typedef struct
   guint64 fill_lo_frames, fill_lo_ns_per_frame;
   guint64 fill_hi_frames, fill_hi_ns_per_frame;
   gboolean waits_on_clock;
-  gdouble util;                 /* busy per batch / time between batches */
+  guint64 span_ns;              /* its first batch's push (aggregator: first
+                                 * input) to the end of its last batch */
+  gdouble util;                 /* self_ns / span_ns, 0..1 */
   gboolean limiting;            /* the stage that limits throughput */
 } GpuprofStageRow;
 

@@ -94,7 +94,8 @@
   F (fill_hi_frames, U64, "largest fill seen in >= 4 batches") \
   F (fill_hi_ns_per_frame, U64, "self time per frame at that fill, ns") \
   F (waits_on_clock, BOOLEAN, "synced sink: time includes clock waits") \
-  F (util, DOUBLE, "busy time per batch / time between batches") \
+  F (span_ns, U64, "first batch's push (aggregator: first input) to the end of its last batch, ns") \
+  F (util, DOUBLE, "self_ns / span_ns: busy share of the time it had batches, 0..1") \
   F (limiting, BOOLEAN, "the stage that limits throughput")
 
 #define ADVICE_FIELDS(F) \
