@@ -28,8 +28,9 @@ struct _GpuprofProfiler
   GpuprofParams params;
   GpuprofObjects *objects;
   GpuprofTrace *trace;          /* NULL: no trace= or it could not be opened */
+  gsize gpu_started;            /* g_once: CUPTI tried when a run starts */
   gboolean gpu_on;              /* CUPTI attribution running */
-  gchar *gpu_off_reason;        /* why not, for the report */
+  gchar *gpu_off_reason;        /* why not, for the report (cupti=on) */
   GpuprofBatches *batches;      /* per-batch analysis (gpuprof-batch.h) */
 
   GMutex report_lock;           /* guards below; reports are rare */
@@ -161,11 +162,32 @@ start_gpu (GpuprofProfiler * p)
     gpuprof_gpu_set_path_func (GPUPROF_GPU_CHANNEL_TRACER, element_path_cb,
         p);
     gpuprof_gpu_enable_channel (GPUPROF_GPU_CHANNEL_TRACER, TRUE);
-  } else {
-    /* said once, so a user of a machine without a GPU knows why */
+    /* GPU tracks and launch arrows in the trace */
+    if (p->trace)
+      gpuprof_gputrace_attach (p->trace);
+  } else if (p->params.cupti == GPUPROF_CUPTI_ON) {
+    /* asked for: said once, so the user knows why; and in each report */
     p->gpu_off_reason = reason ? reason : g_strdup ("GPU attribution off");
     GST_WARNING ("%s", p->gpu_off_reason);
     g_printerr ("gpuprof: %s\n", p->gpu_off_reason);
+  } else {
+    /* auto: a machine without a GPU is no news */
+    GST_INFO ("%s", reason ? reason : "GPU attribution off");
+    g_free (reason);
+  }
+}
+
+/* CUPTI starts when the first element leaves NULL, before any CUDA work of
+ * a run, not with the tracer: gst-inspect-1.0 creates the tracer too and
+ * runs nothing. */
+void
+gpuprof_profiler_state_change_pre (GpuprofProfiler * p, GstElement * element,
+    GstStateChange transition)
+{
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY
+      && g_once_init_enter (&p->gpu_started)) {
+    start_gpu (p);
+    g_once_init_leave (&p->gpu_started, 1);
   }
 }
 
@@ -191,10 +213,6 @@ gpuprof_profiler_new (const gchar * params)
   p->batches = gpuprof_batches_new ();
   if (p->params.trace_path)
     open_trace (p);
-  start_gpu (p);
-  /* GPU tracks and launch arrows in the trace */
-  if (p->trace && p->gpu_on)
-    gpuprof_gputrace_attach (p->trace);
   return p;
 }
 

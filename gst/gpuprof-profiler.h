@@ -43,6 +43,8 @@ void gpuprof_profiler_query_pre (GpuprofProfiler * p, guint64 ts,
 void gpuprof_profiler_query_post (GpuprofProfiler * p, guint64 ts,
     GstPad * pad);
 
+void gpuprof_profiler_state_change_pre (GpuprofProfiler * p,
+    GstElement * element, GstStateChange transition);
 void gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
     GstElement * element, GstStateChange transition,
     GstStateChangeReturn result);

@@ -140,6 +140,13 @@ do_pad_query_post (GObject * self, GstClockTime ts, GstPad * pad,
 }
 
 static void
+do_element_change_state_pre (GObject * self, GstClockTime ts,
+    GstElement * element, GstStateChange transition)
+{
+  gpuprof_profiler_state_change_pre (PROF (self), element, transition);
+}
+
+static void
 do_element_change_state_post (GObject * self, GstClockTime ts,
     GstElement * element, GstStateChange transition,
     GstStateChangeReturn result)
@@ -300,6 +307,8 @@ gst_gpuprof_tracer_constructed (GObject * object)
       G_CALLBACK (do_pad_query_pre));
   gst_tracing_register_hook (tracer, "pad-query-post",
       G_CALLBACK (do_pad_query_post));
+  gst_tracing_register_hook (tracer, "element-change-state-pre",
+      G_CALLBACK (do_element_change_state_pre));
   gst_tracing_register_hook (tracer, "element-change-state-post",
       G_CALLBACK (do_element_change_state_post));
   gst_tracing_register_hook (tracer, "element-post-message-pre",
