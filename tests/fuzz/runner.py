@@ -195,8 +195,14 @@ class Runner:
     def act(self):
         # "error": identity error-after=N in the description does it
         kind = self.args.scenario
-        self.note("act " + kind)
         p = self.pipeline
+        _, cur, pending = p.get_state(0)
+        if cur != Gst.State.PLAYING or pending != Gst.State.VOID_PENDING:
+            # act on a playing pipeline, not inside GStreamer's own
+            # preroll (a state change there is a race of its own)
+            GLib.timeout_add(10, self.act)
+            return False
+        self.note("act " + kind)
         if kind == "sigint" or kind == "sigint-eos":
             os.kill(os.getpid(), signal.SIGINT)
         elif kind == "seek":
@@ -226,15 +232,27 @@ class Runner:
         self.pipeline.set_state(state)
         return False
 
+    def eos_passed(self, element):
+        # a branch or source added after EOS went by would never get one
+        pad = element.get_static_pad("sink") or element.get_static_pad("src")
+        if pad is not None and \
+                pad.get_sticky_event(Gst.EventType.EOS, 0) is not None:
+            self.note("too late: EOS passed")
+            return True
+        return False
+
     def add_branch(self):
         tee = self.pipeline.get_by_name("t")
+        if self.eos_passed(tee):
+            return
         b = Gst.parse_bin_from_description(
             "queue name=addq ! identity name=addi ! fakesink name=adds "
             "sync=false", True)
         b.set_name("added")
         self.pipeline.add(b)
-        tee.link(b)
+        # running before linked: a flushing pad would stop the tee
         b.sync_state_with_parent()
+        tee.link(b)
 
     def remove_branch(self):
         q = self.pipeline.get_by_name("rmq")
@@ -260,6 +278,8 @@ class Runner:
 
     def add_source(self):
         f = self.pipeline.get_by_name("f")
+        if self.eos_passed(f):
+            return
         src = Gst.ElementFactory.make("fakesrc", "addsrc")
         src.set_property("num-buffers", 5)
         src.set_property("sizetype", 2)     # fixed
