@@ -9,7 +9,8 @@ build=${GPUPROF_BUILD:-$top/build}
 packages=(meson ninja-build pkg-config gcc libc6-dev
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libjson-glib-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
-  gstreamer1.0-plugins-bad jq valgrind time)
+  gstreamer1.0-plugins-bad jq valgrind time
+  python3-gi gir1.2-gstreamer-1.0)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
