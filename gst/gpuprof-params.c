@@ -540,27 +540,53 @@ append_code_list (GString * s, const gchar * choices)
   g_strfreev (alt);
 }
 
-/* the default as a user writes it, from the property itself */
+/* the default as a user writes it, from the property itself; 'q' quotes
+ * a value ("`" in markdown) */
 static gchar *
-default_text (const ParamDef * d, GParamSpec * spec)
+default_text (const ParamDef * d, GParamSpec * spec, const gchar * q)
 {
   const GValue *def = g_param_spec_get_default_value (spec);
+  const gchar *word = NULL;
 
   switch (d->kind) {
     case PARAM_SWITCH:
-      return g_strdup (g_value_get_boolean (def) ? "`on`" : "`off`");
-    case PARAM_ENUM:{
-      GEnumValue *ev = g_enum_get_value (G_PARAM_SPEC_ENUM (spec)->enum_class,
-          g_value_get_enum (def));
-      return g_strdup_printf ("`%s`", ev->value_nick);
-    }
+      word = g_value_get_boolean (def) ? "on" : "off";
+      break;
+    case PARAM_ENUM:
+      word = g_enum_get_value (G_PARAM_SPEC_ENUM (spec)->enum_class,
+          g_value_get_enum (def))->value_nick;
+      break;
     case PARAM_UINT:
-      return g_strdup_printf ("`%u`", g_value_get_uint (def));
+      return g_strdup_printf ("%s%u%s", q, g_value_get_uint (def), q);
     default:
-      if (g_value_get_string (def))
-        return g_strdup_printf ("`%s`", g_value_get_string (def));
-      return g_strdup (d->unset);
+      word = g_value_get_string (def);
+      break;
   }
+  return word ? g_strdup_printf ("%s%s%s", q, word, q) : g_strdup (d->unset);
+}
+
+gchar *
+gpuprof_params_describe (void)
+{
+  GString *s = g_string_new ("Parameters: GST_TRACERS=\"gpuprof(key=value,"
+      "...)\", also the tracer's\nconstruct-only properties "
+      "(docs/parameters.md)\n\n");
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (params); i++) {
+    const ParamDef *d = &params[i];
+    GParamSpec *spec = g_param_spec_ref_sink (param_spec (d));
+    gchar *choices = param_choices (d);
+    gchar *def = default_text (d, spec, "");
+
+    g_string_append_printf (s, "  %-16s%s\n  %-16s%s; default: %s; %s\n",
+        d->name, d->blurb, "", choices, def,
+        g_type_name (G_PARAM_SPEC_VALUE_TYPE (spec)));
+    g_free (def);
+    g_free (choices);
+    g_param_spec_unref (spec);
+  }
+  return g_string_free (s, FALSE);
 }
 
 gchar *
@@ -574,7 +600,7 @@ gpuprof_params_markdown (void)
     const ParamDef *d = &params[i];
     GParamSpec *spec = g_param_spec_ref_sink (param_spec (d));
     gchar *choices = param_choices (d);
-    gchar *def = default_text (d, spec);
+    gchar *def = default_text (d, spec, "`");
 
     g_string_append_printf (s, "| `%s` | ", d->name);
     append_code_list (s, choices);

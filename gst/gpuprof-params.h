@@ -65,5 +65,8 @@ void gpuprof_params_warn (const gchar * warnings);
 
 /* docs/parameters.md's table of parameters (markdown), from the table */
 gchar *gpuprof_params_markdown (void);
+/* the same for a terminal (gst-gpuprof params): 1.22's gst-inspect-1.0
+ * prints no tracer properties */
+gchar *gpuprof_params_describe (void);
 
 G_END_DECLS

@@ -11,10 +11,10 @@
 # GStreamer's pluginsdir, and libdir against the loader's search path
 # (prefix /usr) or the RPATH (any other prefix).
 # usage: test-install.sh BUILD PREFIX LIBDIR_OPT LIBDIR PLUGINDIR BINDIR
-#        GST_PLUGINSDIR HAVE_TOOL(yes|no)
+#        GST_PLUGINSDIR HAVE_TOOL(yes|no) PARAMETERS_MD
 set -u
 build=$1 prefix=$2 libdir_opt=$3 libdir=$4 plugindir=$5 bindir=$6
-gst_pluginsdir=$7 have_tool=$8
+gst_pluginsdir=$7 have_tool=$8 params_md=$9
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 root=$tmp/root
@@ -89,6 +89,12 @@ if [ "$have_tool" = yes ]; then
   check "installed gst-gpuprof report runs" "[ \$? -eq 0 ]"
   check "it prints the live report" "cmp -s $tmp/report $tmp/err"
   cmp -s "$tmp/report" "$tmp/err" || diff "$tmp/err" "$tmp/report"
+  # 1.22's gst-inspect-1.0 lists no tracer properties: the tool does
+  run "$tool" params >"$tmp/params" 2>&1
+  sed -n 's/^  \([a-z][a-z-]*\) .*/\1/p' "$tmp/params" >"$tmp/keys.tool"
+  sed -n 's/^| `\([a-z-]*\)` |.*/\1/p' "$params_md" >"$tmp/keys.doc"
+  check "gst-gpuprof params lists the keys of docs/parameters.md" \
+    "[ -s $tmp/keys.doc ] && cmp -s $tmp/keys.tool $tmp/keys.doc"
 fi
 
 [ "$fails" -ne 0 ] && { echo "--- stderr of the run:"; cat "$tmp/err"; }
