@@ -157,7 +157,7 @@ main (int argc, char **argv)
     }
   }
   if (cmd == NULL)
-    return usage_error ("%s", "missing command (report or diff)");
+    return usage_error ("%s", "missing command (report, diff or params)");
   if (strcmp (cmd, "report") == 0)
     return cmd_report (argc - 2, argv + 2);
   if (strcmp (cmd, "diff") == 0)
@@ -169,5 +169,5 @@ main (int argc, char **argv)
     g_free (text);
     return EXIT_OK;
   }
-  return usage_error ("unknown command '%s' (report or diff)", cmd);
+  return usage_error ("unknown command '%s' (report, diff or params)", cmd);
 }
