@@ -1,17 +1,113 @@
-/* gpuprof: parsing GST_TRACERS="gpuprof(...)" parameters. */
+/* gpuprof: the tracer's parameters, defined once in params[] below. */
 #include "gpuprof-params.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-typedef gboolean (*ParamSetter) (GpuprofParams * p, const gchar * value);
+GST_DEBUG_CATEGORY_STATIC (gpuprof_params_debug);
+#define GST_CAT_DEFAULT gpuprof_params_debug
+
+typedef enum
+{
+  PARAM_SWITCH,                 /* gboolean, written on|off */
+  PARAM_ENUM,                   /* a registered enum, written by its nicks */
+  PARAM_UINT,
+  PARAM_PATH,                   /* non-empty string, NULL = unset */
+  PARAM_REGEX,                  /* a GRegex pattern, NULL = unset */
+  PARAM_REPORT,                 /* stderr|stdout|off|<path> */
+} ParamKind;
 
 typedef struct
 {
-  const gchar *key;
-  const gchar *choices;         /* for the warning */
-  ParamSetter set;
-} ParamSpec;
+  const gchar *name;
+  ParamKind kind;
+  gsize offset;                 /* of its field in GpuprofParams */
+  gint def;                     /* switch, enum, uint */
+  GType (*enum_type) (void);    /* enum */
+  const gchar *values;          /* uint and strings: how a value is written */
+  const gchar *unset;           /* strings: what no value means */
+  const gchar *blurb;           /* one line: the property's blurb */
+  const gchar *doc;             /* more, for docs/parameters.md (markdown) */
+} ParamDef;
+
+#define FIELD(f) G_STRUCT_OFFSET (GpuprofParams, f)
+
+/* *INDENT-OFF* */
+static const ParamDef params[] = {
+  {"nvtx", PARAM_SWITCH, FIELD (nvtx), TRUE, NULL, NULL, NULL,
+   "NVTX ranges for Nsight Systems",
+   "A domain per element, a push/pop range per chain call, a start/end "
+   "range per buffer per queue, marks, thread names "
+   "([tracer.md](tracer.md#nvtx)). With no NVTX tool attached each call "
+   "costs a pointer check. Off: no NVTX call at all."},
+  {"report", PARAM_REPORT, FIELD (report), 0, NULL, NULL, NULL,
+   "Where the end-of-run report goes",
+   "A path is truncated by the first report of the process and appended "
+   "to by later ones. If it cannot be opened the report goes to stderr "
+   "after one error line naming the path."},
+  {"trace", PARAM_PATH, FIELD (trace_path), 0, NULL, "<path>", "none",
+   "Timeline trace file (Chrome trace-event JSON)",
+   "For ui.perfetto.dev / chrome://tracing, see [trace.md](trace.md)."},
+  {"trace-elements", PARAM_REGEX, FIELD (trace_elements), 0, NULL,
+   "<regex>", "all",
+   "Only elements whose path matches get chain and queue events in the "
+   "trace",
+   "A GLib regular expression; one with a bar goes in double quotes, as "
+   "shown above."},
+  {"trace-max-mb", PARAM_UINT, FIELD (trace_max_mb), 0, NULL,
+   "<megabytes, 0 = no cap>", NULL,
+   "Size cap of the trace in MiB, 0 = no cap",
+   "After this many MiB the trace stops taking events and the report says "
+   "so."},
+  {"stats", PARAM_PATH, FIELD (stats_path), 0, NULL, "<path>", "none",
+   "Machine-readable summary of the report (JSON, plus one CSV per table)",
+   "Schema in [summary-schema.md](summary-schema.md)."},
+  {"cupti", PARAM_ENUM, FIELD (cupti), GPUPROF_CUPTI_AUTO,
+   gpuprof_cupti_mode_get_type, NULL, NULL,
+   "GPU attribution with CUPTI",
+   "See [gpu.md](gpu.md). `auto`: on when CUPTI loads and a GPU is there, "
+   "silently off otherwise (no stderr line, no `GPU:` report line); `on`: "
+   "says why it is off when it cannot be on, once on stderr and in a `GPU:` "
+   "line of each report. CUPTI starts with the first run (an element "
+   "leaving NULL), so `gst-inspect-1.0` never loads it."},
+  {"cupti-lib", PARAM_PATH, FIELD (cupti_lib), 0, NULL,
+   "<path of libcupti.so>", "`libcupti.so.13` from the library path",
+   "CUPTI library to load at run time", NULL},
+};
+/* *INDENT-ON* */
+
+/* report=: the words, the first is the default; other values are paths */
+static const struct
+{
+  const gchar *word;
+  GpuprofReportDest dest;
+  gboolean alias;               /* accepted, not listed */
+} report_words[] = {
+  {"stderr", GPUPROF_REPORT_STDERR, FALSE},
+  {"stdout", GPUPROF_REPORT_STDOUT, FALSE},
+  {"off", GPUPROF_REPORT_OFF, FALSE},
+  {"none", GPUPROF_REPORT_OFF, TRUE},
+};
+
+#define MEMBER(type, p, d) G_STRUCT_MEMBER (type, p, (d)->offset)
+
+GType
+gpuprof_cupti_mode_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {GPUPROF_CUPTI_AUTO, "On when CUPTI and a GPU are there, silently off "
+          "otherwise", "auto"},
+    {GPUPROF_CUPTI_ON, "On, or say once why not", "on"},
+    {GPUPROF_CUPTI_OFF, "Never load CUPTI", "off"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GpuprofCuptiMode",
+            values));
+  return type;
+}
 
 static gboolean
 parse_on_off (const gchar * v, gboolean * out)
@@ -29,114 +125,191 @@ parse_on_off (const gchar * v, gboolean * out)
   return FALSE;
 }
 
+/* "auto", or an on/off spelling for an enum that has "on" and "off" */
 static gboolean
-set_nvtx (GpuprofParams * p, const gchar * v)
+parse_enum (const ParamDef * d, const gchar * v, gint * out)
 {
-  return parse_on_off (v, &p->nvtx);
+  GEnumClass *klass = g_type_class_ref (d->enum_type ());
+  GEnumValue *ev = g_enum_get_value_by_nick (klass, v);
+  gboolean on;
+
+  if (!ev && parse_on_off (v, &on))
+    ev = g_enum_get_value_by_nick (klass, on ? "on" : "off");
+  if (ev)
+    *out = ev->value;
+  g_type_class_unref (klass);
+  return ev != NULL;
+}
+
+static void
+set_string (gchar ** dest, const gchar * v)
+{
+  g_free (*dest);
+  *dest = g_strdup (v);
 }
 
 static gboolean
 set_report (GpuprofParams * p, const gchar * v)
 {
+  guint i;
+
   if (!*v)
     return FALSE;
   g_clear_pointer (&p->report_path, g_free);
-  if (!strcmp (v, "stderr"))
-    p->report = GPUPROF_REPORT_STDERR;
-  else if (!strcmp (v, "stdout"))
-    p->report = GPUPROF_REPORT_STDOUT;
-  else if (!strcmp (v, "off") || !strcmp (v, "none"))
-    p->report = GPUPROF_REPORT_OFF;
-  else {
-    p->report = GPUPROF_REPORT_FILE;
-    p->report_path = g_strdup (v);
+  for (i = 0; i < G_N_ELEMENTS (report_words); i++) {
+    if (!strcmp (v, report_words[i].word)) {
+      p->report = report_words[i].dest;
+      return TRUE;
+    }
   }
+  p->report = GPUPROF_REPORT_FILE;
+  p->report_path = g_strdup (v);
   return TRUE;
 }
 
+/* a value as written in GST_TRACERS (or a string property): FALSE when it
+ * is not valid, and then nothing changes */
 static gboolean
-set_path (gchar ** dest, const gchar * v)
+param_parse (const ParamDef * d, GpuprofParams * p, const gchar * v)
 {
-  if (!*v)
-    return FALSE;
-  g_free (*dest);
-  *dest = g_strdup (v);
-  return TRUE;
+  switch (d->kind) {
+    case PARAM_SWITCH:
+      return parse_on_off (v, &MEMBER (gboolean, p, d));
+    case PARAM_ENUM:
+      return parse_enum (d, v, &MEMBER (gint, p, d));
+    case PARAM_UINT:{
+      gchar *end = NULL;
+      guint64 n = g_ascii_strtoull (v, &end, 10);
+
+      if (!*v || *end || n > G_MAXUINT)
+        return FALSE;
+      MEMBER (guint, p, d) = (guint) n;
+      return TRUE;
+    }
+    case PARAM_REGEX:{
+      GRegex *re = g_regex_new (v, 0, 0, NULL);
+
+      if (!re)
+        return FALSE;
+      g_regex_unref (re);
+    }
+      /* FALLTHROUGH */
+    case PARAM_PATH:
+      if (!*v)
+        return FALSE;
+      set_string (&MEMBER (gchar *, p, d), v);
+      return TRUE;
+    case PARAM_REPORT:
+      return set_report (p, v);
+  }
+  return FALSE;
 }
 
-static gboolean
-set_trace (GpuprofParams * p, const gchar * v)
+static void
+param_set_default (const ParamDef * d, GpuprofParams * p)
 {
-  return set_path (&p->trace_path, v);
+  switch (d->kind) {
+    case PARAM_SWITCH:
+      MEMBER (gboolean, p, d) = d->def;
+      break;
+    case PARAM_ENUM:
+      MEMBER (gint, p, d) = d->def;
+      break;
+    case PARAM_UINT:
+      MEMBER (guint, p, d) = d->def;
+      break;
+    case PARAM_PATH:
+    case PARAM_REGEX:
+      g_clear_pointer (&MEMBER (gchar *, p, d), g_free);
+      break;
+    case PARAM_REPORT:
+      set_report (p, report_words[0].word);
+      break;
+  }
 }
 
-static gboolean
-set_stats (GpuprofParams * p, const gchar * v)
+/* the valid values, as the warnings show them: "on|off", "<path>" */
+static gchar *
+param_choices (const ParamDef * d)
 {
-  return set_path (&p->stats_path, v);
+  GString *s = g_string_new (NULL);
+  guint i;
+
+  switch (d->kind) {
+    case PARAM_SWITCH:
+      g_string_append (s, "on|off");
+      break;
+    case PARAM_ENUM:{
+      GEnumClass *klass = g_type_class_ref (d->enum_type ());
+
+      for (i = 0; i < klass->n_values; i++)
+        g_string_append_printf (s, "%s%s", i ? "|" : "",
+            klass->values[i].value_nick);
+      g_type_class_unref (klass);
+      break;
+    }
+    case PARAM_REPORT:
+      for (i = 0; i < G_N_ELEMENTS (report_words); i++)
+        if (!report_words[i].alias)
+          g_string_append_printf (s, "%s|", report_words[i].word);
+      g_string_append (s, "<path>");
+      break;
+    default:
+      g_string_append (s, d->values);
+      break;
+  }
+  return g_string_free (s, FALSE);
 }
 
-static gboolean
-set_cupti_lib (GpuprofParams * p, const gchar * v)
+static GParamSpec *
+param_spec (const ParamDef * d)
 {
-  return set_path (&p->cupti_lib, v);
-}
+  /* the blurb is built: the name and nick are static, the blurb not */
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY |
+      G_PARAM_STATIC_NAME | G_PARAM_STATIC_NICK;
+  gchar *choices = param_choices (d);
+  gchar *blurb;
+  GParamSpec *spec = NULL;
 
-static gboolean
-set_trace_elements (GpuprofParams * p, const gchar * v)
-{
-  GRegex *re = g_regex_new (v, 0, 0, NULL);
-
-  if (!re)
-    return FALSE;
-  g_regex_unref (re);
-  return set_path (&p->trace_elements, v);
-}
-
-static gboolean
-set_trace_max_mb (GpuprofParams * p, const gchar * v)
-{
-  gchar *end = NULL;
-  guint64 n = g_ascii_strtoull (v, &end, 10);
-
-  if (!*v || *end || n > G_MAXUINT)
-    return FALSE;
-  p->trace_max_mb = (guint) n;
-  return TRUE;
-}
-
-static gboolean
-set_cupti (GpuprofParams * p, const gchar * v)
-{
-  gboolean on;
-
-  if (!g_ascii_strcasecmp (v, "auto"))
-    p->cupti = GPUPROF_CUPTI_AUTO;
-  else if (parse_on_off (v, &on))
-    p->cupti = on ? GPUPROF_CUPTI_ON : GPUPROF_CUPTI_OFF;
+  if (d->kind == PARAM_SWITCH || d->kind == PARAM_ENUM)
+    blurb = g_strdup (d->blurb);
   else
-    return FALSE;
-  return TRUE;
-}
+    blurb = g_strdup_printf ("%s: %s", d->blurb, choices);
 
-static const ParamSpec specs[] = {
-  {"nvtx", "on|off", set_nvtx},
-  {"report", "stderr|stdout|off|<path>", set_report},
-  {"trace", "<path>", set_trace},
-  {"trace-elements", "<regex>", set_trace_elements},
-  {"trace-max-mb", "<megabytes, 0 = no cap>", set_trace_max_mb},
-  {"stats", "<path>", set_stats},
-  {"cupti", "auto|on|off", set_cupti},
-  {"cupti-lib", "<path of libcupti.so>", set_cupti_lib},
-};
+  switch (d->kind) {
+    case PARAM_SWITCH:
+      spec = g_param_spec_boolean (d->name, d->name, blurb, d->def, flags);
+      break;
+    case PARAM_ENUM:
+      spec = g_param_spec_enum (d->name, d->name, blurb, d->enum_type (),
+          d->def, flags);
+      break;
+    case PARAM_UINT:
+      spec = g_param_spec_uint (d->name, d->name, blurb, 0, G_MAXUINT,
+          d->def, flags);
+      break;
+    case PARAM_PATH:
+    case PARAM_REGEX:
+      spec = g_param_spec_string (d->name, d->name, blurb, NULL, flags);
+      break;
+    case PARAM_REPORT:
+      spec = g_param_spec_string (d->name, d->name, blurb,
+          report_words[0].word, flags);
+      break;
+  }
+  g_free (blurb);
+  g_free (choices);
+  return spec;
+}
 
 void
 gpuprof_params_init (GpuprofParams * p)
 {
+  guint i;
+
   memset (p, 0, sizeof (*p));
-  p->nvtx = TRUE;
-  p->report = GPUPROF_REPORT_STDERR;
-  p->cupti = GPUPROF_CUPTI_AUTO;
+  for (i = 0; i < G_N_ELEMENTS (params); i++)
+    param_set_default (&params[i], p);
 }
 
 void
@@ -150,15 +323,126 @@ gpuprof_params_clear (GpuprofParams * p)
   memset (p, 0, sizeof (*p));
 }
 
+void
+gpuprof_params_copy (GpuprofParams * dest, const GpuprofParams * src)
+{
+  *dest = *src;
+  dest->report_path = g_strdup (src->report_path);
+  dest->trace_path = g_strdup (src->trace_path);
+  dest->trace_elements = g_strdup (src->trace_elements);
+  dest->stats_path = g_strdup (src->stats_path);
+  dest->cupti_lib = g_strdup (src->cupti_lib);
+}
+
+/* ------------------------------------------------------------ properties */
+
+void
+gpuprof_params_install_properties (GObjectClass * klass, guint first_prop_id)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (params); i++)
+    g_object_class_install_property (klass, first_prop_id + i,
+        param_spec (&params[i]));
+}
+
+static gchar *
+bad_value (const ParamDef * d, const gchar * value)
+{
+  gchar *choices = param_choices (d);
+  gchar *line = g_strdup_printf ("gpuprof: bad value '%s' for '%s' "
+      "(valid: %s=%s); using the default\n", value, d->name, d->name,
+      choices);
+
+  g_free (choices);
+  return line;
+}
+
+void
+gpuprof_params_set_property (GpuprofParams * p, guint index,
+    const GValue * value)
+{
+  const ParamDef *d;
+  const gchar *v;
+
+  g_return_if_fail (index < G_N_ELEMENTS (params));
+  d = &params[index];
+  switch (d->kind) {
+    case PARAM_SWITCH:
+      MEMBER (gboolean, p, d) = g_value_get_boolean (value);
+      return;
+    case PARAM_ENUM:
+      MEMBER (gint, p, d) = g_value_get_enum (value);
+      return;
+    case PARAM_UINT:
+      MEMBER (guint, p, d) = g_value_get_uint (value);
+      return;
+    default:
+      break;
+  }
+  v = g_value_get_string (value);
+  if (!v) {
+    param_set_default (d, p);
+  } else if (!param_parse (d, p, v)) {
+    gchar *line = bad_value (d, v);
+    gpuprof_params_warn (line);
+    g_free (line);
+  }
+}
+
+void
+gpuprof_params_get_property (const GpuprofParams * p, guint index,
+    GValue * value)
+{
+  const ParamDef *d;
+  guint i;
+
+  g_return_if_fail (index < G_N_ELEMENTS (params));
+  d = &params[index];
+  switch (d->kind) {
+    case PARAM_SWITCH:
+      g_value_set_boolean (value, MEMBER (gboolean, p, d));
+      break;
+    case PARAM_ENUM:
+      g_value_set_enum (value, MEMBER (gint, p, d));
+      break;
+    case PARAM_UINT:
+      g_value_set_uint (value, MEMBER (guint, p, d));
+      break;
+    case PARAM_PATH:
+    case PARAM_REGEX:
+      g_value_set_string (value, MEMBER (gchar *, p, d));
+      break;
+    case PARAM_REPORT:
+      if (p->report == GPUPROF_REPORT_FILE) {
+        g_value_set_string (value, p->report_path);
+        break;
+      }
+      for (i = 0; i < G_N_ELEMENTS (report_words); i++) {
+        if (report_words[i].dest == p->report) {
+          g_value_set_string (value, report_words[i].word);
+          break;
+        }
+      }
+      break;
+  }
+}
+
+/* --------------------------------------------------- GST_TRACERS params */
+
 static gchar *
 valid_keys (void)
 {
   GString *s = g_string_new (NULL);
   guint i;
 
-  for (i = 0; i < G_N_ELEMENTS (specs); i++)
-    g_string_append_printf (s, "%s%s=%s", i ? ", " : "", specs[i].key,
-        specs[i].choices);
+  for (i = 0; i < G_N_ELEMENTS (params); i++) {
+    gchar *choices = param_choices (&params[i]);
+
+    g_string_append_printf (s, "%s%s=%s", i ? ", " : "", params[i].name,
+        choices);
+    g_free (choices);
+  }
   return g_string_free (s, FALSE);
 }
 
@@ -176,6 +460,7 @@ apply_field (GQuark field, const GValue * value, gpointer user_data)
   gchar *str;
   guint i;
 
+  /* GstStructure guessed a type ("5" is an int): the text is what counts */
   if (G_VALUE_HOLDS_STRING (value))
     str = g_value_dup_string (value);
   else
@@ -183,16 +468,17 @@ apply_field (GQuark field, const GValue * value, gpointer user_data)
   if (!str)
     str = g_strdup ("");
 
-  for (i = 0; i < G_N_ELEMENTS (specs); i++) {
-    if (strcmp (specs[i].key, key))
+  for (i = 0; i < G_N_ELEMENTS (params); i++) {
+    if (strcmp (params[i].name, key))
       continue;
-    if (!specs[i].set (ctx->p, str))
-      g_string_append_printf (ctx->warnings,
-          "gpuprof: bad value '%s' for '%s' (valid: %s=%s); using the default\n",
-          str, key, key, specs[i].choices);
+    if (!param_parse (&params[i], ctx->p, str)) {
+      gchar *line = bad_value (&params[i], str);
+      g_string_append (ctx->warnings, line);
+      g_free (line);
+    }
     break;
   }
-  if (i == G_N_ELEMENTS (specs)) {
+  if (i == G_N_ELEMENTS (params)) {
     gchar *keys = valid_keys ();
     g_string_append_printf (ctx->warnings,
         "gpuprof: unknown parameter '%s' ignored (valid: %s)\n", key, keys);
@@ -203,20 +489,20 @@ apply_field (GQuark field, const GValue * value, gpointer user_data)
 }
 
 gchar *
-gpuprof_params_parse (GpuprofParams * p, const gchar * params)
+gpuprof_params_parse (GpuprofParams * p, const gchar * params_text)
 {
   ParseCtx ctx = { p, g_string_new (NULL) };
   GstStructure *s;
   gchar *full;
 
-  if (params && *params) {
-    full = g_strdup_printf ("gpuprof,%s", params);
+  if (params_text && *params_text) {
+    full = g_strdup_printf ("gpuprof,%s", params_text);
     s = gst_structure_from_string (full, NULL);
     if (!s) {
       gchar *keys = valid_keys ();
       g_string_append_printf (ctx.warnings,
           "gpuprof: cannot parse parameters '%s' (expected key=value,... "
-          "with keys %s); using the defaults\n", params, keys);
+          "with keys %s); using the defaults\n", params_text, keys);
       g_free (keys);
     } else {
       gst_structure_foreach (s, apply_field, &ctx);
@@ -229,4 +515,103 @@ gpuprof_params_parse (GpuprofParams * p, const gchar * params)
     return NULL;
   }
   return g_string_free (ctx.warnings, FALSE);
+}
+
+void
+gpuprof_params_warn (const gchar * warnings)
+{
+  if (!gpuprof_params_debug)
+    GST_DEBUG_CATEGORY_INIT (gpuprof_params_debug, "gpuprof", 0,
+        "gpuprof tracer");
+  GST_WARNING ("%s", warnings);
+  g_printerr ("%s", warnings);
+}
+
+/* ------------------------------------------------------------------ docs */
+
+static void
+append_code_list (GString * s, const gchar * choices)
+{
+  gchar **alt = g_strsplit (choices, "|", -1);
+  guint i;
+
+  for (i = 0; alt[i]; i++)
+    g_string_append_printf (s, "%s`%s`", i ? ", " : "", alt[i]);
+  g_strfreev (alt);
+}
+
+/* the default as a user writes it, from the property itself; 'q' quotes
+ * a value ("`" in markdown) */
+static gchar *
+default_text (const ParamDef * d, GParamSpec * spec, const gchar * q)
+{
+  const GValue *def = g_param_spec_get_default_value (spec);
+  const gchar *word = NULL;
+
+  switch (d->kind) {
+    case PARAM_SWITCH:
+      word = g_value_get_boolean (def) ? "on" : "off";
+      break;
+    case PARAM_ENUM:
+      word = g_enum_get_value (G_PARAM_SPEC_ENUM (spec)->enum_class,
+          g_value_get_enum (def))->value_nick;
+      break;
+    case PARAM_UINT:
+      return g_strdup_printf ("%s%u%s", q, g_value_get_uint (def), q);
+    default:
+      word = g_value_get_string (def);
+      break;
+  }
+  return word ? g_strdup_printf ("%s%s%s", q, word, q) : g_strdup (d->unset);
+}
+
+gchar *
+gpuprof_params_describe (void)
+{
+  GString *s = g_string_new ("Parameters: GST_TRACERS=\"gpuprof(key=value,"
+      "...)\", also the tracer's\nconstruct-only properties "
+      "(docs/parameters.md)\n\n");
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (params); i++) {
+    const ParamDef *d = &params[i];
+    GParamSpec *spec = g_param_spec_ref_sink (param_spec (d));
+    gchar *choices = param_choices (d);
+    gchar *def = default_text (d, spec, "");
+
+    g_string_append_printf (s, "  %-16s%s\n  %-16s%s; default: %s; %s\n",
+        d->name, d->blurb, "", choices, def,
+        g_type_name (G_PARAM_SPEC_VALUE_TYPE (spec)));
+    g_free (def);
+    g_free (choices);
+    g_param_spec_unref (spec);
+  }
+  return g_string_free (s, FALSE);
+}
+
+gchar *
+gpuprof_params_markdown (void)
+{
+  GString *s = g_string_new ("| key | values | default | property type | "
+      "what it does |\n|---|---|---|---|---|\n");
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (params); i++) {
+    const ParamDef *d = &params[i];
+    GParamSpec *spec = g_param_spec_ref_sink (param_spec (d));
+    gchar *choices = param_choices (d);
+    gchar *def = default_text (d, spec, "`");
+
+    g_string_append_printf (s, "| `%s` | ", d->name);
+    append_code_list (s, choices);
+    if (d->kind == PARAM_SWITCH)
+      g_string_append (s, " (also `true/false`, `yes/no`, `1/0`)");
+    g_string_append_printf (s, " | %s | `%s` | %s.%s%s |\n", def,
+        g_type_name (G_PARAM_SPEC_VALUE_TYPE (spec)), d->blurb,
+        d->doc ? " " : "", d->doc ? d->doc : "");
+    g_free (def);
+    g_free (choices);
+    g_param_spec_unref (spec);
+  }
+  return g_string_free (s, FALSE);
 }

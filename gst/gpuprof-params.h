@@ -1,8 +1,12 @@
-/* gpuprof: the tracer's parameters, GST_TRACERS="gpuprof(key=value,...)".
+/* gpuprof: the tracer's parameters.
  *
- * Parsed as a GstStructure. An unknown key or a bad value gives one warning
- * naming it and the valid choices; the run goes on with the default.
- * docs/parameters.md documents every key.
+ * One table (gpuprof-params.c) defines every parameter once; from it come
+ * the tracer's construct-only GObject properties, the parsing of
+ * GST_TRACERS="gpuprof(key=value,...)" (GStreamer 1.22 hands the text over
+ * as the "params" property; it is parsed as a GstStructure and each field
+ * is stored as its property would store it), the warnings for a bad key or
+ * value (one line naming it and the valid choices; the run goes on with the
+ * default), and the table of docs/parameters.md.
  */
 #pragma once
 
@@ -34,9 +38,35 @@ typedef struct
   gchar *cupti_lib;             /* cupti-lib=<path> */
 } GpuprofParams;
 
+#define GPUPROF_TYPE_CUPTI_MODE (gpuprof_cupti_mode_get_type ())
+GType gpuprof_cupti_mode_get_type (void);
+
+/* defaults, from the table */
 void gpuprof_params_init (GpuprofParams * p);
 void gpuprof_params_clear (GpuprofParams * p);
-/* Returns the warnings (one line each), NULL when all was fine. */
+void gpuprof_params_copy (GpuprofParams * dest, const GpuprofParams * src);
+
+/* Installs one construct-only property per parameter, with ids
+ * first_prop_id, first_prop_id + 1, ... in table order. */
+void gpuprof_params_install_properties (GObjectClass * klass,
+    guint first_prop_id);
+/* 'index' is prop_id - first_prop_id. A bad value warns (as a bad
+ * GST_TRACERS value does) and leaves the parameter as it was. */
+void gpuprof_params_set_property (GpuprofParams * p, guint index,
+    const GValue * value);
+void gpuprof_params_get_property (const GpuprofParams * p, guint index,
+    GValue * value);
+
+/* Applies GST_TRACERS' "key=value,..." over what is in 'p'. Returns the
+ * warnings (one line each), NULL when all was fine. */
 gchar *gpuprof_params_parse (GpuprofParams * p, const gchar * params);
+/* the warnings, to the debug log and once on stderr for the user */
+void gpuprof_params_warn (const gchar * warnings);
+
+/* docs/parameters.md's table of parameters (markdown), from the table */
+gchar *gpuprof_params_markdown (void);
+/* the same for a terminal (gst-gpuprof params): 1.22's gst-inspect-1.0
+ * prints no tracer properties */
+gchar *gpuprof_params_describe (void);
 
 G_END_DECLS

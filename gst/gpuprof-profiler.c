@@ -192,20 +192,13 @@ gpuprof_profiler_state_change_pre (GpuprofProfiler * p, GstElement * element,
 }
 
 GpuprofProfiler *
-gpuprof_profiler_new (const gchar * params)
+gpuprof_profiler_new (const GpuprofParams * params)
 {
   GpuprofProfiler *p = g_new0 (GpuprofProfiler, 1);
-  gchar *warnings;
 
   if (!gpuprof_debug)
     GST_DEBUG_CATEGORY_INIT (gpuprof_debug, "gpuprof", 0, "gpuprof tracer");
-  gpuprof_params_init (&p->params);
-  warnings = gpuprof_params_parse (&p->params, params);
-  if (warnings) {
-    GST_WARNING ("%s", warnings);
-    g_printerr ("%s", warnings);
-    g_free (warnings);
-  }
+  gpuprof_params_copy (&p->params, params);
   if (p->params.nvtx && !gpuprof_nvtx_available ())
     GST_INFO ("built without NVTX headers: nvtx=on has no effect");
   g_mutex_init (&p->report_lock);

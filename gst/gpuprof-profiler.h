@@ -16,7 +16,7 @@ G_BEGIN_DECLS
 
 typedef struct _GpuprofProfiler GpuprofProfiler;
 
-GpuprofProfiler *gpuprof_profiler_new (const gchar * params);
+GpuprofProfiler *gpuprof_profiler_new (const GpuprofParams * params);
 void gpuprof_profiler_free (GpuprofProfiler * p);
 const GpuprofParams *gpuprof_profiler_get_params (GpuprofProfiler * p);
 

@@ -16,16 +16,23 @@
  * GST_TRACERS="gpuprof(nvtx=off,report=run.txt)" gst-launch-1.0 ...
  * ]|
  *
- * Parameters are documented in docs/parameters.md.
+ * Parameters: each key of GST_TRACERS="gpuprof(key=value,...)" is a
+ * construct-only property of the tracer (#GstGpuprofTracer:report,
+ * #GstGpuprofTracer:nvtx, ...), made from the table in gst/gpuprof-params.c
+ * and documented in docs/parameters.md, which is generated from it. On
+ * GStreamer 1.22 the text between the parentheses arrives as the "params"
+ * property; it is parsed as a GstStructure and each key is stored as its
+ * property would be, over the properties' values. An unknown key or a bad
+ * value warns once, naming it and the valid keys or values, and the run
+ * goes on with the default.
  *
- * Action signals (for tests and applications):
- * "get-element-stats" (path) -> GstStructure "gpuprof-element" or NULL;
- * "get-queue-stats" (path) -> GstStructure "gpuprof-queue" or NULL;
- * "get-batch-stats" (path) -> for an aggregator GstStructure
- *   "gpuprof-batches", for a stage of its batches "gpuprof-stages"
- *   (fields as in docs/summary-schema.md), or NULL;
- * "get-report" (pipeline or NULL) -> the report text of the live statistics;
- * "get-last-report" -> the text of the last report printed.
+ * Action signals, documented one by one below and in docs/signals.md:
+ * #GstGpuprofTracer::get-element-stats, #GstGpuprofTracer::get-queue-stats,
+ * #GstGpuprofTracer::get-batch-stats, #GstGpuprofTracer::get-report,
+ * #GstGpuprofTracer::get-last-report. Find the tracer with
+ * gst_tracing_get_active_tracers(). A path argument is an element's path
+ * as the report prints it ("pipeline0/infer"); the statistics are those of
+ * that pipeline's current run, cleared when it is reported.
  */
 #include "config.h"
 
@@ -271,13 +278,19 @@ gst_gpuprof_tracer_constructed (GObject * object)
   GstGpuprofTracer *self = GST_GPUPROF_TRACER_CAST (object);
   GstTracer *tracer = GST_TRACER (object);
   static gsize exit_hook = 0;
-  gchar *params = NULL;
+  gchar *params = NULL, *warnings;
 
   G_OBJECT_CLASS (gst_gpuprof_tracer_parent_class)->constructed (object);
 
+  /* on 1.22 GST_TRACERS' "(key=value,...)" arrives as "params": it
+   * overrides the properties, as if each key had been set as one */
   g_object_get (object, "params", &params, NULL);
-  self->profiler = gpuprof_profiler_new (params);
+  warnings = gpuprof_params_parse (&self->params, params);
+  if (warnings)
+    gpuprof_params_warn (warnings);
+  g_free (warnings);
   g_free (params);
+  self->profiler = gpuprof_profiler_new (&self->params);
 
   gst_tracing_register_hook (tracer, "pad-push-pre",
       G_CALLBACK (do_push_buffer_pre));
@@ -334,8 +347,28 @@ gst_gpuprof_tracer_finalize (GObject * object)
   live_tracers = g_list_remove (live_tracers, self);
   g_mutex_unlock (&live_lock);
   gpuprof_profiler_free (self->profiler);
+  gpuprof_params_clear (&self->params);
 
   G_OBJECT_CLASS (gst_gpuprof_tracer_parent_class)->finalize (object);
+}
+
+/* every property is a parameter of the table in gst/gpuprof-params.c */
+#define PROP_FIRST_PARAM 1
+
+static void
+gst_gpuprof_tracer_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  gpuprof_params_set_property (&GST_GPUPROF_TRACER_CAST (object)->params,
+      prop_id - PROP_FIRST_PARAM, value);
+}
+
+static void
+gst_gpuprof_tracer_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  gpuprof_params_get_property (&GST_GPUPROF_TRACER_CAST (object)->params,
+      prop_id - PROP_FIRST_PARAM, value);
 }
 
 static void
@@ -345,26 +378,88 @@ gst_gpuprof_tracer_class_init (GstGpuprofTracerClass * klass)
 
   gobject_class->constructed = gst_gpuprof_tracer_constructed;
   gobject_class->finalize = gst_gpuprof_tracer_finalize;
+  gobject_class->set_property = gst_gpuprof_tracer_set_property;
+  gobject_class->get_property = gst_gpuprof_tracer_get_property;
 
+  /* Since: 0.1 (every one); documented in docs/parameters.md */
+  gpuprof_params_install_properties (gobject_class, PROP_FIRST_PARAM);
+
+  /**
+   * GstGpuprofTracer::get-element-stats:
+   * @tracer: the tracer
+   * @path: an element's path, "pipeline0/infer"
+   *
+   * Returns: (transfer full) (nullable): the element's statistics so far,
+   * a #GstStructure named "gpuprof-element" (fields "self-ns", "calls",
+   * "self-p99-ns", ... listed in docs/signals.md), or %NULL when no element
+   * has that path.
+   *
+   * Since: 0.1
+   */
   signals[SIGNAL_GET_ELEMENT_STATS] =
       g_signal_new_class_handler ("get-element-stats",
       G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,
       G_CALLBACK (get_element_stats), NULL, NULL, NULL, GST_TYPE_STRUCTURE, 1,
       G_TYPE_STRING);
+  /**
+   * GstGpuprofTracer::get-queue-stats:
+   * @tracer: the tracer
+   * @path: a queue's path, "pipeline0/q"
+   *
+   * Returns: (transfer full) (nullable): the queue's residency, levels,
+   * backpressure and drops so far, a #GstStructure named "gpuprof-queue"
+   * (fields in docs/signals.md), or %NULL when the path is not a queue.
+   *
+   * Since: 0.1
+   */
   signals[SIGNAL_GET_QUEUE_STATS] =
       g_signal_new_class_handler ("get-queue-stats",
       G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,
       G_CALLBACK (get_queue_stats), NULL, NULL, NULL, GST_TYPE_STRUCTURE, 1,
       G_TYPE_STRING);
+  /**
+   * GstGpuprofTracer::get-batch-stats:
+   * @tracer: the tracer
+   * @path: an aggregator's path, or the path of a stage of its batches
+   *
+   * Returns: (transfer full) (nullable): for an aggregator, its batches
+   * ("gpuprof-batches"); for a stage, its work on batches
+   * ("gpuprof-stages"); fields named as in the JSON summary
+   * (docs/summary-schema.md); %NULL for any other path.
+   *
+   * Since: 0.1
+   */
   signals[SIGNAL_GET_BATCH_STATS] =
       g_signal_new_class_handler ("get-batch-stats",
       G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,
       G_CALLBACK (get_batch_stats), NULL, NULL, NULL, GST_TYPE_STRUCTURE, 1,
       G_TYPE_STRING);
+  /**
+   * GstGpuprofTracer::get-report:
+   * @tracer: the tracer
+   * @pipeline: (nullable): a pipeline's name, or %NULL for the last one
+   *   with activity
+   *
+   * The report of the statistics so far, printing and changing nothing.
+   *
+   * Returns: (transfer full) (nullable): the report text, or %NULL when
+   * there is no such pipeline.
+   *
+   * Since: 0.1
+   */
   signals[SIGNAL_GET_REPORT] =
       g_signal_new_class_handler ("get-report", G_TYPE_FROM_CLASS (klass),
       G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION, G_CALLBACK (get_report), NULL,
       NULL, NULL, G_TYPE_STRING, 1, G_TYPE_STRING);
+  /**
+   * GstGpuprofTracer::get-last-report:
+   * @tracer: the tracer
+   *
+   * Returns: (transfer full) (nullable): the text of the last report the
+   * tracer made (also with report=off), %NULL before the first.
+   *
+   * Since: 0.1
+   */
   signals[SIGNAL_GET_LAST_REPORT] =
       g_signal_new_class_handler ("get-last-report",
       G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,
@@ -374,4 +469,5 @@ gst_gpuprof_tracer_class_init (GstGpuprofTracerClass * klass)
 static void
 gst_gpuprof_tracer_init (GstGpuprofTracer * self)
 {
+  gpuprof_params_init (&self->params);
 }

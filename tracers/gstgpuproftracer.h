@@ -19,6 +19,7 @@ struct _GstGpuprofTracer
 {
   GstTracer parent;
 
+  GpuprofParams params;         /* properties, then GST_TRACERS' params */
   GpuprofProfiler *profiler;
 };
 

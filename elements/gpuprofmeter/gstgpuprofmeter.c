@@ -753,7 +753,7 @@ gst_gpuprof_meter_class_init (GstGpuprofMeterClass * klass)
   gst_element_class_set_static_metadata (element_class, "GPU profiling meter",
       "Filter/Analyzer", "Posts the GPU time (CUPTI kernels, copies, memsets) "
       "each upstream element spent per buffer",
-      "gpuprof <gpuprof@example.invalid>");
+      "the gpuprof authors");
 
   element_class->change_state =
       GST_DEBUG_FUNCPTR (gst_gpuprof_meter_change_state);

@@ -3,6 +3,7 @@
  *   gst-gpuprof report FILE          the end-of-run report, from a summary
  *                                    (stats=) or a trace (trace=)
  *   gst-gpuprof diff BEFORE AFTER    before/after figures and their ratios
+ *   gst-gpuprof params               the tracer's parameters
  *
  * Exit status: 0 done, 1 usage error, 2 a file is missing, unreadable,
  * malformed or not a gpuprof summary or trace.
@@ -16,6 +17,7 @@
 
 #include "gpuprof-diff.h"
 #include "gpuprof-load.h"
+#include "gpuprof-params.h"
 #include "gpuprof-report.h"
 
 enum
@@ -38,6 +40,8 @@ static const gchar usage_text[] =
     "  diff BEFORE AFTER    Print per element and per queue the before and\n"
     "                       after figures and their ratio (after/before), and\n"
     "                       the overall throughput ratio.\n"
+    "  params               List the tracer's parameters (GST_TRACERS=\n"
+    "                       \"gpuprof(key=value,...)\"): values, defaults.\n"
     "\n"
     "Options:\n"
     "  -h, --help           Show this help\n"
@@ -153,10 +157,17 @@ main (int argc, char **argv)
     }
   }
   if (cmd == NULL)
-    return usage_error ("%s", "missing command (report or diff)");
+    return usage_error ("%s", "missing command (report, diff or params)");
   if (strcmp (cmd, "report") == 0)
     return cmd_report (argc - 2, argv + 2);
   if (strcmp (cmd, "diff") == 0)
     return cmd_diff (argc - 2, argv + 2);
-  return usage_error ("unknown command '%s' (report or diff)", cmd);
+  if (strcmp (cmd, "params") == 0) {
+    gchar *text = gpuprof_params_describe ();
+
+    fputs (text, stdout);
+    g_free (text);
+    return EXIT_OK;
+  }
+  return usage_error ("unknown command '%s' (report, diff or params)", cmd);
 }
