@@ -544,6 +544,23 @@ gpuprof_batches_reset (GpuprofBatches * b, GpuprofElement * e)
   st->pending = 0;
 }
 
+void
+gpuprof_batches_forget (GpuprofBatches * b, GpuprofElement * e)
+{
+  Elem *st;
+
+  if (e->id >= MAX_ELEMENTS)
+    return;
+  g_mutex_lock (&b->lock);
+  st = b->elems[e->id];
+  __atomic_store_n (&b->elems[e->id], NULL, __ATOMIC_RELEASE);
+  g_mutex_unlock (&b->lock);
+  if (st) {
+    g_free (st->agg);
+    g_free (st);
+  }
+}
+
 /* ------------------------------------------------------- snapshot */
 
 /* the inputs' frame interval from their caps, when buffers had none */

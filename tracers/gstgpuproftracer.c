@@ -25,7 +25,10 @@
  *   "gpuprof-batches", for a stage of its batches "gpuprof-stages"
  *   (fields as in docs/summary-schema.md), or NULL;
  * "get-report" (pipeline or NULL) -> the report text of the live statistics;
- * "get-last-report" -> the text of the last report printed.
+ * "get-last-report" -> the text of the last report printed;
+ * "get-records" -> GstStructure "gpuprof-records": "elements", "pads",
+ *   "pipelines" (guint), the records kept now (live objects and runs not
+ *   reported yet).
  */
 #include "config.h"
 
@@ -43,6 +46,7 @@ enum
   SIGNAL_GET_BATCH_STATS,
   SIGNAL_GET_REPORT,
   SIGNAL_GET_LAST_REPORT,
+  SIGNAL_GET_RECORDS,
   N_SIGNALS
 };
 
@@ -156,6 +160,13 @@ do_element_post_message_pre (GObject * self, GstClockTime ts,
 }
 
 static void
+do_bin_add_post (GObject * self, GstClockTime ts, GstBin * bin,
+    GstElement * element, gboolean result)
+{
+  gpuprof_profiler_element_added (PROF (self), bin, element, result);
+}
+
+static void
 do_object_destroyed (GObject * self, GstClockTime ts, GstObject * object)
 {
   gpuprof_profiler_object_destroyed (PROF (self), ts, object);
@@ -209,7 +220,7 @@ get_stats (GstGpuprofTracer * self, const gchar * path, RowKind kind)
   GstStructure *s = NULL;
   gchar *pipeline;
 
-  if (!path)
+  if (!path || !self->profiler)
     return NULL;
   pipeline = g_strndup (path, strcspn (path, "/"));
   snap = gpuprof_profiler_snapshot (self->profiler, pipeline);
@@ -241,8 +252,8 @@ get_batch_stats (GstGpuprofTracer * self, const gchar * path)
 static gchar *
 get_report (GstGpuprofTracer * self, const gchar * pipeline)
 {
-  GpuprofSnapshot *snap = gpuprof_profiler_snapshot (self->profiler,
-      pipeline);
+  GpuprofSnapshot *snap = self->profiler ?
+      gpuprof_profiler_snapshot (self->profiler, pipeline) : NULL;
   gchar *text;
 
   if (!snap)
@@ -255,7 +266,24 @@ get_report (GstGpuprofTracer * self, const gchar * pipeline)
 static gchar *
 get_last_report (GstGpuprofTracer * self)
 {
-  return gpuprof_profiler_last_report (self->profiler);
+  return self->profiler ? gpuprof_profiler_last_report (self->profiler) :
+      NULL;
+}
+
+/* how many records the tracer keeps: bounded by the live objects and the
+ * runs not reported yet, however many pipelines came and went */
+static GstStructure *
+get_records (GstGpuprofTracer * self)
+{
+  guint elements, pads, pipelines;
+
+  if (!self->profiler)
+    return NULL;
+  gpuprof_profiler_count_records (self->profiler, &elements, &pads,
+      &pipelines);
+  return gst_structure_new ("gpuprof-records", "elements", G_TYPE_UINT,
+      elements, "pads", G_TYPE_UINT, pads, "pipelines", G_TYPE_UINT,
+      pipelines, NULL);
 }
 
 static void
@@ -267,6 +295,19 @@ gst_gpuprof_tracer_constructed (GObject * object)
   gchar *params = NULL;
 
   G_OBJECT_CLASS (gst_gpuprof_tracer_parent_class)->constructed (object);
+
+  /* The per-thread state and the records attached to elements and pads are
+   * the process's, not an instance's: a second instance would count every
+   * call twice into the same records. It stays inert (no hooks, no files). */
+  g_mutex_lock (&live_lock);
+  if (live_tracers) {
+    g_mutex_unlock (&live_lock);
+    GST_WARNING_OBJECT (self, "a second gpuprof instance is ignored");
+    g_printerr ("gpuprof: GST_TRACERS names gpuprof more than once; only the "
+        "first instance profiles, the others are ignored\n");
+    return;
+  }
+  g_mutex_unlock (&live_lock);
 
   g_object_get (object, "params", &params, NULL);
   self->profiler = gpuprof_profiler_new (params);
@@ -306,6 +347,8 @@ gst_gpuprof_tracer_constructed (GObject * object)
       G_CALLBACK (do_element_post_message_pre));
   gst_tracing_register_hook (tracer, "object-destroyed",
       G_CALLBACK (do_object_destroyed));
+  gst_tracing_register_hook (tracer, "bin-add-post",
+      G_CALLBACK (do_bin_add_post));
 
   g_mutex_lock (&live_lock);
   live_tracers = g_list_prepend (live_tracers, self);
@@ -324,7 +367,8 @@ gst_gpuprof_tracer_finalize (GObject * object)
   g_mutex_lock (&live_lock);
   live_tracers = g_list_remove (live_tracers, self);
   g_mutex_unlock (&live_lock);
-  gpuprof_profiler_free (self->profiler);
+  if (self->profiler)
+    gpuprof_profiler_free (self->profiler);
 
   G_OBJECT_CLASS (gst_gpuprof_tracer_parent_class)->finalize (object);
 }
@@ -360,6 +404,10 @@ gst_gpuprof_tracer_class_init (GstGpuprofTracerClass * klass)
       g_signal_new_class_handler ("get-last-report",
       G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,
       G_CALLBACK (get_last_report), NULL, NULL, NULL, G_TYPE_STRING, 0);
+  signals[SIGNAL_GET_RECORDS] =
+      g_signal_new_class_handler ("get-records", G_TYPE_FROM_CLASS (klass),
+      G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION, G_CALLBACK (get_records), NULL,
+      NULL, NULL, GST_TYPE_STRUCTURE, 0);
 }
 
 static void
