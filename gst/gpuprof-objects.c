@@ -578,8 +578,10 @@ remove_pad_locked (GpuprofObjects * o, GpuprofPad * p)
   g_ptr_array_remove (o->pads, p);
 }
 
+/* freed_*_ids: when not NULL, the ids freed are appended (guint32) */
 void
-gpuprof_objects_sweep (GpuprofObjects * o)
+gpuprof_objects_sweep (GpuprofObjects * o, GArray * freed_element_ids,
+    GArray * freed_pad_ids)
 {
   guint i, j;
 
@@ -590,8 +592,11 @@ gpuprof_objects_sweep (GpuprofObjects * o)
   for (i = o->pads->len; i > 0; i--) {
     GpuprofPad *p = g_ptr_array_index (o->pads, i - 1);
     if (p->destroyed && (!pad_has_data (p) || !p->element
-            || !p->element->pipeline))
+            || !p->element->pipeline)) {
+      if (freed_pad_ids)
+        g_array_append_val (freed_pad_ids, p->id);
       remove_pad_locked (o, p);
+    }
   }
   for (i = o->elements->len; i > 0; i--) {
     GpuprofElement *e = g_ptr_array_index (o->elements, i - 1);
@@ -600,6 +605,8 @@ gpuprof_objects_sweep (GpuprofObjects * o)
       continue;
     if (o->element_fini)
       o->element_fini (e, o->init_data);
+    if (freed_element_ids)
+      g_array_append_val (freed_element_ids, e->id);
     g_ptr_array_remove_index (o->elements, i - 1);
   }
   for (i = o->pipelines->len; i > 0; i--) {

@@ -112,7 +112,8 @@ guint32 gpuprof_objects_resolve_streaming (GpuprofObjects * o,
  * (or can never be: no pipeline), pipelines destroyed with no element left,
  * and paths replaced since the last sweep. The caller guarantees that no
  * copy of the lists (gpuprof_objects_elements, _pipelines) is in use. */
-void gpuprof_objects_sweep (GpuprofObjects * o);
+void gpuprof_objects_sweep (GpuprofObjects * o, GArray * freed_element_ids,
+    GArray * freed_pad_ids);
 /* live records, for tests and benchmarks */
 void gpuprof_objects_count (GpuprofObjects * o, guint * elements,
     guint * pads, guint * pipelines);

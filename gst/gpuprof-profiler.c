@@ -1305,9 +1305,20 @@ write_report (GpuprofProfiler * p, const gchar * text)
 static void
 sweep_locked (GpuprofProfiler * p)
 {
-  if (p->trace)
-    gpuprof_trace_flush (p->trace);
-  gpuprof_objects_sweep (p->objects);
+  GArray *elements, *pads;
+
+  if (!p->trace) {
+    gpuprof_objects_sweep (p->objects, NULL, NULL);
+    return;
+  }
+  gpuprof_trace_flush (p->trace);
+  elements = g_array_new (FALSE, FALSE, sizeof (guint32));
+  pads = g_array_new (FALSE, FALSE, sizeof (guint32));
+  gpuprof_objects_sweep (p->objects, elements, pads);
+  /* not under the registry lock: the writer takes it to look names up */
+  gpuprof_trace_forget_names (p->trace, elements, pads);
+  g_array_unref (elements);
+  g_array_unref (pads);
 }
 
 /* report lock held */

@@ -213,6 +213,52 @@ GST_START_TEST (test_destroyed_element_kept_until_reported)
 
 GST_END_TEST;
 
+/* Batch analysis follows a bounded number of elements at once, not the
+ * first ids ever given: after thousands of elements came and went, a new
+ * aggregator's batches are still counted. */
+GST_START_TEST (test_batches_after_many_elements)
+{
+  GstElement *p;
+  GstStructure *s = NULL;
+  gint truth = 0;
+  guint i;
+
+  for (i = 0; i < 4200; i++) {
+    GstElement *e = gst_object_ref_sink (make ("identity", NULL));
+    GstPad *pad = gst_element_get_static_pad (e, "sink");
+    /* an event on a pad: the element gets a record */
+    gst_pad_push_event (pad, gst_event_new_reconfigure ());
+    gst_object_unref (pad);
+    gst_object_unref (e);
+  }
+  p = gst_parse_launch ("videotestsrc num-buffers=10 ! "
+      "video/x-raw,width=64,height=48 ! compositor name=m ! fakesink name=sink",
+      NULL);
+  fail_unless (p != NULL);
+  {
+    GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+    count_into (sink, &truth);
+    gst_object_unref (sink);
+  }
+  gpuprof_test_play_to_eos (p);
+  {
+    gchar *name = gst_object_get_name (GST_OBJECT (p));
+    gchar *path = g_strdup_printf ("%s/m", name);
+    g_signal_emit_by_name (gpuprof_test_tracer (), "get-batch-stats", path,
+        &s);
+    fail_unless (s != NULL, "no batch statistics for %s", path);
+    g_free (path);
+    g_free (name);
+  }
+  fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "batches"),
+      (guint64) g_atomic_int_get (&truth));
+  gst_structure_free (s);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
 static Suite *
 lifecycle_suite (void)
 {
@@ -225,6 +271,7 @@ lifecycle_suite (void)
   tcase_add_test (tc, test_element_moved_to_another_pipeline);
   tcase_add_test (tc, test_records_of_destroyed_pipelines_freed);
   tcase_add_test (tc, test_destroyed_element_kept_until_reported);
+  tcase_add_test (tc, test_batches_after_many_elements);
   return s;
 }
 
