@@ -490,10 +490,15 @@ gpuprof_objects_dup_last_pipeline_name (GpuprofObjects * o)
 {
   gchar *name = NULL;
 
+  guint i;
+
+  /* a bin seen before it was added to its pipeline has a record too */
   g_mutex_lock (&o->lock);
-  if (o->pipelines->len)
-    name = g_strdup (((GpuprofPipeline *)
-            g_ptr_array_index (o->pipelines, o->pipelines->len - 1))->name);
+  for (i = o->pipelines->len; i > 0 && !name; i--) {
+    GpuprofPipeline *pl = g_ptr_array_index (o->pipelines, i - 1);
+    if (!pl->element || !GST_OBJECT_PARENT (pl->element))
+      name = g_strdup (pl->name);
+  }
   g_mutex_unlock (&o->lock);
   return name;
 }
