@@ -22,7 +22,8 @@ struct _GpuprofObjects
   GPtrArray *old_paths;         /* replaced paths, freed by the next sweep */
   GpuprofElementInitFunc element_init;
   GpuprofPadInitFunc pad_init;
-  GpuprofElementFiniFunc element_fini;
+  GpuprofElementFunc element_resolved;
+  GpuprofElementFunc element_fini;
   gpointer init_data;
 };
 
@@ -53,8 +54,8 @@ pipeline_free (GpuprofPipeline * p)
 
 GpuprofObjects *
 gpuprof_objects_new (GpuprofElementInitFunc element_init,
-    GpuprofPadInitFunc pad_init, GpuprofElementFiniFunc element_fini,
-    gpointer user_data)
+    GpuprofPadInitFunc pad_init, GpuprofElementFunc element_resolved,
+    GpuprofElementFunc element_fini, gpointer user_data)
 {
   GpuprofObjects *o = g_new0 (GpuprofObjects, 1);
 
@@ -72,6 +73,7 @@ gpuprof_objects_new (GpuprofElementInitFunc element_init,
   o->next_element_id = o->next_pad_id = o->next_pipeline_id = 1;
   o->element_init = element_init;
   o->pad_init = pad_init;
+  o->element_resolved = element_resolved;
   o->element_fini = element_fini;
   o->init_data = user_data;
   return o;
@@ -252,6 +254,7 @@ resolve_locked (GpuprofObjects * o, GpuprofElement * e)
 {
   GstObject *top = NULL;
   gchar *path = path_of (e->element, &top);
+  gboolean had_pipeline = e->pipeline != NULL;
   guint i;
 
   e->resolved_parent = GST_OBJECT_PARENT (e->element);
@@ -259,17 +262,20 @@ resolve_locked (GpuprofObjects * o, GpuprofElement * e)
   __atomic_store_n (&e->pipeline_id, e->pipeline ? e->pipeline->id : 0,
       __ATOMIC_RELAXED);
   gst_object_unref (top);
-  if (!g_strcmp0 (path, e->path)) {
+  if (g_strcmp0 (path, e->path)) {
+    if (e->path)
+      g_ptr_array_add (o->old_paths, e->path);
+    e->path = path;
+    e->color = color_of (path);
+    for (i = 0; e->queues && i < e->queues->len; i++)
+      g_ptr_array_add (o->old_paths,
+          gpuprof_queue_update_path (g_ptr_array_index (e->queues, i)));
+  } else {
     g_free (path);
-    return;
   }
-  if (e->path)
-    g_ptr_array_add (o->old_paths, e->path);
-  e->path = path;
-  e->color = color_of (path);
-  for (i = 0; e->queues && i < e->queues->len; i++)
-    g_ptr_array_add (o->old_paths,
-        gpuprof_queue_update_path (g_ptr_array_index (e->queues, i)));
+  /* e->pads is NULL while the record is being created */
+  if (!had_pipeline && e->pipeline && e->pads && o->element_resolved)
+    o->element_resolved (e, o->init_data);
 }
 
 /* lock held */

@@ -85,12 +85,13 @@ typedef struct _GpuprofObjects GpuprofObjects;
 /* Called once per new record, registry lock held: no hook-visible work. */
 typedef void (*GpuprofElementInitFunc) (GpuprofElement * e, gpointer user_data);
 typedef void (*GpuprofPadInitFunc) (GpuprofPad * p, gpointer user_data);
-/* Called before an element record is freed, registry lock held. */
-typedef void (*GpuprofElementFiniFunc) (GpuprofElement * e, gpointer user_data);
+/* Called before an element record is freed, and when an element seen
+ * before it was in a pipeline gets one; registry lock held. */
+typedef void (*GpuprofElementFunc) (GpuprofElement * e, gpointer user_data);
 
 GpuprofObjects *gpuprof_objects_new (GpuprofElementInitFunc element_init,
-    GpuprofPadInitFunc pad_init, GpuprofElementFiniFunc element_fini,
-    gpointer user_data);
+    GpuprofPadInitFunc pad_init, GpuprofElementFunc element_resolved,
+    GpuprofElementFunc element_fini, gpointer user_data);
 void gpuprof_objects_free (GpuprofObjects * o);
 
 GpuprofPad *gpuprof_objects_pad_slow (GpuprofObjects * o, GpuprofThread * t,

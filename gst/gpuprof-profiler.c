@@ -51,7 +51,9 @@ element_init (GpuprofElement * e, gpointer user_data)
 {
   GpuprofProfiler *p = user_data;
 
-  if (p->params.nvtx)
+  /* NVTX rows are named by the path in the pipeline: an element with none
+   * yet gets its domain when it has one (element_resolved) */
+  if (p->params.nvtx && e->pipeline)
     gpuprof_nvtx_element_init (e);
   if (e->role == GPUPROF_ROLE_QUEUE && e->element) {
     if (g_signal_lookup ("overrun", G_OBJECT_TYPE (e->element))) {
@@ -77,6 +79,20 @@ pad_init (GpuprofPad * pad, gpointer user_data)
 
   if (p->params.nvtx)
     gpuprof_nvtx_pad_init (pad);
+}
+
+/* registry lock held: the element seen before it had a pipeline has one */
+static void
+element_resolved (GpuprofElement * e, gpointer user_data)
+{
+  GpuprofProfiler *p = user_data;
+  guint i;
+
+  if (!p->params.nvtx || e->nvtx_domain)
+    return;
+  gpuprof_nvtx_element_init (e);
+  for (i = 0; i < e->pads->len; i++)
+    gpuprof_nvtx_pad_init (g_ptr_array_index (e->pads, i));
 }
 
 /* registry lock held: the element is destroyed and its run reported */
@@ -188,7 +204,8 @@ gpuprof_profiler_new (const gchar * params)
   if (p->params.nvtx && !gpuprof_nvtx_available ())
     GST_INFO ("built without NVTX headers: nvtx=on has no effect");
   g_mutex_init (&p->report_lock);
-  p->objects = gpuprof_objects_new (element_init, pad_init, element_fini, p);
+  p->objects = gpuprof_objects_new (element_init, pad_init, element_resolved,
+      element_fini, p);
   p->batches = gpuprof_batches_new ();
   if (p->params.trace_path)
     open_trace (p);

@@ -36,6 +36,20 @@ GST_TRACERS="gpuprof(report=stdout)" gst-launch-1.0 -q \
 check "valve: one report naming it" \
   "[ \$(reports $out/o2) -eq 1 ] && [ \"\$(buf_in $out/o2 pipeline0/valve0)\" = 5 ]"
 
+# its NVTX rows are named by its path in the pipeline too
+rec="$build/tests/nvtx-recorder/libgpuprof-nvtxrec.so"
+if [ -f "$rec" ]; then
+  NVTX_INJECTION64_PATH=$rec NVTXREC_OUT=$out/nvtx.jsonl \
+    GST_TRACERS="gpuprof(report=off)" gst-launch-1.0 -q \
+    videotestsrc num-buffers=5 ! capsfilter caps=video/x-raw ! fakesink \
+    >/dev/null 2>&1
+  check "NVTX domain named by the path in the pipeline" \
+    "grep -q '\"domain_create\",\"domain\":\"pipeline0/capsfilter0\"' $out/nvtx.jsonl \
+     && ! grep -q '\"domain\":\"capsfilter0\"' $out/nvtx.jsonl"
+  check "its chain calls in that domain" \
+    "[ \$(grep '\"push\"' $out/nvtx.jsonl | grep -c '\"domain\":\"pipeline0/capsfilter0\"') -eq 5 ]"
+fi
+
 clip=${GPUPROF_TEST_CLIP:-}
 if [ -n "$clip" ] && [ -f "$clip" ]; then
   GST_TRACERS="gpuprof(report=stdout,stats=$out/s3.json)" gst-launch-1.0 -q \
