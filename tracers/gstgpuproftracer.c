@@ -36,6 +36,7 @@
 #include "gpuprof-summary.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 G_DEFINE_TYPE (GstGpuprofTracer, gst_gpuprof_tracer, GST_TYPE_TRACER);
 
@@ -286,6 +287,30 @@ get_records (GstGpuprofTracer * self)
       pipelines, NULL);
 }
 
+/* GST_TRACERS="a;gpuprof(...);b(...);gpuprof": is gpuprof there twice?
+ * Told once per process. */
+static gboolean
+gpuprof_named_twice (void)
+{
+  static gboolean told = FALSE;
+  const gchar *env = g_getenv ("GST_TRACERS");
+  gchar **entries;
+  guint i, n = 0;
+
+  if (!env || told)
+    return FALSE;
+  entries = g_strsplit (env, ";", -1);
+  for (i = 0; entries[i]; i++) {
+    gchar *name = g_strstrip (g_strndup (entries[i], strcspn (entries[i],
+                "(")));
+    n += !strcmp (name, "gpuprof");
+    g_free (name);
+  }
+  g_strfreev (entries);
+  told = n > 1;
+  return told;
+}
+
 static void
 gst_gpuprof_tracer_constructed (GObject * object)
 {
@@ -303,8 +328,11 @@ gst_gpuprof_tracer_constructed (GObject * object)
   if (live_tracers) {
     g_mutex_unlock (&live_lock);
     GST_WARNING_OBJECT (self, "a second gpuprof instance is ignored");
-    g_printerr ("gpuprof: GST_TRACERS names gpuprof more than once; only the "
-        "first instance profiles, the others are ignored\n");
+    /* said once, and only for the user's doing (gst-inspect-1.0 makes an
+     * instance of its own) */
+    if (gpuprof_named_twice ())
+      g_printerr ("gpuprof: GST_TRACERS names gpuprof more than once; only "
+          "the first instance profiles, the others are ignored\n");
     return;
   }
   g_mutex_unlock (&live_lock);
