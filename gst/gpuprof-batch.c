@@ -7,7 +7,8 @@
 
 #include <string.h>
 
-#define MAX_ELEMENTS 4096       /* element ids tracked; later ones are not */
+#define MAX_ELEMENTS 4096       /* elements tracked at once: a slot per id
+                                 * modulo this, freed with the record */
 #define N_SLOTS 4096            /* buffers of batches in flight */
 #define N_ARRIVALS 1024         /* inputs not yet taken into a batch */
 #define N_RECENT 512            /* batches a stage can still look up */
@@ -136,8 +137,10 @@ gpuprof_batches_free (GpuprofBatches * b)
 static inline Elem *
 elem_peek (GpuprofBatches * b, GpuprofElement * e)
 {
-  return e->id < MAX_ELEMENTS ?
-      __atomic_load_n (&b->elems[e->id], __ATOMIC_ACQUIRE) : NULL;
+  Elem *st = __atomic_load_n (&b->elems[e->id % MAX_ELEMENTS],
+      __ATOMIC_ACQUIRE);
+
+  return st && st->element == e ? st : NULL;
 }
 
 /* first sight only: the lock keeps two threads from creating it twice */
@@ -148,10 +151,13 @@ elem_get (GpuprofBatches * b, GpuprofElement * e, gboolean aggregator)
 
   if (G_LIKELY (st && (st->agg || !aggregator)))
     return st;
-  if (e->id >= MAX_ELEMENTS)
-    return NULL;
   g_mutex_lock (&b->lock);
-  st = b->elems[e->id];
+  st = b->elems[e->id % MAX_ELEMENTS];
+  if (st && st->element != e) {
+    /* the slot is another live element's: this one is not followed */
+    g_mutex_unlock (&b->lock);
+    return NULL;
+  }
   if (!st) {
     st = g_new0 (Elem, 1);
     st->element = e;
@@ -160,7 +166,7 @@ elem_get (GpuprofBatches * b, GpuprofElement * e, gboolean aggregator)
   }
   if (aggregator && !st->agg)
     __atomic_store_n (&st->agg, g_new0 (Agg, 1), __ATOMIC_RELEASE);
-  __atomic_store_n (&b->elems[e->id], st, __ATOMIC_RELEASE);
+  __atomic_store_n (&b->elems[e->id % MAX_ELEMENTS], st, __ATOMIC_RELEASE);
   g_mutex_unlock (&b->lock);
   return st;
 }
@@ -168,8 +174,9 @@ elem_get (GpuprofBatches * b, GpuprofElement * e, gboolean aggregator)
 static Elem *
 elem_by_id (GpuprofBatches * b, guint32 id)
 {
-  return id < MAX_ELEMENTS ?
-      __atomic_load_n (&b->elems[id], __ATOMIC_ACQUIRE) : NULL;
+  Elem *st = __atomic_load_n (&b->elems[id % MAX_ELEMENTS], __ATOMIC_ACQUIRE);
+
+  return st && st->element->id == id ? st : NULL;
 }
 
 /* an int-like property as a gint; -1 when the element has none */
@@ -553,6 +560,25 @@ gpuprof_batches_reset (GpuprofBatches * b, GpuprofElement * e)
   st->first_push = st->last_end = 0;
   memset (st->fills, 0, sizeof (st->fills));
   st->pending = 0;
+}
+
+void
+gpuprof_batches_forget (GpuprofBatches * b, GpuprofElement * e)
+{
+  Elem *st;
+
+  g_mutex_lock (&b->lock);
+  st = b->elems[e->id % MAX_ELEMENTS];
+  if (st && st->element == e)
+    __atomic_store_n (&b->elems[e->id % MAX_ELEMENTS], NULL,
+        __ATOMIC_RELEASE);
+  else
+    st = NULL;
+  g_mutex_unlock (&b->lock);
+  if (st) {
+    g_free (st->agg);
+    g_free (st);
+  }
 }
 
 /* ------------------------------------------------------- snapshot */

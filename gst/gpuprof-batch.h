@@ -41,6 +41,8 @@ void gpuprof_batches_eos (GpuprofBatches * b, GpuprofPad * pad);
  * interval of elements that have them. */
 void gpuprof_batches_read_properties (GpuprofBatches * b, GpuprofElement * e);
 void gpuprof_batches_reset (GpuprofBatches * b, GpuprofElement * e);
+/* the element's record is about to be freed: no hook runs for it again */
+void gpuprof_batches_forget (GpuprofBatches * b, GpuprofElement * e);
 /* Fills snap->batches and snap->stages from 'elements' (GpuprofElement*) */
 void gpuprof_batches_snapshot (GpuprofBatches * b, GPtrArray * elements,
     GpuprofSnapshot * snap);

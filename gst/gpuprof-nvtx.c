@@ -57,6 +57,9 @@ gpuprof_nvtx_push (GpuprofElement * e, gpointer msg, guint64 payload,
 {
   nvtxEventAttributes_t a;
 
+  /* no domain yet: an element not in a pipeline yet (or no NVTX tool) */
+  if (!e->nvtx_domain)
+    return;
   attrs_init (&a, e, payload, cat);
   a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
   a.message.registered = msg;
@@ -66,7 +69,8 @@ gpuprof_nvtx_push (GpuprofElement * e, gpointer msg, guint64 payload,
 void
 gpuprof_nvtx_pop (GpuprofElement * e)
 {
-  nvtxDomainRangePop (e->nvtx_domain);
+  if (e->nvtx_domain)
+    nvtxDomainRangePop (e->nvtx_domain);
 }
 
 guint64
@@ -74,6 +78,8 @@ gpuprof_nvtx_start (GpuprofElement * e, gpointer msg, guint64 payload)
 {
   nvtxEventAttributes_t a;
 
+  if (!e->nvtx_domain)
+    return 0;
   attrs_init (&a, e, payload, GPUPROF_NVTX_CAT_QUEUE);
   a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
   a.message.registered = msg;
@@ -83,7 +89,8 @@ gpuprof_nvtx_start (GpuprofElement * e, gpointer msg, guint64 payload)
 void
 gpuprof_nvtx_end (GpuprofElement * e, guint64 range)
 {
-  nvtxDomainRangeEnd (e->nvtx_domain, range);
+  if (e->nvtx_domain)
+    nvtxDomainRangeEnd (e->nvtx_domain, range);
 }
 
 void
@@ -92,6 +99,8 @@ gpuprof_nvtx_mark (GpuprofElement * e, const gchar * text, guint64 payload,
 {
   nvtxEventAttributes_t a;
 
+  if (!e->nvtx_domain)
+    return;
   attrs_init (&a, e, payload, cat);
   a.messageType = NVTX_MESSAGE_TYPE_ASCII;
   a.message.ascii = text;

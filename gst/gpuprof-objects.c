@@ -15,11 +15,15 @@ static GQuark pipeline_quark;
 struct _GpuprofObjects
 {
   GMutex lock;                  /* guards everything below */
-  GPtrArray *elements;          /* GpuprofElement*, index = id - 1 */
-  GPtrArray *pads;              /* GpuprofPad*, index = id - 1 */
-  GPtrArray *pipelines;         /* GpuprofPipeline* */
+  GPtrArray *elements;          /* GpuprofElement*, live records by id */
+  GPtrArray *pads;              /* GpuprofPad*, live records by id */
+  GPtrArray *pipelines;         /* GpuprofPipeline*, by id */
+  guint32 next_element_id, next_pad_id, next_pipeline_id;
+  GPtrArray *old_paths;         /* replaced paths, freed by the next sweep */
   GpuprofElementInitFunc element_init;
   GpuprofPadInitFunc pad_init;
+  GpuprofElementFunc element_resolved;
+  GpuprofElementFunc element_fini;
   gpointer init_data;
 };
 
@@ -50,7 +54,8 @@ pipeline_free (GpuprofPipeline * p)
 
 GpuprofObjects *
 gpuprof_objects_new (GpuprofElementInitFunc element_init,
-    GpuprofPadInitFunc pad_init, gpointer user_data)
+    GpuprofPadInitFunc pad_init, GpuprofElementFunc element_resolved,
+    GpuprofElementFunc element_fini, gpointer user_data)
 {
   GpuprofObjects *o = g_new0 (GpuprofObjects, 1);
 
@@ -64,8 +69,12 @@ gpuprof_objects_new (GpuprofElementInitFunc element_init,
   o->pads = g_ptr_array_new_with_free_func ((GDestroyNotify) pad_free);
   o->pipelines =
       g_ptr_array_new_with_free_func ((GDestroyNotify) pipeline_free);
+  o->old_paths = g_ptr_array_new_with_free_func (g_free);
+  o->next_element_id = o->next_pad_id = o->next_pipeline_id = 1;
   o->element_init = element_init;
   o->pad_init = pad_init;
+  o->element_resolved = element_resolved;
+  o->element_fini = element_fini;
   o->init_data = user_data;
   return o;
 }
@@ -77,6 +86,7 @@ gpuprof_objects_free (GpuprofObjects * o)
   g_ptr_array_unref (o->pads);
   g_ptr_array_unref (o->elements);
   g_ptr_array_unref (o->pipelines);
+  g_ptr_array_unref (o->old_paths);
   g_mutex_clear (&o->lock);
   g_free (o);
 }
@@ -216,7 +226,7 @@ pipeline_locked (GpuprofObjects * o, GstObject * top)
   if (p)
     return p;
   p = g_new0 (GpuprofPipeline, 1);
-  p->id = o->pipelines->len + 1;
+  p->id = o->next_pipeline_id++;
   p->name = gst_object_get_name (top);
   p->element = GST_ELEMENT_CAST (top);
   g_ptr_array_add (o->pipelines, p);
@@ -235,29 +245,58 @@ gpuprof_objects_pipeline (GpuprofObjects * o, GstElement * pipeline)
   return p;
 }
 
+/* Path and pipeline from the element's ancestors now; lock held. Only a
+ * top-level bin is a pipeline: an element with no bin above it has none
+ * yet. A replaced path is kept until the next sweep, as reports may be
+ * reading it. */
+static void
+resolve_locked (GpuprofObjects * o, GpuprofElement * e)
+{
+  GstObject *top = NULL;
+  gchar *path = path_of (e->element, &top);
+  gboolean had_pipeline = e->pipeline != NULL;
+  guint i;
+
+  e->resolved_parent = GST_OBJECT_PARENT (e->element);
+  e->pipeline = GST_IS_BIN (top) ? pipeline_locked (o, top) : NULL;
+  __atomic_store_n (&e->pipeline_id, e->pipeline ? e->pipeline->id : 0,
+      __ATOMIC_RELAXED);
+  gst_object_unref (top);
+  if (g_strcmp0 (path, e->path)) {
+    if (e->path)
+      g_ptr_array_add (o->old_paths, e->path);
+    e->path = path;
+    e->color = color_of (path);
+    for (i = 0; e->queues && i < e->queues->len; i++)
+      g_ptr_array_add (o->old_paths,
+          gpuprof_queue_update_path (g_ptr_array_index (e->queues, i)));
+  } else {
+    g_free (path);
+  }
+  /* e->pads is NULL while the record is being created */
+  if (!had_pipeline && e->pipeline && e->pads && o->element_resolved)
+    o->element_resolved (e, o->init_data);
+}
+
 /* lock held */
 static GpuprofElement *
 element_locked (GpuprofObjects * o, GstElement * element)
 {
   GpuprofElement *e = g_object_get_qdata (G_OBJECT (element), element_quark);
   GstElementFactory *factory;
-  GstObject *top = NULL;
 
   if (e)
     return e;
   e = g_new0 (GpuprofElement, 1);
-  e->id = o->elements->len + 1;
-  e->path = path_of (element, &top);
+  e->id = o->next_element_id++;
+  e->element = element;
+  resolve_locked (o, e);
   factory = gst_element_get_factory (element);
   e->factory = g_strdup (factory ? GST_OBJECT_NAME (factory) : "");
   e->role = role_of (element, e->factory);
-  e->element = element;
-  e->color = color_of (e->path);
   e->waits_on_clock = waits_on_clock (element);
   e->task_pushes = pushes_from_own_task (element, e->role);
-  e->pipeline = pipeline_locked (o, top);
   e->pads = g_ptr_array_new ();
-  gst_object_unref (top);
   if (e->role == GPUPROF_ROLE_QUEUE)
     e->queues = g_ptr_array_new_with_free_func ((GDestroyNotify)
         gpuprof_queue_free);
@@ -334,7 +373,7 @@ gpuprof_objects_pad_slow (GpuprofObjects * o, GpuprofThread * t, GstPad * pad)
     p = g_object_get_qdata (G_OBJECT (pad), pad_quark);
     if (!p) {
       p = g_new0 (GpuprofPad, 1);
-      p->id = o->pads->len + 1;
+      p->id = o->next_pad_id++;
       p->name = gst_pad_get_name (pad);
       p->direction = GST_PAD_DIRECTION (pad);
       /* ghost and proxy pads only forward: the real pads carry the work */
@@ -364,8 +403,10 @@ gpuprof_objects_destroyed (GpuprofObjects * o, GstObject * object)
   if (GST_IS_PAD (object)) {
     GpuprofPad *p = g_object_get_qdata (G_OBJECT (object), pad_quark);
     /* the address may be reused by a new pad: drop it from every cache */
-    if (p)
+    if (p) {
+      p->destroyed = TRUE;
       g_atomic_int_inc (&gpuprof_objects_generation);
+    }
   } else if (GST_IS_ELEMENT (object)) {
     GpuprofElement *e = g_object_get_qdata (G_OBJECT (object), element_quark);
     GpuprofPipeline *p = g_object_get_qdata (G_OBJECT (object),
@@ -404,28 +445,205 @@ gpuprof_objects_pipelines (GpuprofObjects * o)
   return copy;
 }
 
-GpuprofElement *
-gpuprof_objects_element_by_id (GpuprofObjects * o, guint32 id)
+/* ids only grow: the live records, in id order, are found by bisection */
+static gpointer
+find_by_id (GPtrArray * records, guint32 id)
 {
-  GpuprofElement *e = NULL;
+  guint lo = 0, hi = records->len;
 
-  g_mutex_lock (&o->lock);
-  if (id >= 1 && id <= o->elements->len)
-    e = g_ptr_array_index (o->elements, id - 1);
-  g_mutex_unlock (&o->lock);
-  return e;
+  while (lo < hi) {
+    guint mid = (lo + hi) / 2;
+    /* every record type starts with its guint32 id */
+    guint32 mid_id = *(guint32 *) g_ptr_array_index (records, mid);
+    if (mid_id == id)
+      return g_ptr_array_index (records, mid);
+    if (mid_id < id)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return NULL;
 }
 
-GpuprofPad *
-gpuprof_objects_pad_by_id (GpuprofObjects * o, guint32 id)
+gchar *
+gpuprof_objects_dup_element_path (GpuprofObjects * o, guint32 id)
 {
-  GpuprofPad *p = NULL;
+  GpuprofElement *e;
+  gchar *path = NULL;
 
   g_mutex_lock (&o->lock);
-  if (id >= 1 && id <= o->pads->len)
-    p = g_ptr_array_index (o->pads, id - 1);
+  if ((e = find_by_id (o->elements, id)))
+    path = g_strdup (e->path);
   g_mutex_unlock (&o->lock);
-  return p;
+  return path;
+}
+
+gchar *
+gpuprof_objects_dup_pad_name (GpuprofObjects * o, guint32 id)
+{
+  GpuprofPad *p;
+  gchar *name = NULL;
+
+  g_mutex_lock (&o->lock);
+  if ((p = find_by_id (o->pads, id)))
+    name = g_strdup (p->name);
+  g_mutex_unlock (&o->lock);
+  return name;
+}
+
+gchar *
+gpuprof_objects_dup_last_pipeline_name (GpuprofObjects * o)
+{
+  gchar *name = NULL;
+
+  guint i;
+
+  /* a bin seen before it was added to its pipeline has a record too */
+  g_mutex_lock (&o->lock);
+  for (i = o->pipelines->len; i > 0 && !name; i--) {
+    GpuprofPipeline *pl = g_ptr_array_index (o->pipelines, i - 1);
+    if (!pl->element || !GST_OBJECT_PARENT (pl->element))
+      name = g_strdup (pl->name);
+  }
+  g_mutex_unlock (&o->lock);
+  return name;
+}
+
+/* An element added to a bin (or a bin to another): itself and every
+ * registered element it holds get their new path and pipeline. */
+void
+gpuprof_objects_reparented (GpuprofObjects * o, GstElement * element)
+{
+  GstIterator *it;
+  GValue v = G_VALUE_INIT;
+  gboolean done = FALSE;
+
+  if (g_object_get_qdata (G_OBJECT (element), element_quark)) {
+    g_mutex_lock (&o->lock);
+    resolve_locked (o, g_object_get_qdata (G_OBJECT (element), element_quark));
+    g_mutex_unlock (&o->lock);
+  }
+  if (!GST_IS_BIN (element))
+    return;
+  it = gst_bin_iterate_recurse (GST_BIN (element));
+  while (!done) {
+    switch (gst_iterator_next (it, &v)) {
+      case GST_ITERATOR_OK:{
+        GObject *child = g_value_get_object (&v);
+        if (g_object_get_qdata (child, element_quark)) {
+          g_mutex_lock (&o->lock);
+          resolve_locked (o, g_object_get_qdata (child, element_quark));
+          g_mutex_unlock (&o->lock);
+        }
+        g_value_reset (&v);
+        break;
+      }
+      case GST_ITERATOR_RESYNC:
+        gst_iterator_resync (it);
+        break;
+      default:
+        done = TRUE;
+        break;
+    }
+  }
+  g_value_unset (&v);
+  gst_iterator_free (it);
+}
+
+guint32
+gpuprof_objects_resolve_streaming (GpuprofObjects * o, GpuprofElement * e)
+{
+  GstElement *element = e->element;
+
+  /* an element streaming on its own (no bin) costs one compare per call */
+  if (element && GST_OBJECT_PARENT (element) != e->resolved_parent) {
+    g_mutex_lock (&o->lock);
+    if (e->element)
+      resolve_locked (o, e);
+    g_mutex_unlock (&o->lock);
+  }
+  return __atomic_load_n (&e->pipeline_id, __ATOMIC_RELAXED);
+}
+
+/* measured since the last report (or the start) */
+static gboolean
+pad_has_data (GpuprofPad * p)
+{
+  return __atomic_load_n (&p->seq, __ATOMIC_RELAXED) != p->seq_base;
+}
+
+static gboolean
+element_has_data (GpuprofElement * e)
+{
+  return gpuprof_stats_calls (&e->stats) != 0
+      || __atomic_load_n (&e->stats.buffers_in, __ATOMIC_RELAXED) != 0;
+}
+
+/* lock held */
+static void
+remove_pad_locked (GpuprofObjects * o, GpuprofPad * p)
+{
+  if (p->element)
+    g_ptr_array_remove (p->element->pads, p);
+  /* o->pads frees it */
+  g_ptr_array_remove (o->pads, p);
+}
+
+/* freed_*_ids: when not NULL, the ids freed are appended (guint32) */
+void
+gpuprof_objects_sweep (GpuprofObjects * o, GArray * freed_element_ids,
+    GArray * freed_pad_ids)
+{
+  guint i, j;
+
+  g_mutex_lock (&o->lock);
+  /* pads first: an element goes once all its pads have gone. A pad's own
+   * data is its sequence since the run started; an element that has no
+   * pipeline is never reported, so nothing of it is kept. */
+  for (i = o->pads->len; i > 0; i--) {
+    GpuprofPad *p = g_ptr_array_index (o->pads, i - 1);
+    if (p->destroyed && (!pad_has_data (p) || !p->element
+            || !p->element->pipeline)) {
+      if (freed_pad_ids)
+        g_array_append_val (freed_pad_ids, p->id);
+      remove_pad_locked (o, p);
+    }
+  }
+  for (i = o->elements->len; i > 0; i--) {
+    GpuprofElement *e = g_ptr_array_index (o->elements, i - 1);
+    if (e->element || e->pads->len
+        || (e->pipeline && element_has_data (e)))
+      continue;
+    if (o->element_fini)
+      o->element_fini (e, o->init_data);
+    if (freed_element_ids)
+      g_array_append_val (freed_element_ids, e->id);
+    g_ptr_array_remove_index (o->elements, i - 1);
+  }
+  for (i = o->pipelines->len; i > 0; i--) {
+    GpuprofPipeline *pl = g_ptr_array_index (o->pipelines, i - 1);
+    gboolean used = FALSE;
+    if (pl->element)
+      continue;
+    for (j = 0; j < o->elements->len && !used; j++)
+      used = ((GpuprofElement *) g_ptr_array_index (o->elements,
+              j))->pipeline == pl;
+    if (!used)
+      g_ptr_array_remove_index (o->pipelines, i - 1);
+  }
+  g_ptr_array_set_size (o->old_paths, 0);
+  g_mutex_unlock (&o->lock);
+}
+
+void
+gpuprof_objects_count (GpuprofObjects * o, guint * elements, guint * pads,
+    guint * pipelines)
+{
+  g_mutex_lock (&o->lock);
+  *elements = o->elements->len;
+  *pads = o->pads->len;
+  *pipelines = o->pipelines->len;
+  g_mutex_unlock (&o->lock);
 }
 
 /* Roles and clock waits can change after first sight (request pads added,

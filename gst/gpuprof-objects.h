@@ -4,7 +4,13 @@
  * lock; afterwards the hooks find its record through a per-thread cache (no
  * lock). Records outlive their GstObject so a removed element still appears
  * in the report; a destroyed pad's record is unlinked from the caches through
- * a generation counter.
+ * a generation counter. Once its object is destroyed and what it measured was
+ * reported, gpuprof_objects_sweep() frees the record.
+ *
+ * An element's pipeline is its top-level bin. An element seen before it has
+ * one (a pad touched before gst_bin_add) has none yet (pipeline_id 0): it is
+ * resolved again when it is added to a bin, changes state or streams, and so
+ * is an element moved to another bin.
  */
 #pragma once
 
@@ -40,7 +46,9 @@ struct _GpuprofElement
   gchar *path;                  /* "pipeline0/infer" */
   gchar *factory;
   GpuprofRole role;
-  GpuprofPipeline *pipeline;
+  GpuprofPipeline *pipeline;    /* NULL: no top-level bin yet; registry lock */
+  guint32 pipeline_id;          /* its id, 0 if none: read by hooks (atomic) */
+  gpointer resolved_parent;     /* parent when resolved, compared only */
   GstElement *element;          /* weak: NULL once destroyed */
   guint32 color;                /* 0xAARRGGBB, stable per path */
   gboolean waits_on_clock;      /* synced sink / live source */
@@ -69,6 +77,7 @@ struct _GpuprofPad
                                  * the thread holding the pad's stream (one at
                                  * a time), read by reports; relaxed atomics */
   guint64 seq_base;             /* seq when the current run started */
+  gboolean destroyed;           /* its GstPad is gone; registry lock */
 };
 
 typedef struct _GpuprofObjects GpuprofObjects;
@@ -76,9 +85,13 @@ typedef struct _GpuprofObjects GpuprofObjects;
 /* Called once per new record, registry lock held: no hook-visible work. */
 typedef void (*GpuprofElementInitFunc) (GpuprofElement * e, gpointer user_data);
 typedef void (*GpuprofPadInitFunc) (GpuprofPad * p, gpointer user_data);
+/* Called before an element record is freed, and when an element seen
+ * before it was in a pipeline gets one; registry lock held. */
+typedef void (*GpuprofElementFunc) (GpuprofElement * e, gpointer user_data);
 
 GpuprofObjects *gpuprof_objects_new (GpuprofElementInitFunc element_init,
-    GpuprofPadInitFunc pad_init, gpointer user_data);
+    GpuprofPadInitFunc pad_init, GpuprofElementFunc element_resolved,
+    GpuprofElementFunc element_fini, gpointer user_data);
 void gpuprof_objects_free (GpuprofObjects * o);
 
 GpuprofPad *gpuprof_objects_pad_slow (GpuprofObjects * o, GpuprofThread * t,
@@ -89,13 +102,30 @@ GpuprofElement *gpuprof_objects_element_peek (GstElement * element);
 GpuprofPipeline *gpuprof_objects_pipeline (GpuprofObjects * o,
     GstElement * pipeline);
 void gpuprof_objects_destroyed (GpuprofObjects * o, GstObject * object);
+/* element (a bin: and all it holds) may have a new top-level bin */
+void gpuprof_objects_reparented (GpuprofObjects * o, GstElement * element);
+/* An element streaming with no pipeline yet: its parent changed since it
+ * was last resolved? Then resolve again. Returns its pipeline id. */
+guint32 gpuprof_objects_resolve_streaming (GpuprofObjects * o,
+    GpuprofElement * e);
+
+/* Frees the records of destroyed objects whose measurements were reported
+ * (or can never be: no pipeline), pipelines destroyed with no element left,
+ * and paths replaced since the last sweep. The caller guarantees that no
+ * copy of the lists (gpuprof_objects_elements, _pipelines) is in use. */
+void gpuprof_objects_sweep (GpuprofObjects * o, GArray * freed_element_ids,
+    GArray * freed_pad_ids);
+/* live records, for tests and benchmarks */
+void gpuprof_objects_count (GpuprofObjects * o, guint * elements,
+    guint * pads, guint * pipelines);
+/* copies made under the registry lock, for other threads (trace writer) */
+gchar *gpuprof_objects_dup_element_path (GpuprofObjects * o, guint32 id);
+gchar *gpuprof_objects_dup_pad_name (GpuprofObjects * o, guint32 id);
+gchar *gpuprof_objects_dup_last_pipeline_name (GpuprofObjects * o);
 
 /* copies of the lists, taken under the registry lock */
 GPtrArray *gpuprof_objects_elements (GpuprofObjects * o);
 GPtrArray *gpuprof_objects_pipelines (GpuprofObjects * o);
-GpuprofElement *gpuprof_objects_element_by_id (GpuprofObjects * o,
-    guint32 id);
-GpuprofPad *gpuprof_objects_pad_by_id (GpuprofObjects * o, guint32 id);
 void gpuprof_objects_refresh_roles (GpuprofObjects * o);
 void gpuprof_objects_buffer_counts (GpuprofObjects * o, GpuprofElement * e,
     guint64 * in, guint64 * out);

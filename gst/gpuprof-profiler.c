@@ -52,7 +52,9 @@ element_init (GpuprofElement * e, gpointer user_data)
 {
   GpuprofProfiler *p = user_data;
 
-  if (p->params.nvtx)
+  /* NVTX rows are named by the path in the pipeline: an element with none
+   * yet gets its domain when it has one (element_resolved) */
+  if (p->params.nvtx && e->pipeline)
     gpuprof_nvtx_element_init (e);
   if (e->role == GPUPROF_ROLE_QUEUE && e->element) {
     if (g_signal_lookup ("overrun", G_OBJECT_TYPE (e->element))) {
@@ -80,24 +82,45 @@ pad_init (GpuprofPad * pad, gpointer user_data)
     gpuprof_nvtx_pad_init (pad);
 }
 
+/* registry lock held: the element seen before it had a pipeline has one */
+static void
+element_resolved (GpuprofElement * e, gpointer user_data)
+{
+  GpuprofProfiler *p = user_data;
+  guint i;
+
+  if (!p->params.nvtx || e->nvtx_domain)
+    return;
+  gpuprof_nvtx_element_init (e);
+  for (i = 0; i < e->pads->len; i++)
+    gpuprof_nvtx_pad_init (g_ptr_array_index (e->pads, i));
+}
+
+/* registry lock held: the element is destroyed and its run reported */
+static void
+element_fini (GpuprofElement * e, gpointer user_data)
+{
+  GpuprofProfiler *p = user_data;
+
+  gpuprof_batches_forget (p->batches, e);
+}
+
 /* Names for the trace writer and the GPU report: called off the streaming
  * threads, under the registry's own locks. */
 static gchar *
 element_path_cb (guint32 id, gpointer user_data)
 {
   GpuprofProfiler *p = user_data;
-  GpuprofElement *e = gpuprof_objects_element_by_id (p->objects, id);
 
-  return e ? g_strdup (e->path) : NULL;
+  return gpuprof_objects_dup_element_path (p->objects, id);
 }
 
 static gchar *
 pad_name_cb (guint32 id, gpointer user_data)
 {
   GpuprofProfiler *p = user_data;
-  GpuprofPad *pad = gpuprof_objects_pad_by_id (p->objects, id);
 
-  return pad ? g_strdup (pad->name) : NULL;
+  return gpuprof_objects_dup_pad_name (p->objects, id);
 }
 
 static gchar *
@@ -120,14 +143,8 @@ static gchar *
 pipeline_name_cb (gpointer user_data)
 {
   GpuprofProfiler *p = user_data;
-  GPtrArray *pipelines = gpuprof_objects_pipelines (p->objects);
-  gchar *name = NULL;
 
-  if (pipelines->len)
-    name = g_strdup (((GpuprofPipeline *) g_ptr_array_index (pipelines,
-                pipelines->len - 1))->name);
-  g_ptr_array_unref (pipelines);
-  return name;
+  return gpuprof_objects_dup_last_pipeline_name (p->objects);
 }
 
 static void
@@ -202,7 +219,8 @@ gpuprof_profiler_new (const GpuprofParams * params)
   if (p->params.nvtx && !gpuprof_nvtx_available ())
     GST_INFO ("built without NVTX headers: nvtx=on has no effect");
   g_mutex_init (&p->report_lock);
-  p->objects = gpuprof_objects_new (element_init, pad_init, p);
+  p->objects = gpuprof_objects_new (element_init, pad_init, element_resolved,
+      element_fini, p);
   p->batches = gpuprof_batches_new ();
   if (p->params.trace_path)
     open_trace (p);
@@ -349,6 +367,16 @@ charge_to_parent (GpuprofThread * t, guint64 ns)
       || parent->kind == GPUPROF_FRAME_PULL)
     parent->child_ns += ns;
   /* PUSH and CALL frames measure their own duration, which includes this */
+}
+
+/* An element seen before it had a pipeline is resolved when it streams */
+static inline guint32
+element_pipeline_id (GpuprofProfiler * p, GpuprofElement * e)
+{
+  guint32 id = __atomic_load_n (&e->pipeline_id, __ATOMIC_RELAXED);
+
+  return G_LIKELY (id) ? id : gpuprof_objects_resolve_streaming (p->objects,
+      e);
 }
 
 /* ------------------------------------------------------------- queues */
@@ -509,7 +537,7 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   f->pts = buffer ? GST_BUFFER_PTS (buffer) : GST_CLOCK_TIME_NONE;
   f->size = 0;
   f->key = buffer ? (gconstpointer) buffer : list;
-  t->pipeline_id = e->pipeline->id;
+  t->pipeline_id = element_pipeline_id (p, e);
   if (e->task_pushes)
     __atomic_store_n (&e->last_input_ts, ts, __ATOMIC_RELAXED);
 
@@ -639,7 +667,7 @@ gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     return;
   n = list ? gst_buffer_list_length (list) : 1;
   seq = gpuprof_pad_advance (gp, n);
-  t->pipeline_id = e->pipeline->id;
+  t->pipeline_id = element_pipeline_id (p, e);
 
   if (t->depth == 0 && e->role != GPUPROF_ROLE_QUEUE)
     charge_loop (e, t, ts);
@@ -969,6 +997,10 @@ gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
 {
   GpuprofElement *e = gpuprof_objects_element_peek (element);
 
+  /* seen before it was in a bin: set up (or moved) without gst_bin_add? */
+  if (e && !__atomic_load_n (&e->pipeline_id, __ATOMIC_RELAXED)
+      && !GST_IS_BIN (element))
+    gpuprof_objects_reparented (p->objects, element);
   if (p->params.nvtx && e && e->nvtx_domain) {
     gchar *text = g_strdup_printf ("%s -> %s",
         gst_element_state_get_name (GST_STATE_TRANSITION_CURRENT (transition)),
@@ -1011,11 +1043,36 @@ gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
 }
 
 void
+gpuprof_profiler_element_added (GpuprofProfiler * p, GstBin * bin,
+    GstElement * element, gboolean result)
+{
+  if (result)
+    gpuprof_objects_reparented (p->objects, element);
+}
+
+static void sweep_locked (GpuprofProfiler * p);
+
+void
 gpuprof_profiler_object_destroyed (GpuprofProfiler * p, guint64 ts,
     GstObject * object)
 {
-  if (GST_IS_PAD (object) || GST_IS_ELEMENT (object))
-    gpuprof_objects_destroyed (p->objects, object);
+  if (!GST_IS_PAD (object) && !GST_IS_ELEMENT (object))
+    return;
+  gpuprof_objects_destroyed (p->objects, object);
+  /* a top-level bin is destroyed after all it held: its records can go,
+   * unless a report is being made (the next report's sweep frees them) */
+  if (GST_IS_BIN (object) && !GST_OBJECT_PARENT (object)
+      && g_mutex_trylock (&p->report_lock)) {
+    sweep_locked (p);
+    g_mutex_unlock (&p->report_lock);
+  }
+}
+
+void
+gpuprof_profiler_count_records (GpuprofProfiler * p, guint * elements,
+    guint * pads, guint * pipelines)
+{
+  gpuprof_objects_count (p->objects, elements, pads, pipelines);
 }
 
 /* -------------------------------------------------------------- report */
@@ -1300,18 +1357,38 @@ write_report (GpuprofProfiler * p, const gchar * text)
   }
 }
 
+/* Records of destroyed objects whose runs were reported: freed while no
+ * report reads them (report lock held). Their trace events are written
+ * first, while their names can still be looked up. */
 static void
-report_pipeline (GpuprofProfiler * p, GpuprofPipeline * pl)
+sweep_locked (GpuprofProfiler * p)
+{
+  GArray *elements, *pads;
+
+  if (!p->trace) {
+    gpuprof_objects_sweep (p->objects, NULL, NULL);
+    return;
+  }
+  gpuprof_trace_flush (p->trace);
+  elements = g_array_new (FALSE, FALSE, sizeof (guint32));
+  pads = g_array_new (FALSE, FALSE, sizeof (guint32));
+  gpuprof_objects_sweep (p->objects, elements, pads);
+  /* not under the registry lock: the writer takes it to look names up */
+  gpuprof_trace_forget_names (p->trace, elements, pads);
+  g_array_unref (elements);
+  g_array_unref (pads);
+}
+
+/* report lock held */
+static void
+report_pipeline_locked (GpuprofProfiler * p, GpuprofPipeline * pl)
 {
   GpuprofSnapshot *snap;
   gchar *text;
   guint64 first = 0, last = 0;
 
-  g_mutex_lock (&p->report_lock);
-  if (!pipeline_active (p, pl)) {
-    g_mutex_unlock (&p->report_lock);
+  if (!pipeline_active (p, pl))
     return;
-  }
   if (p->gpu_on)
     gpuprof_cupti_flush (TRUE);
   snap = snapshot_pipeline_wall (p, pl, &first, &last);
@@ -1330,26 +1407,41 @@ report_pipeline (GpuprofProfiler * p, GpuprofPipeline * pl)
   p->last_report = text;
   gpuprof_snapshot_free (snap);
   reset_pipeline (p, pl);
+}
+
+static void
+report_pipeline (GpuprofProfiler * p, GpuprofPipeline * pl)
+{
+  g_mutex_lock (&p->report_lock);
+  report_pipeline_locked (p, pl);
+  sweep_locked (p);
   g_mutex_unlock (&p->report_lock);
 }
 
 void
 gpuprof_profiler_report_unreported (GpuprofProfiler * p)
 {
-  GPtrArray *pipelines = gpuprof_objects_pipelines (p->objects);
+  GPtrArray *pipelines;
   guint i;
 
+  g_mutex_lock (&p->report_lock);
+  pipelines = gpuprof_objects_pipelines (p->objects);
   for (i = 0; i < pipelines->len; i++)
-    report_pipeline (p, g_ptr_array_index (pipelines, i));
+    report_pipeline_locked (p, g_ptr_array_index (pipelines, i));
   g_ptr_array_unref (pipelines);
+  g_mutex_unlock (&p->report_lock);
 }
 
 GpuprofSnapshot *
 gpuprof_profiler_snapshot (GpuprofProfiler * p, const gchar * pipeline)
 {
-  GPtrArray *pipelines = gpuprof_objects_pipelines (p->objects);
+  GPtrArray *pipelines;
   GpuprofSnapshot *snap = NULL;
   guint i;
+
+  /* records are freed under the report lock only */
+  g_mutex_lock (&p->report_lock);
+  pipelines = gpuprof_objects_pipelines (p->objects);
 
   /* the named pipeline, or the last one with activity */
   for (i = pipelines->len; i > 0 && !snap; i--) {
@@ -1358,6 +1450,7 @@ gpuprof_profiler_snapshot (GpuprofProfiler * p, const gchar * pipeline)
       snap = snapshot_pipeline (p, pl);
   }
   g_ptr_array_unref (pipelines);
+  g_mutex_unlock (&p->report_lock);
   return snap;
 }
 

@@ -52,6 +52,9 @@ void gpuprof_profiler_message (GpuprofProfiler * p, guint64 ts,
     GstElement * element, GstMessage * message);
 void gpuprof_profiler_object_destroyed (GpuprofProfiler * p, guint64 ts,
     GstObject * object);
+/* gst_bin_add: the element (and what it holds) may be in a new pipeline */
+void gpuprof_profiler_element_added (GpuprofProfiler * p, GstBin * bin,
+    GstElement * element, gboolean result);
 /* a queue element said it is full: the calling thread is about to block */
 void gpuprof_profiler_queue_overrun (GpuprofProfiler * p,
     GstElement * queue);
@@ -60,6 +63,9 @@ void gpuprof_profiler_queue_overrun (GpuprofProfiler * p,
 GpuprofSnapshot *gpuprof_profiler_snapshot (GpuprofProfiler * p,
     const gchar * pipeline);
 gchar *gpuprof_profiler_last_report (GpuprofProfiler * p);
+/* records kept for live objects and unreported runs (tests, benchmarks) */
+void gpuprof_profiler_count_records (GpuprofProfiler * p, guint * elements,
+    guint * pads, guint * pipelines);
 void gpuprof_profiler_report_unreported (GpuprofProfiler * p);
 void gpuprof_profiler_shutdown (GpuprofProfiler * p);
 

@@ -3,6 +3,14 @@
 
 #include <string.h>
 
+static gchar *
+queue_path (GpuprofElement * element, guint index)
+{
+  if (element->factory && !strcmp (element->factory, "multiqueue"))
+    return g_strdup_printf ("%s:%u", element->path, index);
+  return g_strdup (element->path);
+}
+
 GpuprofQueue *
 gpuprof_queue_new (GpuprofElement * element, guint index)
 {
@@ -18,14 +26,20 @@ gpuprof_queue_new (GpuprofElement * element, guint index)
     g_object_get (element->element, "leaky", &leaky, NULL);
     q->leaky = leaky != 0;
   }
-  if (element->factory && !strcmp (element->factory, "multiqueue"))
-    q->path = g_strdup_printf ("%s:%u", element->path, index);
-  else
-    q->path = g_strdup (element->path);
+  q->path = queue_path (element, index);
   /* grows by doubling: no allocation once the queue's depth has been seen */
   q->cap = 64;
   q->items = g_new0 (GpuprofQueueItem, q->cap);
   return q;
+}
+
+gchar *
+gpuprof_queue_update_path (GpuprofQueue * q)
+{
+  gchar *old = q->path;
+
+  q->path = queue_path (q->element, q->index);
+  return old;
 }
 
 void

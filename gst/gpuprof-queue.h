@@ -78,6 +78,8 @@ typedef void (*GpuprofQueueEndFunc) (GpuprofQueue * q,
     gpointer user_data);
 
 GpuprofQueue *gpuprof_queue_new (GpuprofElement * element, guint index);
+/* after the element's path changed: the new path; returns the old one */
+gchar *gpuprof_queue_update_path (GpuprofQueue * q);
 void gpuprof_queue_free (GpuprofQueue * q);
 void gpuprof_queue_enqueue (GpuprofQueue * q, GpuprofQueueItem * item);
 gboolean gpuprof_queue_dequeue (GpuprofQueue * q,

@@ -1254,6 +1254,22 @@ gpuprof_trace_flush (GpuprofTrace * trace)
   g_mutex_unlock (&trace->drain_lock);
 }
 
+void
+gpuprof_trace_forget_names (GpuprofTrace * trace, const GArray * element_ids,
+    const GArray * pad_ids)
+{
+  guint i;
+
+  g_mutex_lock (&trace->drain_lock);
+  for (i = 0; i < element_ids->len; i++)
+    g_hash_table_remove (trace->elements,
+        GUINT_TO_POINTER (g_array_index (element_ids, guint32, i)));
+  for (i = 0; i < pad_ids->len; i++)
+    g_hash_table_remove (trace->pads,
+        GUINT_TO_POINTER (g_array_index (pad_ids, guint32, i)));
+  g_mutex_unlock (&trace->drain_lock);
+}
+
 static void
 write_global_instant (GpuprofTrace * trace, const gchar * name_json,
     const gchar * args_json)

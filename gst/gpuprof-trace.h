@@ -79,6 +79,10 @@ void gpuprof_trace_wake (GpuprofTrace * trace);
 guint32 gpuprof_trace_intern_name (GpuprofTrace * trace, const gchar * name);
 void gpuprof_trace_push_locked (GpuprofTrace * trace, const GpuprofEvent * ev);
 void gpuprof_trace_flush (GpuprofTrace * trace);
+/* Elements and pads (ids) whose records were freed after a flush: their
+ * names are not looked up again. */
+void gpuprof_trace_forget_names (GpuprofTrace * trace,
+    const GArray * element_ids, const GArray * pad_ids);
 void gpuprof_trace_add_summary (GpuprofTrace * trace,
     const gchar * summary_json);
 gboolean gpuprof_trace_close (GpuprofTrace * trace,

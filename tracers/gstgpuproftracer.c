@@ -29,7 +29,8 @@
  * Action signals, documented one by one below and in docs/signals.md:
  * #GstGpuprofTracer::get-element-stats, #GstGpuprofTracer::get-queue-stats,
  * #GstGpuprofTracer::get-batch-stats, #GstGpuprofTracer::get-report,
- * #GstGpuprofTracer::get-last-report. Find the tracer with
+ * #GstGpuprofTracer::get-last-report,
+ * #GstGpuprofTracer::get-records. Find the tracer with
  * gst_tracing_get_active_tracers(). A path argument is an element's path
  * as the report prints it ("pipeline0/infer"); the statistics are those of
  * that pipeline's current run, cleared when it is reported.
@@ -40,6 +41,7 @@
 #include "gpuprof-summary.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 G_DEFINE_TYPE (GstGpuprofTracer, gst_gpuprof_tracer, GST_TYPE_TRACER);
 
@@ -50,6 +52,7 @@ enum
   SIGNAL_GET_BATCH_STATS,
   SIGNAL_GET_REPORT,
   SIGNAL_GET_LAST_REPORT,
+  SIGNAL_GET_RECORDS,
   N_SIGNALS
 };
 
@@ -170,6 +173,13 @@ do_element_post_message_pre (GObject * self, GstClockTime ts,
 }
 
 static void
+do_bin_add_post (GObject * self, GstClockTime ts, GstBin * bin,
+    GstElement * element, gboolean result)
+{
+  gpuprof_profiler_element_added (PROF (self), bin, element, result);
+}
+
+static void
 do_object_destroyed (GObject * self, GstClockTime ts, GstObject * object)
 {
   gpuprof_profiler_object_destroyed (PROF (self), ts, object);
@@ -223,7 +233,7 @@ get_stats (GstGpuprofTracer * self, const gchar * path, RowKind kind)
   GstStructure *s = NULL;
   gchar *pipeline;
 
-  if (!path)
+  if (!path || !self->profiler)
     return NULL;
   pipeline = g_strndup (path, strcspn (path, "/"));
   snap = gpuprof_profiler_snapshot (self->profiler, pipeline);
@@ -255,8 +265,8 @@ get_batch_stats (GstGpuprofTracer * self, const gchar * path)
 static gchar *
 get_report (GstGpuprofTracer * self, const gchar * pipeline)
 {
-  GpuprofSnapshot *snap = gpuprof_profiler_snapshot (self->profiler,
-      pipeline);
+  GpuprofSnapshot *snap = self->profiler ?
+      gpuprof_profiler_snapshot (self->profiler, pipeline) : NULL;
   gchar *text;
 
   if (!snap)
@@ -269,7 +279,48 @@ get_report (GstGpuprofTracer * self, const gchar * pipeline)
 static gchar *
 get_last_report (GstGpuprofTracer * self)
 {
-  return gpuprof_profiler_last_report (self->profiler);
+  return self->profiler ? gpuprof_profiler_last_report (self->profiler) :
+      NULL;
+}
+
+/* how many records the tracer keeps: bounded by the live objects and the
+ * runs not reported yet, however many pipelines came and went */
+static GstStructure *
+get_records (GstGpuprofTracer * self)
+{
+  guint elements, pads, pipelines;
+
+  if (!self->profiler)
+    return NULL;
+  gpuprof_profiler_count_records (self->profiler, &elements, &pads,
+      &pipelines);
+  return gst_structure_new ("gpuprof-records", "elements", G_TYPE_UINT,
+      elements, "pads", G_TYPE_UINT, pads, "pipelines", G_TYPE_UINT,
+      pipelines, NULL);
+}
+
+/* GST_TRACERS="a;gpuprof(...);b(...);gpuprof": is gpuprof there twice?
+ * Told once per process. */
+static gboolean
+gpuprof_named_twice (void)
+{
+  static gboolean told = FALSE;
+  const gchar *env = g_getenv ("GST_TRACERS");
+  gchar **entries;
+  guint i, n = 0;
+
+  if (!env || told)
+    return FALSE;
+  entries = g_strsplit (env, ";", -1);
+  for (i = 0; entries[i]; i++) {
+    gchar *name = g_strstrip (g_strndup (entries[i], strcspn (entries[i],
+                "(")));
+    n += !strcmp (name, "gpuprof");
+    g_free (name);
+  }
+  g_strfreev (entries);
+  told = n > 1;
+  return told;
 }
 
 static void
@@ -281,6 +332,22 @@ gst_gpuprof_tracer_constructed (GObject * object)
   gchar *params = NULL, *warnings;
 
   G_OBJECT_CLASS (gst_gpuprof_tracer_parent_class)->constructed (object);
+
+  /* The per-thread state and the records attached to elements and pads are
+   * the process's, not an instance's: a second instance would count every
+   * call twice into the same records. It stays inert (no hooks, no files). */
+  g_mutex_lock (&live_lock);
+  if (live_tracers) {
+    g_mutex_unlock (&live_lock);
+    GST_WARNING_OBJECT (self, "a second gpuprof instance is ignored");
+    /* said once, and only for the user's doing (gst-inspect-1.0 makes an
+     * instance of its own) */
+    if (gpuprof_named_twice ())
+      g_printerr ("gpuprof: GST_TRACERS names gpuprof more than once; only "
+          "the first instance profiles, the others are ignored\n");
+    return;
+  }
+  g_mutex_unlock (&live_lock);
 
   /* on 1.22 GST_TRACERS' "(key=value,...)" arrives as "params": it
    * overrides the properties, as if each key had been set as one */
@@ -328,6 +395,8 @@ gst_gpuprof_tracer_constructed (GObject * object)
       G_CALLBACK (do_element_post_message_pre));
   gst_tracing_register_hook (tracer, "object-destroyed",
       G_CALLBACK (do_object_destroyed));
+  gst_tracing_register_hook (tracer, "bin-add-post",
+      G_CALLBACK (do_bin_add_post));
 
   g_mutex_lock (&live_lock);
   live_tracers = g_list_prepend (live_tracers, self);
@@ -346,7 +415,8 @@ gst_gpuprof_tracer_finalize (GObject * object)
   g_mutex_lock (&live_lock);
   live_tracers = g_list_remove (live_tracers, self);
   g_mutex_unlock (&live_lock);
-  gpuprof_profiler_free (self->profiler);
+  if (self->profiler)
+    gpuprof_profiler_free (self->profiler);
   gpuprof_params_clear (&self->params);
 
   G_OBJECT_CLASS (gst_gpuprof_tracer_parent_class)->finalize (object);
@@ -464,6 +534,21 @@ gst_gpuprof_tracer_class_init (GstGpuprofTracerClass * klass)
       g_signal_new_class_handler ("get-last-report",
       G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,
       G_CALLBACK (get_last_report), NULL, NULL, NULL, G_TYPE_STRING, 0);
+  /**
+   * GstGpuprofTracer::get-records:
+   * @tracer: the tracer
+   *
+   * Returns: (transfer full): a "gpuprof-records" structure with the
+   * numbers of element, pad and pipeline records kept now ("elements",
+   * "pads", "pipelines", guint): live objects and runs not reported yet.
+   * Records of destroyed objects are freed once their run was reported.
+   *
+   * Since: 0.1
+   */
+  signals[SIGNAL_GET_RECORDS] =
+      g_signal_new_class_handler ("get-records", G_TYPE_FROM_CLASS (klass),
+      G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION, G_CALLBACK (get_records), NULL,
+      NULL, NULL, GST_TYPE_STRUCTURE, 0);
 }
 
 static void
