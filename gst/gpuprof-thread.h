@@ -38,9 +38,17 @@ typedef struct
   guint64 size;
   guint n_buffers;
   gconstpointer key;            /* the buffer or list, for queues */
+  gboolean crossed;             /* PUSH: the data reached the peer's chain
+                                 * function (only looked at on failure) */
+  guint64 batch_id;             /* CHAIN: batch it processes, 0 if none */
+  guint64 batch_frames;         /* frames in that batch (gpuprof-batch.c) */
 } GpuprofFrame;
 
-#define GPUPROF_MAX_DEPTH 64
+/* Frames held inline: a chain of 30 elements in one thread. Deeper chains
+ * move the stack to the heap once (_gpuprof_thread_grow). */
+#define GPUPROF_INLINE_DEPTH 64
+/* beyond this, calls are not timed: said once, and counted */
+#define GPUPROF_MAX_DEPTH 16384
 #define GPUPROF_PAD_CACHE 256
 
 typedef struct
@@ -67,7 +75,10 @@ struct _GpuprofThread
   guint64 loop_child_ns;
 
   guint depth;
-  GpuprofFrame frames[GPUPROF_MAX_DEPTH];
+  guint capacity;               /* frames available at frames */
+  GpuprofFrame *frames;         /* inline_frames, or a heap copy when deeper */
+  guint64 frames_lost;          /* calls nested deeper than GPUPROF_MAX_DEPTH */
+  GpuprofFrame inline_frames[GPUPROF_INLINE_DEPTH];
 
   gint cache_generation;
   GpuprofPadCacheEntry cache[GPUPROF_PAD_CACHE];
@@ -110,12 +121,15 @@ void gpuprof_thread_set_name (GpuprofThread * t, const gchar * name,
 GPtrArray *gpuprof_thread_list (void);  /* snapshot of all threads, free with g_ptr_array_unref */
 void gpuprof_thread_reset_run (GpuprofThread * t);
 
+GpuprofFrame *_gpuprof_thread_grow (GpuprofThread * t);
+
+/* A frame pointer is valid until the next push on the same thread (the
+ * stack may move to a larger block). */
 static inline GpuprofFrame *
 gpuprof_thread_push_frame (GpuprofThread * t)
 {
-  /* calls nested deeper are not timed; their post hooks find no frame */
-  if (G_UNLIKELY (t->depth >= GPUPROF_MAX_DEPTH))
-    return NULL;
+  if (G_UNLIKELY (t->depth >= t->capacity))
+    return _gpuprof_thread_grow (t);
   return &t->frames[t->depth++];
 }
 
