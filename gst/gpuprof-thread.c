@@ -49,7 +49,7 @@ _gpuprof_thread_new_current (void)
 /* A chain deeper than the inline frames: the stack doubles on the heap
  * (once per thread and size, so the buffer path does not allocate). Past
  * GPUPROF_MAX_DEPTH the call is not timed (its post hook finds no frame):
- * said once, counted per thread. */
+ * said once. */
 GpuprofFrame *
 _gpuprof_thread_grow (GpuprofThread * t)
 {
@@ -57,7 +57,6 @@ _gpuprof_thread_grow (GpuprofThread * t)
   guint capacity = t->capacity * 2;
 
   if (t->capacity >= GPUPROF_MAX_DEPTH) {
-    t->frames_lost++;
     if (g_once_init_enter (&warned)) {
       g_printerr ("gpuprof: calls nested deeper than %d on thread '%s' are "
           "not timed\n", GPUPROF_MAX_DEPTH, t->name);
