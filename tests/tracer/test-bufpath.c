@@ -1,7 +1,8 @@
 /* Buffer counts on the buffer path, compared with pad probes of the same
  * run: pulls across ghost pads, buffer lists split by GStreamer's default
- * chain-list function, buffers a pad refuses (EOS), pull-only pipelines and
- * chains deeper than the per-thread frames kept inline. */
+ * chain-list function, buffers a pad refuses (EOS, flushing seeks),
+ * pull-only pipelines and chains deeper than the per-thread frames kept
+ * inline. */
 #include "gpuprof-test-util.h"
 
 #include <sys/prctl.h>
