@@ -90,22 +90,6 @@ struct _GpuprofBatches
   Slot slots[N_SLOTS];
 };
 
-/* Per streaming thread: the batch of each CHAIN frame on its stack, by
- * depth, so chain-post finds what chain-pre saw. */
-typedef struct
-{
-  guint64 id;
-  guint64 start;
-  guint64 frames;
-} ThreadEntry;
-
-typedef struct
-{
-  ThreadEntry e[GPUPROF_MAX_DEPTH];
-} BatchThread;
-
-static GPrivate batch_thread = G_PRIVATE_INIT (g_free);
-
 GpuprofBatches *
 gpuprof_batches_new (void)
 {
@@ -435,24 +419,11 @@ recent_of (GpuprofBatches * b, guint64 id, Recent * copy)
   return __atomic_load_n (&r->num, __ATOMIC_ACQUIRE) == num ? copy : NULL;
 }
 
-static BatchThread *
-batch_thread_get (void)
-{
-  BatchThread *bt = g_private_get (&batch_thread);
-
-  if (G_UNLIKELY (!bt)) {
-    bt = g_new0 (BatchThread, 1);
-    g_private_set (&batch_thread, bt);
-  }
-  return bt;
-}
-
 guint64
 gpuprof_batches_chain_pre (GpuprofBatches * b, GpuprofThread * t,
-    const GpuprofFrame * f, GstBuffer * buffer, guint64 ts)
+    GpuprofFrame * f, GstBuffer * buffer, guint64 ts)
 {
   GpuprofElement *e = f->element;
-  ThreadEntry *te;
   Recent copy;
   guint64 id;
   Elem *st;
@@ -477,10 +448,9 @@ gpuprof_batches_chain_pre (GpuprofBatches * b, GpuprofThread * t,
   if (!LOAD (&st->first_push))
     STORE (&st->first_push, copy.push_ts);
   STORE (&st->pending, id);
-  te = &batch_thread_get ()->e[f - t->frames];
-  te->id = id;
-  te->start = f->start;
-  te->frames = copy.frames;
+  /* kept in the frame, so chain-post finds what chain-pre saw */
+  f->batch_id = id;
+  f->batch_frames = copy.frames;
   return copy.num;
 }
 
@@ -488,31 +458,25 @@ void
 gpuprof_batches_chain_post (GpuprofBatches * b, GpuprofThread * t,
     const GpuprofFrame * f, guint64 self_ns)
 {
-  BatchThread *bt;
-  ThreadEntry *te;
   Elem *st;
   guint fill;
 
-  if (!LOAD (&b->active) || f->element->role == GPUPROF_ROLE_AGGREGATOR
-      || !(bt = g_private_get (&batch_thread)))
-    return;
-  te = &bt->e[f - t->frames];
-  if (!te->id || te->start != f->start
+  if (!f->batch_id || !LOAD (&b->active)
+      || f->element->role == GPUPROF_ROLE_AGGREGATOR
       || !(st = elem_peek (b, f->element)))
     return;
   ADD (&st->batches, 1);
-  ADD (&st->frames, te->frames);
+  ADD (&st->frames, f->batch_frames);
   ADD (&st->self_ns, self_ns);
   /* one clock read per batch call: the end of the stage's busy span */
   STORE (&st->last_end, gpuprof_clock_now ());
-  fill = (guint) MIN (te->frames, N_FILLS - 1);
+  fill = (guint) MIN (f->batch_frames, N_FILLS - 1);
   ADD (&st->fills[fill].count, 1);
   ADD (&st->fills[fill].self_ns, self_ns);
-  STORE (&st->agg_id, (guint32) (te->id >> GPUPROF_GPU_SEQ_BITS));
+  STORE (&st->agg_id, (guint32) (f->batch_id >> GPUPROF_GPU_SEQ_BITS));
   /* the batch ended here: its pointer may be recycled for anything */
   if (f->element->role == GPUPROF_ROLE_SINK)
     slot_remove (b, f->key);
-  te->id = 0;
 }
 
 guint64

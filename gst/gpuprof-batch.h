@@ -27,7 +27,7 @@ void gpuprof_batches_free (GpuprofBatches * b);
 /* Hot path. 'f' is the CHAIN frame just pushed (pre) or popped (post) on
  * t's stack. Returns the batch number the call processes, 0 when none. */
 guint64 gpuprof_batches_chain_pre (GpuprofBatches * b, GpuprofThread * t,
-    const GpuprofFrame * f, GstBuffer * buffer, guint64 ts);
+    GpuprofFrame * f, GstBuffer * buffer, guint64 ts);
 void gpuprof_batches_chain_post (GpuprofBatches * b, GpuprofThread * t,
     const GpuprofFrame * f, guint64 self_ns);
 /* A buffer pushed from 'pad' as the pad's 'seq'-th: for an aggregator this

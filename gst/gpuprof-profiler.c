@@ -23,6 +23,10 @@
 GST_DEBUG_CATEGORY_STATIC (gpuprof_debug);
 #define GST_CAT_DEFAULT gpuprof_debug
 
+/* GStreamer's own chain-list function, which splits a list into chain calls
+ * (each with its own hooks): read from a new pad once */
+static GstPadChainListFunction default_chain_list;
+
 struct _GpuprofProfiler
 {
   GpuprofParams params;
@@ -215,6 +219,11 @@ gpuprof_profiler_new (const GpuprofParams * params)
 
   if (!gpuprof_debug)
     GST_DEBUG_CATEGORY_INIT (gpuprof_debug, "gpuprof", 0, "gpuprof tracer");
+  if (!default_chain_list) {
+    GstPad *pad = gst_pad_new (NULL, GST_PAD_SINK);
+    default_chain_list = GST_PAD_CHAINLISTFUNC (pad);
+    gst_object_unref (pad);
+  }
   gpuprof_params_copy (&p->params, params);
   if (p->params.nvtx && !gpuprof_nvtx_available ())
     GST_INFO ("built without NVTX headers: nvtx=on has no effect");
@@ -513,12 +522,22 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     GstBuffer * buffer, GstBufferList * list)
 {
   GpuprofThread *t = enter_thread (p, ts);
-  GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
-  GpuprofElement *e = gp->element;
+  GpuprofPad *gp;
+  GpuprofElement *e;
   GpuprofFrame *f;
   guint64 payload, batch;
   guint n;
 
+  /* the hook runs before the pad's checks: a flushing or EOS pad refuses
+   * the data, which never reaches the element (chain-post finds no frame) */
+  if (G_UNLIKELY (GST_OBJECT_FLAGS (pad) & (GST_PAD_FLAG_FLUSHING |
+              GST_PAD_FLAG_EOS)))
+    return;
+  /* a list the pad's default function splits: its chain calls count */
+  if (G_UNLIKELY (list) && GST_PAD_CHAINLISTFUNC (pad) == default_chain_list)
+    return;
+  gp = gpuprof_objects_pad (p->objects, t, pad);
+  e = gp->element;
   if (!e)
     return;
   f = gpuprof_thread_push_frame (t);
@@ -537,6 +556,7 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   f->pts = buffer ? GST_BUFFER_PTS (buffer) : GST_CLOCK_TIME_NONE;
   f->size = 0;
   f->key = buffer ? (gconstpointer) buffer : list;
+  f->batch_id = 0;
   t->pipeline_id = element_pipeline_id (p, e);
   if (e->task_pushes)
     __atomic_store_n (&e->last_input_ts, ts, __ATOMIC_RELAXED);
@@ -582,6 +602,17 @@ trace_call (GpuprofProfiler * p, GpuprofThread * t, GpuprofFrame * f,
   gpuprof_trace_push (t->trace_ring, &ev);
 }
 
+/* A chain call that failed still got its data: the push that made it must
+ * not take its buffers back (push_post) */
+static void
+mark_crossed (GpuprofThread * t)
+{
+  GpuprofFrame *up = gpuprof_thread_top (t);
+
+  if (up && up->kind == GPUPROF_FRAME_PUSH)
+    up->crossed = TRUE;
+}
+
 void
 gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     GstFlowReturn res)
@@ -623,6 +654,8 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     else
       update_queue_level (e, gp->queue, f->n_buffers, f->size);
   }
+  if (G_UNLIKELY (res != GST_FLOW_OK))
+    mark_crossed (t);
   charge_to_parent (t, incl);
 }
 
@@ -688,6 +721,8 @@ gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   f->start = ts;
   f->child_ns = 0;
   f->nvtx_open = FALSE;
+  f->crossed = FALSE;
+  f->n_buffers = n;
   f->seq = seq;
   /* an aggregator's push forms a batch: a range with its number */
   batch = gpuprof_batches_push_pre (p->batches, gp, buffer, f->seq, ts);
@@ -698,13 +733,19 @@ gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
 }
 
 void
-gpuprof_profiler_push_post (GpuprofProfiler * p, guint64 ts, GstPad * pad)
+gpuprof_profiler_push_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
+    GstFlowReturn res)
 {
   GpuprofThread *t = enter_thread (p, ts);
   GpuprofFrame *f = pop_frame_for (p, t, GPUPROF_FRAME_PUSH, pad);
 
   if (!f)
     return;
+  /* refused before the peer's chain function (flushing, EOS, not linked,
+   * shutdown): the buffers did not leave. One thread at a time pushes on
+   * a pad, so the sequence is still ours. */
+  if (G_UNLIKELY (res != GST_FLOW_OK) && !f->crossed)
+    __atomic_store_n (&f->pad->seq, f->seq - f->n_buffers, __ATOMIC_RELAXED);
   if (f->nvtx_open)
     gpuprof_nvtx_pop (f->element);
   if (t->depth == 0) {
@@ -713,6 +754,27 @@ gpuprof_profiler_push_post (GpuprofProfiler * p, guint64 ts, GstPad * pad)
   } else {
     charge_to_parent (t, ts > f->start ? ts - f->start : 0);
   }
+}
+
+/* The pad a pull really reaches: ghost and proxy pads only forward (their
+ * own nested pull is ignored), so follow them to the element's pad.
+ * Reffed, or NULL. */
+static GstPad *
+pull_source_pad (GstPad * pad)
+{
+  GstPad *peer = gst_pad_get_peer (pad);
+  guint hops;
+
+  /* bins nest: bounded, in case of a loop while relinking */
+  for (hops = 0; peer && GST_IS_PROXY_PAD (peer) && hops < 64; hops++) {
+    GstProxyPad *internal = gst_proxy_pad_get_internal (GST_PROXY_PAD (peer));
+
+    gst_object_unref (peer);
+    peer = internal ? gst_pad_get_peer (GST_PAD_CAST (internal)) : NULL;
+    if (internal)
+      gst_object_unref (internal);
+  }
+  return peer;
 }
 
 /* pull mode: the upstream element produces the data in its getrange */
@@ -725,7 +787,12 @@ gpuprof_profiler_pull_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad)
   GpuprofPad *gpeer;
   GpuprofFrame *f;
 
-  if (!gp->element || !(peer = gst_pad_get_peer (pad)))
+  if (!gp->element)
+    return;
+  /* a thread that only pulls (a sink's or demuxer's loop) is the
+   * pipeline's too */
+  t->pipeline_id = element_pipeline_id (p, gp->element);
+  if (!(peer = pull_source_pad (pad)))
     return;
   gpeer = gpuprof_objects_pad (p->objects, t, peer);
   gst_object_unref (peer);

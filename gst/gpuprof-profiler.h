@@ -28,7 +28,7 @@ void gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts,
 void gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts,
     GstPad * pad, GstBuffer * buffer, GstBufferList * list);
 void gpuprof_profiler_push_post (GpuprofProfiler * p, guint64 ts,
-    GstPad * pad);
+    GstPad * pad, GstFlowReturn res);
 void gpuprof_profiler_pull_pre (GpuprofProfiler * p, guint64 ts,
     GstPad * pad);
 void gpuprof_profiler_pull_post (GpuprofProfiler * p, guint64 ts,

@@ -26,6 +26,8 @@ thread_new (void)
   else
     g_snprintf (t->name, sizeof (t->name), "thread %d", t->tid);
   t->cache_generation = -1;
+  t->frames = t->inline_frames;
+  t->capacity = GPUPROF_INLINE_DEPTH;
 
   g_mutex_lock (&threads_lock);
   if (!threads)
@@ -42,6 +44,34 @@ _gpuprof_thread_new_current (void)
   /* kept for the whole process: elements' stats point at it */
   _gpuprof_current_thread = thread_new ();
   return _gpuprof_current_thread;
+}
+
+/* A chain deeper than the inline frames: the stack doubles on the heap
+ * (once per thread and size, so the buffer path does not allocate). Past
+ * GPUPROF_MAX_DEPTH the call is not timed (its post hook finds no frame):
+ * said once. */
+GpuprofFrame *
+_gpuprof_thread_grow (GpuprofThread * t)
+{
+  static gsize warned = 0;
+  guint capacity = t->capacity * 2;
+
+  if (t->capacity >= GPUPROF_MAX_DEPTH) {
+    if (g_once_init_enter (&warned)) {
+      g_printerr ("gpuprof: calls nested deeper than %d on thread '%s' are "
+          "not timed\n", GPUPROF_MAX_DEPTH, t->name);
+      g_once_init_leave (&warned, 1);
+    }
+    return NULL;
+  }
+  if (t->frames == t->inline_frames) {
+    t->frames = g_new (GpuprofFrame, capacity);
+    memcpy (t->frames, t->inline_frames, sizeof (t->inline_frames));
+  } else {
+    t->frames = g_renew (GpuprofFrame, t->frames, capacity);
+  }
+  t->capacity = capacity;
+  return &t->frames[t->depth++];
 }
 
 void

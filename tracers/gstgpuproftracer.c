@@ -83,7 +83,7 @@ static void
 do_push_post (GObject * self, GstClockTime ts, GstPad * pad,
     GstFlowReturn res)
 {
-  gpuprof_profiler_push_post (PROF (self), ts, pad);
+  gpuprof_profiler_push_post (PROF (self), ts, pad, res);
 }
 
 static void
