@@ -496,8 +496,8 @@ update_queue_level (GpuprofElement * e, GpuprofQueue * q, guint n_buffers,
       time);
 }
 
-/* The queue stopped, went away or the trace closes: what it still holds
- * was never pushed, and every residency gets its end. */
+/* The queue stopped or the trace closes: what it still holds was never
+ * pushed, and every residency gets its end. */
 static void
 end_queues (GpuprofProfiler * p, GpuprofElement * e, guint64 ts)
 {
@@ -1054,12 +1054,6 @@ void
 gpuprof_profiler_object_destroyed (GpuprofProfiler * p, guint64 ts,
     GstObject * object)
 {
-  /* a queue destroyed without stopping (removed while playing) */
-  if (GST_IS_ELEMENT (object)) {
-    GpuprofElement *e = gpuprof_objects_element_peek (GST_ELEMENT (object));
-    if (e && e->queues)
-      end_queues (p, e, ts);
-  }
   if (GST_IS_PAD (object) || GST_IS_ELEMENT (object))
     gpuprof_objects_destroyed (p->objects, object);
 }

@@ -3,14 +3,15 @@
 
 #include <string.h>
 
+/* residency ids of the trace: one per queue FIFO ever created */
+static guint32 last_uid;
+
 GpuprofQueue *
 gpuprof_queue_new (GpuprofElement * element, guint index)
 {
   GpuprofQueue *q = g_new0 (GpuprofQueue, 1);
 
   g_mutex_init (&q->lock);
-  static guint32 last_uid;
-
   q->element = element;
   q->index = index;
   q->uid = __atomic_add_fetch (&last_uid, 1, __ATOMIC_RELAXED);
@@ -78,7 +79,8 @@ pop_head (GpuprofQueue * q)
 
 /* The trace's id of one entry (residency and its arrow): unique per FIFO,
  * so the streams of a multiqueue, whose pads number their buffers each
- * from 1, do not collide; below 2^53 so JavaScript keeps it. */
+ * from 1, do not collide; below 2^53 so JavaScript keeps it (17 bits of
+ * FIFO, 36 of sequence: ids repeat only after 131071 queues). */
 guint64
 gpuprof_queue_residency_id (const GpuprofQueue * q, guint64 seq)
 {

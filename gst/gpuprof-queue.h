@@ -9,7 +9,8 @@
  * fingerprint (pointer, PTS, DTS, offset, size) — the queue copies a buffer
  * to mark it DISCONT after a drop, and a dropped pooled buffer comes back
  * with the same pointer — and the entries before it were dropped. Flushes
- * empty it. Upstream and downstream threads both touch it: one small lock
+ * empty it. A buffer list is one entry and counts as its buffers (level,
+ * pushed, drops, flushed, left, residency), as the queue counts it. Upstream and downstream threads both touch it: one small lock
  * per queue, never a global one.
  */
 #pragma once
