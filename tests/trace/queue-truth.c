@@ -42,7 +42,7 @@ main (int argc, char **argv)
   GstBus *bus;
   GstMessage *msg;
   GError *err = NULL;
-  gint i, last = -1;
+  gint i, still, last = -1;
 
   gst_init (&argc, &argv);
   if (argc != 3) {
@@ -81,13 +81,14 @@ main (int argc, char **argv)
   for (i = 0; i < 3000 && g_atomic_int_get (&out) < 3; i++)
     g_usleep (10000);
   gst_element_set_state (p, GST_STATE_PAUSED);
-  /* the sink waits for preroll, the source on the full queue */
-  for (i = 0; i < 300; i++) {
+  /* the sink waits for preroll, the source on the full queue: nothing
+   * moves for half a second (a loaded machine may starve a thread a while) */
+  gst_element_get_state (p, NULL, NULL, 30 * GST_SECOND);
+  for (i = 0, still = 0; i < 600 && still < 5; i++) {
     gint now = g_atomic_int_get (&in) + g_atomic_int_get (&out);
-    if (now == last)
-      break;
+    still = now == last ? still + 1 : 0;
     last = now;
-    g_usleep (200000);
+    g_usleep (100000);
   }
   g_print ("in %d out %d\n", g_atomic_int_get (&in), g_atomic_int_get (&out));
   /* no set_state (NULL), no unref: exit() as many applications do */
