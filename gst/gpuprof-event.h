@@ -65,6 +65,27 @@ typedef struct
  */
 #define GPUPROF_EVENT_GPU_TRACK_BASE 1000000000u
 
+/* GPUPROF_EVENT_QUEUE_IN and _OUT (one queue entry: a buffer or a list):
+ *   element_id  the queue; seq, size: the entry's, the same in and out
+ *   self        buffers in the entry (a list's length)
+ *   flow        the residency id (gpuprof_queue_residency_id ()): pairs
+ *               the begin, the end and the buffer's arrow
+ *   pad_id      QUEUE_IN: the queue's sink pad
+ * QUEUE_OUT only:
+ *   arg0        gpuprof_event_queue_out (): how it left (GpuprofQueueOutcome)
+ *               and the gpuprof thread that enqueued it
+ *   dur         time since the enqueuing chain call started: a pushed
+ *               entry's arrow starts there, on that thread
+ */
+static inline guint64
+gpuprof_event_queue_out (guint outcome, guint32 in_thread)
+{
+  return (guint64) (outcome & 0xff) | ((guint64) in_thread << 32);
+}
+
+#define GPUPROF_EVENT_QUEUE_OUTCOME(ev) ((guint) ((ev)->arg0 & 0xff))
+#define GPUPROF_EVENT_QUEUE_IN_THREAD(ev) ((guint32) ((ev)->arg0 >> 32))
+
 static inline guint64
 gpuprof_event_gpu_host (guint32 thread_id, guint32 correlation_id)
 {

@@ -45,18 +45,25 @@ gpuprof_histogram_bucket_index (guint64 v)
       (guint) ((v >> (e - GPUPROF_HIST_SUB_BITS)) & (GPUPROF_HIST_SUB - 1));
 }
 
+/* n samples of the same value (the buffers of one list) */
 static inline void
-gpuprof_histogram_record (GpuprofHistogram * h, guint64 v)
+gpuprof_histogram_record_n (GpuprofHistogram * h, guint64 v, guint64 n)
 {
   guint64 cur;
 
-  __atomic_fetch_add (&h->count, 1, __ATOMIC_RELAXED);
-  __atomic_fetch_add (&h->sum, v, __ATOMIC_RELAXED);
-  __atomic_fetch_add (&h->buckets[gpuprof_histogram_bucket_index (v)], 1,
+  __atomic_fetch_add (&h->count, n, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&h->sum, v * n, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&h->buckets[gpuprof_histogram_bucket_index (v)], n,
       __ATOMIC_RELAXED);
   cur = __atomic_load_n (&h->max, __ATOMIC_RELAXED);
   while (v > cur && !__atomic_compare_exchange_n (&h->max, &cur, v, TRUE,
           __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+
+static inline void
+gpuprof_histogram_record (GpuprofHistogram * h, guint64 v)
+{
+  gpuprof_histogram_record_n (h, v, 1);
 }
 
 G_END_DECLS

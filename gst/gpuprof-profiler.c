@@ -236,11 +236,28 @@ gpuprof_profiler_new (const GpuprofParams * params)
   return p;
 }
 
+static void end_queues (GpuprofProfiler * p, GpuprofElement * e, guint64 ts);
+
+/* Queues still holding buffers at the end (a pipeline never stopped): they
+ * are left, so the report says so and every residency in the trace ends. */
+static void
+end_all_queues (GpuprofProfiler * p)
+{
+  GPtrArray *all = gpuprof_objects_elements (p->objects);
+  guint64 ts = gpuprof_clock_now ();
+  guint i;
+
+  for (i = 0; i < all->len; i++)
+    end_queues (p, g_ptr_array_index (all, i), ts);
+  g_ptr_array_unref (all);
+}
+
 /* End of the process (or of the tracer): pending reports, then the files
  * and CUPTI are closed. Hooks that still run afterwards are harmless. */
 void
 gpuprof_profiler_shutdown (GpuprofProfiler * p)
 {
+  end_all_queues (p);
   gpuprof_profiler_report_unreported (p);
   if (p->trace) {
     GError *err = NULL;
@@ -421,7 +438,11 @@ queue_item_end (GpuprofQueue * q, const GpuprofQueueItem * item, guint64 ts,
     ev.seq = item->seq;
     ev.size = item->size;
     ev.pts = GST_CLOCK_TIME_NONE;
-    ev.arg0 = outcome;
+    ev.self = item->n_buffers;
+    ev.flow = gpuprof_queue_residency_id (q, item->seq);
+    /* where the buffer's arrow starts: the enqueuing chain call */
+    ev.dur = ts > item->in_ts ? ts - item->in_ts : 0;
+    ev.arg0 = gpuprof_event_queue_out (outcome, item->in_thread);
     trace_event (p, t, &ev);
     trace_queue_level (p, t, q, ts, item);
   }
@@ -442,9 +463,9 @@ queue_fingerprint (GpuprofQueueItem * item, GstBuffer * buffer,
 static void
 queue_enqueue (GpuprofProfiler * p, GpuprofThread * t, GpuprofPad * pad,
     guint64 ts, gconstpointer key, GstBuffer * buffer, GstBufferList * list,
-    guint64 size, guint64 seq)
+    guint n_buffers, guint64 size, guint64 seq)
 {
-  GpuprofQueueItem item = { key, ts, size, 0, 0, seq };
+  GpuprofQueueItem item = { key, ts, n_buffers, t->id, ts, size, 0, 0, seq };
 
   if (buffer && GST_BUFFER_DURATION_IS_VALID (buffer))
     item.duration = GST_BUFFER_DURATION (buffer);
@@ -461,6 +482,8 @@ queue_enqueue (GpuprofProfiler * p, GpuprofThread * t, GpuprofPad * pad,
     ev.seq = seq;
     ev.pts = buffer ? GST_BUFFER_PTS (buffer) : GST_CLOCK_TIME_NONE;
     ev.size = size;
+    ev.self = n_buffers;
+    ev.flow = gpuprof_queue_residency_id (pad->queue, seq);
     gpuprof_trace_push (t->trace_ring, &ev);
     trace_queue_level (p, t, pad->queue, ts, &item);
   }
@@ -489,7 +512,7 @@ update_queue_level (GpuprofElement * e, GpuprofQueue * q, guint n_buffers,
   guint64 buffers, bytes, time;
   guint real_buffers, real_bytes;
 
-  if (!gpuprof_queue_chain_done (q, &buffers, &bytes, &time))
+  if (!gpuprof_queue_chain_done (q, n_buffers, &buffers, &bytes, &time))
     return;
   if (e->element && g_object_class_find_property (G_OBJECT_GET_CLASS
           (e->element), "current-level-buffers")) {
@@ -501,6 +524,18 @@ update_queue_level (GpuprofElement * e, GpuprofQueue * q, guint n_buffers,
   }
   gpuprof_queue_update_max (q, MAX (buffers, n_buffers), MAX (bytes, size),
       time);
+}
+
+/* The queue stopped or the trace closes: what it still holds was never
+ * pushed, and every residency gets its end. */
+static void
+end_queues (GpuprofProfiler * p, GpuprofElement * e, guint64 ts)
+{
+  guint i;
+
+  for (i = 0; e->queues && i < e->queues->len; i++)
+    gpuprof_queue_end_run (g_ptr_array_index (e->queues, i), ts,
+        queue_item_end, p);
 }
 
 void
@@ -567,7 +602,7 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     /* queue2 has no "overrun": judge "full" before the chain blocks */
     if (!e->queue_has_overrun && gpuprof_queue_is_full (gp->queue))
       f->blocked_start = ts;
-    queue_enqueue (p, t, gp, ts, f->key, buffer, list, f->size, f->seq);
+    queue_enqueue (p, t, gp, ts, f->key, buffer, list, n, f->size, f->seq);
   } else if (t->trace_ring) {
     f->size = buffer ? gst_buffer_get_size (buffer) : list_size (list);
   }
@@ -650,7 +685,8 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
       gpuprof_queue_mark_entered (gp->queue, f->key, ts);
     }
     if (res != GST_FLOW_OK)
-      gpuprof_queue_unenqueue (gp->queue, f->key, queue_item_end, ts, p);
+      gpuprof_queue_unenqueue (gp->queue, f->key, f->n_buffers,
+          queue_item_end, ts, p);
     else
       update_queue_level (e, gp->queue, f->n_buffers, f->size);
   }
@@ -706,6 +742,7 @@ gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     charge_loop (e, t, ts);
   if (G_UNLIKELY (gp->queue)) {
     GpuprofQueueItem pushed = { buffer ? (gconstpointer) buffer : list };
+    pushed.n_buffers = n;
     pushed.size = buffer ? gst_buffer_get_size (buffer) : list_size (list);
     queue_fingerprint (&pushed, buffer, list);
     gpuprof_queue_dequeue (gp->queue, &pushed, ts, queue_item_end, p);
@@ -1097,12 +1134,8 @@ gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
     gpuprof_batches_read_properties (p->batches,
         gpuprof_objects_element (p->objects, element));
   /* a queue stopping empties itself unpushed */
-  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && e && e->queues) {
-    guint i;
-    for (i = 0; i < e->queues->len; i++)
-      gpuprof_queue_end_run (g_ptr_array_index (e->queues, i), ts,
-          queue_item_end, p);
-  }
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && e && e->queues)
+    end_queues (p, e, ts);
   /* the end of a run: a top-level pipeline back to NULL */
   if (transition == GST_STATE_CHANGE_READY_TO_NULL
       && GST_IS_PIPELINE (element) && !GST_OBJECT_PARENT (element))

@@ -3,6 +3,9 @@
 
 #include <string.h>
 
+/* residency ids of the trace: one per queue FIFO ever created */
+static guint32 last_uid;
+
 static gchar *
 queue_path (GpuprofElement * element, guint index)
 {
@@ -19,6 +22,7 @@ gpuprof_queue_new (GpuprofElement * element, guint index)
   g_mutex_init (&q->lock);
   q->element = element;
   q->index = index;
+  q->uid = __atomic_add_fetch (&last_uid, 1, __ATOMIC_RELAXED);
   /* GstQueue only; queue2 and multiqueue never leak */
   if (element->element && g_object_class_find_property (G_OBJECT_GET_CLASS
           (element->element), "leaky")) {
@@ -79,11 +83,23 @@ pop_head (GpuprofQueue * q)
 
   q->head = (q->head + 1) % q->cap;
   q->len--;
+  q->level_buffers -= MIN (q->level_buffers, it.n_buffers);
   q->level_bytes -= MIN (q->level_bytes, it.size);
   q->level_time -= MIN (q->level_time, it.duration);
-  it.level_buffers = q->len;
+  it.level_buffers = q->level_buffers;
   it.level_bytes = q->level_bytes;
   return it;
+}
+
+/* The trace's id of one entry (residency and its arrow): unique per FIFO,
+ * so the streams of a multiqueue, whose pads number their buffers each
+ * from 1, do not collide; below 2^53 so JavaScript keeps it (17 bits of
+ * FIFO, 36 of sequence: ids repeat only after 131071 queues). */
+guint64
+gpuprof_queue_residency_id (const GpuprofQueue * q, guint64 seq)
+{
+  return ((guint64) (q->uid & 0x1ffff) << 36) | (seq &
+      G_GUINT64_CONSTANT (0xfffffffff));
 }
 
 void
@@ -94,10 +110,11 @@ gpuprof_queue_enqueue (GpuprofQueue * q, GpuprofQueueItem * item)
     grow (q);
   *item_at (q, q->len) = *item;
   q->len++;
-  q->pending++;
+  q->level_buffers += item->n_buffers;
+  q->pending += item->n_buffers;
   q->level_bytes += item->size;
   q->level_time += item->duration;
-  item->level_buffers = q->len;
+  item->level_buffers = q->level_buffers;
   item->level_bytes = q->level_bytes;
   g_mutex_unlock (&q->lock);
 }
@@ -107,15 +124,14 @@ gpuprof_queue_enqueue (GpuprofQueue * q, GpuprofQueueItem * item)
  * src push we see), so returns TRUE when the level may be a new maximum and
  * the caller should confirm it from the queue itself. */
 gboolean
-gpuprof_queue_chain_done (GpuprofQueue * q, guint64 * buffers,
-    guint64 * bytes, guint64 * time)
+gpuprof_queue_chain_done (GpuprofQueue * q, guint n_buffers,
+    guint64 * buffers, guint64 * bytes, guint64 * time)
 {
   gboolean candidate;
 
   g_mutex_lock (&q->lock);
-  if (q->pending)
-    q->pending--;
-  *buffers = q->len > q->pending ? q->len - q->pending : 0;
+  q->pending -= MIN (q->pending, n_buffers);
+  *buffers = q->level_buffers > q->pending ? q->level_buffers - q->pending : 0;
   *bytes = q->level_bytes;
   *time = q->level_time;
   candidate = *buffers >= q->max_level_buffers
@@ -169,11 +185,11 @@ empty_as (GpuprofQueue * q, guint64 ts, GpuprofQueueOutcome outcome,
     }
     it = pop_head (q);
     if (outcome == GPUPROF_QUEUE_DROPPED)
-      q->drops++;
+      q->drops += it.n_buffers;
     else if (outcome == GPUPROF_QUEUE_LEFT)
-      q->left++;
+      q->left += it.n_buffers;
     else
-      q->flushed++;
+      q->flushed += it.n_buffers;
     g_mutex_unlock (&q->lock);
     end (q, &it, ts, outcome, user_data);
   }
@@ -248,7 +264,7 @@ gpuprof_queue_dequeue (GpuprofQueue * q, const GpuprofQueueItem * pushed,
   gint pos;
 
   g_mutex_lock (&q->lock);
-  q->dequeued++;
+  q->dequeued += pushed->n_buffers;
   if (q->len == 0)
     pos = -1;
   else if (!q->leaky)
@@ -261,7 +277,7 @@ gpuprof_queue_dequeue (GpuprofQueue * q, const GpuprofQueueItem * pushed,
   }
   for (i = 0; i < (guint) pos; i++) {
     it = pop_head (q);
-    q->drops++;
+    q->drops += it.n_buffers;
     /* end callbacks may emit NVTX: do it outside the lock, in batches */
     if (n_gone == G_N_ELEMENTS (gone)) {
       g_mutex_unlock (&q->lock);
@@ -273,7 +289,8 @@ gpuprof_queue_dequeue (GpuprofQueue * q, const GpuprofQueueItem * pushed,
     gone[n_gone++] = it;
   }
   it = pop_head (q);
-  gpuprof_histogram_record (&q->residency, ts > it.ts ? ts - it.ts : 0);
+  gpuprof_histogram_record_n (&q->residency, ts > it.ts ? ts - it.ts : 0,
+      it.n_buffers);
   g_mutex_unlock (&q->lock);
 
   for (i = 0; i < n_gone; i++)
@@ -286,7 +303,7 @@ gpuprof_queue_dequeue (GpuprofQueue * q, const GpuprofQueueItem * pushed,
  * not keep it. Only the newest entry can be it. */
 void
 gpuprof_queue_unenqueue (GpuprofQueue * q, gconstpointer key,
-    GpuprofQueueEndFunc end, guint64 ts, gpointer user_data)
+    guint n_buffers, GpuprofQueueEndFunc end, guint64 ts, gpointer user_data)
 {
   GpuprofQueueItem it;
   gboolean found = FALSE;
@@ -295,15 +312,15 @@ gpuprof_queue_unenqueue (GpuprofQueue * q, gconstpointer key,
   if (q->len > 0 && item_at (q, q->len - 1)->key == key) {
     it = *item_at (q, q->len - 1);
     q->len--;
+    q->level_buffers -= MIN (q->level_buffers, it.n_buffers);
     q->level_bytes -= MIN (q->level_bytes, it.size);
     q->level_time -= MIN (q->level_time, it.duration);
-    it.level_buffers = q->len;
+    it.level_buffers = q->level_buffers;
     it.level_bytes = q->level_bytes;
-    q->flushed++;
+    q->flushed += it.n_buffers;
     found = TRUE;
   }
-  if (q->pending)
-    q->pending--;
+  q->pending -= MIN (q->pending, n_buffers);
   g_mutex_unlock (&q->lock);
   if (found)
     end (q, &it, ts, GPUPROF_QUEUE_FLUSHED, user_data);
@@ -325,7 +342,7 @@ gpuprof_queue_is_full (GpuprofQueue * q)
 
   g_mutex_lock (&q->lock);
   full = (q->element->queue_limit_buffers
-      && q->len >= q->element->queue_limit_buffers)
+      && q->level_buffers >= q->element->queue_limit_buffers)
       || (q->element->queue_limit_bytes
       && q->level_bytes >= q->element->queue_limit_bytes);
   g_mutex_unlock (&q->lock);
@@ -343,7 +360,7 @@ void
 gpuprof_queue_reset (GpuprofQueue * q)
 {
   g_mutex_lock (&q->lock);
-  q->max_level_buffers = q->len;
+  q->max_level_buffers = q->level_buffers;
   q->max_level_bytes = q->level_bytes;
   q->max_level_time = q->level_time;
   q->dequeued = q->drops = q->flushed = q->left = 0;

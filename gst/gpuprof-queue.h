@@ -9,7 +9,8 @@
  * fingerprint (pointer, PTS, DTS, offset, size) — the queue copies a buffer
  * to mark it DISCONT after a drop, and a dropped pooled buffer comes back
  * with the same pointer — and the entries before it were dropped. Flushes
- * empty it. Upstream and downstream threads both touch it: one small lock
+ * empty it. A buffer list is one entry and counts as its buffers (level,
+ * pushed, drops, flushed, left, residency), as the queue counts it. Upstream and downstream threads both touch it: one small lock
  * per queue, never a global one.
  */
 #pragma once
@@ -22,12 +23,16 @@ G_BEGIN_DECLS
 typedef struct
 {
   gconstpointer key;            /* GstBuffer* or GstBufferList* */
-  guint64 ts;
+  guint64 ts;                   /* residency counts from here */
+  guint n_buffers;              /* 1, or the length of a list */
+  guint32 in_thread;            /* enqueuing gpuprof thread, 0 = none */
+  guint64 in_ts;                /* the enqueuing chain call's start */
   guint64 size;
   guint64 duration;
   guint64 nvtx_range;
   guint64 seq;
-  guint64 level_buffers;        /* queue level once this item entered/left */
+  guint64 level_buffers;        /* queue level (buffers) once this item
+                                 * entered/left */
   guint64 level_bytes;
   /* fingerprint beside the pointer: a copy of the buffer keeps these */
   guint64 pts, dts, offset;
@@ -38,19 +43,23 @@ struct _GpuprofQueue
   GMutex lock;
   GpuprofElement *element;
   guint index;                  /* multiqueue pad pair number, else 0 */
+  guint32 uid;                  /* unique per FIFO in the process, from 1:
+                                 * tells the trace's residency ids apart */
   gboolean leaky;               /* queue leaky=upstream|downstream, read once */
   gchar *path;                  /* "pipeline0/q" or "pipeline0/mq:1" */
 
   /* guarded by lock */
   GpuprofQueueItem *items;      /* ring */
-  guint cap, head, len;
-  guint pending;                /* entries whose chain call is still running:
+  guint cap, head, len;         /* len: entries (a list is one) */
+  guint64 level_buffers;        /* buffers in the entries (a list is n) */
+  guint64 pending;              /* buffers whose chain call is still running:
                                  * maybe blocked, not inside the queue yet */
   guint64 level_bytes;
   guint64 level_time;
   guint64 max_level_buffers;
   guint64 max_level_bytes;
   guint64 max_level_time;
+  /* counted in buffers, a list as its length */
   guint64 dequeued;
   guint64 drops;
   guint64 flushed;
@@ -86,12 +95,12 @@ gboolean gpuprof_queue_dequeue (GpuprofQueue * q,
     const GpuprofQueueItem * pushed, guint64 ts, GpuprofQueueEndFunc end,
     gpointer user_data);
 void gpuprof_queue_unenqueue (GpuprofQueue * q, gconstpointer key,
-    GpuprofQueueEndFunc end, guint64 ts, gpointer user_data);
+    guint n_buffers, GpuprofQueueEndFunc end, guint64 ts, gpointer user_data);
 void gpuprof_queue_flush (GpuprofQueue * q, guint64 ts,
     GpuprofQueueEndFunc end, gpointer user_data);
 gboolean gpuprof_queue_is_full (GpuprofQueue * q);
-gboolean gpuprof_queue_chain_done (GpuprofQueue * q, guint64 * buffers,
-    guint64 * bytes, guint64 * time);
+gboolean gpuprof_queue_chain_done (GpuprofQueue * q, guint n_buffers,
+    guint64 * buffers, guint64 * bytes, guint64 * time);
 void gpuprof_queue_mark_entered (GpuprofQueue * q, gconstpointer key,
     guint64 ts);
 void gpuprof_queue_update_max (GpuprofQueue * q, guint64 buffers,
@@ -100,6 +109,7 @@ void gpuprof_queue_drain_at_eos (GpuprofQueue * q, guint64 ts,
     gboolean downstream_stopped, GpuprofQueueEndFunc end, gpointer user_data);
 void gpuprof_queue_end_run (GpuprofQueue * q, guint64 ts,
     GpuprofQueueEndFunc end, gpointer user_data);
+guint64 gpuprof_queue_residency_id (const GpuprofQueue * q, guint64 seq);
 void gpuprof_queue_add_backpressure (GpuprofQueue * q, guint64 ns);
 void gpuprof_queue_reset (GpuprofQueue * q);
 

@@ -25,7 +25,7 @@ GST_DEBUG_CATEGORY_STATIC (gpuprof_trace_debug);
 #define CHUNK_BYTES (1 << 20)
 /* a drain this large means producers are fast: drain again at once */
 #define BUSY_DRAIN_EVENTS 4096
-/* flow starts waiting for their queue chain slice, per thread */
+/* GPU launch arrows waiting for their chain slice, per thread */
 #define MAX_PENDING_FLOWS 256
 /* chain calls remembered per thread, to bind GPU launch arrows into them */
 #define RECENT_CHAINS 1024
@@ -40,13 +40,6 @@ typedef struct
   gchar *json;                  /* JSON-escaped name, quotes included */
   gboolean wanted;              /* matches the element filter */
 } ElementName;
-
-typedef struct
-{
-  guint32 element_id;
-  guint64 id;
-  guint64 ts;
-} PendingFlow;
 
 typedef struct
 {
@@ -68,7 +61,6 @@ typedef struct
 typedef struct
 {
   gchar *name;                  /* last name written as thread_name */
-  GArray *pending_flows;        /* PendingFlow */
   gboolean gpu_track;           /* a pseudo thread: one GPU stream */
   RecentChain *recent;          /* ring of the last RECENT_CHAINS chain calls */
   guint recent_len, recent_next;
@@ -236,7 +228,6 @@ thread_state_free (gpointer p)
   ThreadState *ts = p;
 
   g_free (ts->name);
-  g_array_unref (ts->pending_flows);
   g_free (ts->recent);
   if (ts->pending_gpu)
     g_array_unref (ts->pending_gpu);
@@ -310,7 +301,6 @@ thread_state (GpuprofTrace * trace, guint32 tid, gboolean renamed)
     return ts;
   if (ts == NULL) {
     ts = g_new0 (ThreadState, 1);
-    ts->pending_flows = g_array_new (FALSE, FALSE, sizeof (PendingFlow));
     g_hash_table_insert (trace->threads, GUINT_TO_POINTER (tid), ts);
   }
   if (trace->names.thread_name)
@@ -338,13 +328,26 @@ append_pts (GString * s, guint64 pts)
     append_u64 (s, pts);
 }
 
-/* One id per (queue, buffer): pairs residency begin/end and flow start/end
- * without any help from the hooks; below 2^53 so JavaScript keeps it. */
+/* One id per queue entry: pairs residency begin/end and the arrow; the
+ * hooks make it unique per queue FIFO (gpuprof-event.h), else (an older
+ * producer) per queue element. */
 static guint64
 queue_buffer_id (const GpuprofEvent * ev)
 {
+  if (ev->flow)
+    return ev->flow;
   return ((guint64) ev->element_id << 36) | (ev->seq & G_GUINT64_CONSTANT
       (0xfffffffff));
+}
+
+static void
+append_buffers (GString * s, const GpuprofEvent * ev)
+{
+  /* a list is one entry of several buffers */
+  if (ev->self > 1) {
+    g_string_append (s, ",\"buffers\":");
+    append_u64 (s, ev->self);
+  }
 }
 
 static void
@@ -356,38 +359,6 @@ write_flow (GpuprofTrace * trace, const gchar * ph, guint32 tid, guint64 ts,
   g_string_append (trace->out, ",\"id\":");
   append_u64 (trace->out, id);
   end_event (trace);
-}
-
-/* A flow start must bind to the queue's chain slice, which is pushed only
- * when that call returns: emit the pending starts after it, inside it. */
-static void
-write_pending_flows (GpuprofTrace * trace, ThreadState * ts,
-    const GpuprofEvent * ev)
-{
-  GArray *pending = ts->pending_flows;
-  guint i = 0;
-
-  while (i < pending->len) {
-    PendingFlow *pf = &g_array_index (pending, PendingFlow, i);
-
-    if (pf->element_id != ev->element_id) {
-      i++;
-      continue;
-    }
-    if (pf->ts >= ev->ts && pf->ts <= ev->ts + ev->dur) {
-      /* strictly inside, so viewers that sort by ts still find it open */
-      guint64 at = pf->ts;
-
-      if (at == ev->ts && ev->dur > 1)
-        at++;
-      write_flow (trace, "s", ev->thread_id, at, pf->id);
-    }
-    /* matched, or stale (its slice was lost): done either way */
-    if (pf->ts <= ev->ts + ev->dur)
-      g_array_remove_index (pending, i);
-    else
-      i++;
-  }
 }
 
 /* --- GPU ops and their launch arrows ------------------------------------ */
@@ -567,7 +538,6 @@ gpu_track_state (GpuprofTrace * trace, const GpuprofEvent * ev)
   if (ts)
     return ts;
   ts = g_new0 (ThreadState, 1);
-  ts->pending_flows = g_array_new (FALSE, FALSE, sizeof (PendingFlow));
   ts->gpu_track = TRUE;
   g_hash_table_insert (trace->threads, GUINT_TO_POINTER (ev->thread_id), ts);
 
@@ -716,8 +686,6 @@ write_chain (GpuprofTrace * trace, ThreadState * ts, const GpuprofEvent * ev,
   }
   g_string_append_c (s, '}');
   end_event (trace);
-  if (ts->pending_flows->len)
-    write_pending_flows (trace, ts, ev);
   if (trace->remember_chains)
     remember_chain (ts, ev);
   if (ts->pending_gpu && ts->pending_gpu->len)
@@ -725,27 +693,42 @@ write_chain (GpuprofTrace * trace, ThreadState * ts, const GpuprofEvent * ev,
 }
 
 static void
-write_queue_in (GpuprofTrace * trace, ThreadState * ts,
-    const GpuprofEvent * ev, ElementName * en)
+write_queue_in (GpuprofTrace * trace, const GpuprofEvent * ev,
+    ElementName * en)
 {
   GString *s = trace->out;
-  PendingFlow pf = { ev->element_id, queue_buffer_id (ev), ev->ts };
 
   begin_event (trace, "b", "queue", en->json, ev->thread_id);
   append_ts (trace, ev->ts);
   g_string_append (s, ",\"id\":");
-  append_u64 (s, pf.id);
+  append_u64 (s, queue_buffer_id (ev));
   g_string_append (s, ",\"args\":{\"seq\":");
   append_u64 (s, ev->seq);
   append_pts (s, ev->pts);
   g_string_append (s, ",\"size\":");
   append_u64 (s, ev->size);
+  append_buffers (s, ev);
   g_string_append_c (s, '}');
   end_event (trace);
+}
 
-  if (ts->pending_flows->len >= MAX_PENDING_FLOWS)
-    g_array_remove_index (ts->pending_flows, 0);
-  g_array_append_val (ts->pending_flows, pf);
+/* A pushed entry's arrow: from inside the queue's chain call that enqueued
+ * it (one ns after its start, which is the enqueue) to the next slice of
+ * the thread that pushed it. Both ends are written here, once the buffer
+ * went out: a buffer dropped, flushed or left has no arrow (an arrow to
+ * nowhere means nothing to a viewer), its residency end says why. */
+static void
+write_buffer_arrow (GpuprofTrace * trace, const GpuprofEvent * ev, guint64 id)
+{
+  guint32 in_thread = GPUPROF_EVENT_QUEUE_IN_THREAD (ev);
+  guint64 in_ts = ev->ts > ev->dur ? ev->ts - ev->dur : 0;
+
+  if (in_thread == 0)
+    return;
+  /* the enqueuing thread is named before an event of it is written */
+  thread_state (trace, in_thread, FALSE);
+  write_flow (trace, "s", in_thread, MIN (in_ts + 1, ev->ts), id);
+  write_flow (trace, "f", ev->thread_id, ev->ts, id);
 }
 
 static void
@@ -755,19 +738,20 @@ write_queue_out (GpuprofTrace * trace, const GpuprofEvent * ev,
   static const gchar *results[] = { "pushed", "dropped", "flushed", "left" };
   GString *s = trace->out;
   guint64 id = queue_buffer_id (ev);
+  guint outcome = GPUPROF_EVENT_QUEUE_OUTCOME (ev);
 
   begin_event (trace, "e", "queue", en->json, ev->thread_id);
   append_ts (trace, ev->ts);
   g_string_append (s, ",\"id\":");
   append_u64 (s, id);
   g_string_append (s, ",\"args\":{\"result\":\"");
-  g_string_append (s, results[ev->arg0 < G_N_ELEMENTS (results) ? ev->arg0 : 0]);
-  g_string_append (s, "\"}");
+  g_string_append (s, results[outcome < G_N_ELEMENTS (results) ? outcome : 0]);
+  g_string_append_c (s, '"');
+  append_buffers (s, ev);
+  g_string_append_c (s, '}');
   end_event (trace);
-  /* no bind point: the flow ends on the next slice of this thread, the
-   * chain call of the element after the queue */
-  if (ev->arg0 == 0)
-    write_flow (trace, "f", ev->thread_id, ev->ts, id);
+  if (outcome == 0)
+    write_buffer_arrow (trace, ev, id);
 }
 
 static void
@@ -915,7 +899,7 @@ write_event (GpuprofTrace * trace, const GpuprofEvent * ev)
       break;
     case GPUPROF_EVENT_QUEUE_IN:
       if (en)
-        write_queue_in (trace, ts, ev, en);
+        write_queue_in (trace, ev, en);
       break;
     case GPUPROF_EVENT_QUEUE_OUT:
       if (en)

@@ -8,6 +8,7 @@
 #                            residencies still open at the cut are allowed
 #     --chain NAME=N         exactly N chain ("X") events named NAME
 #     --async NAME=N         exactly N residency begins ("b") named NAME
+#     --arrows N             exactly N buffer arrows ("s" named "buffer")
 #     --summary              the run summary and writer counters are inside
 #     --counts-from-summary  chain events per element equal the summary's
 #                            calls (elements other than sources), when the
@@ -23,7 +24,9 @@
 # thread with events are named ("M"), per thread the events come in time
 # order (a complete event is pushed when it ends, so its end counts) and
 # complete events nest properly, every residency begin has one end after it,
-# every flow start ("s") has one end ("f") after it.
+# every flow start ("s") has one end ("f") after it, a buffer arrow only
+# for a residency that ended "pushed" (docs/trace.md: a buffer dropped,
+# flushed or left has no arrow).
 # When there are GPU ops (cat "gpu"): each GPU track is named "GPU <device>
 # stream <stream>" after its ops' device and stream and has a
 # thread_sort_index; each op has the element, seq, bytes and correlation
@@ -37,6 +40,7 @@ set -u
 truncated=false
 chains='{}'
 asyncs='{}'
+arrows=null
 summary=false
 from_summary=false
 gpu_ops=null
@@ -54,6 +58,7 @@ while [ $# -gt 1 ]; do
         '$m + {($kv | sub("=[0-9]+$"; "")): ($kv | capture("=(?<n>[0-9]+)$").n | tonumber)}'); shift ;;
     --async) asyncs=$(jq -cn --argjson m "$asyncs" --arg kv "$2" \
         '$m + {($kv | sub("=[0-9]+$"; "")): ($kv | capture("=(?<n>[0-9]+)$").n | tonumber)}'); shift ;;
+    --arrows) arrows=$2; shift ;;
     --summary) summary=true ;;
     --counts-from-summary) from_summary=true ;;
     --gpu-ops) gpu_ops=$2; shift ;;
@@ -97,6 +102,7 @@ fi
 
 jq -r --argjson truncated "$truncated" --argjson chains "$chains" \
     --argjson asyncs "$asyncs" --argjson summary "$summary" \
+    --argjson arrows "$arrows" \
     --argjson from_summary "$from_summary" --argjson gpu_ops "$gpu_ops" \
     --argjson gpu_flows "$gpu_flows" --argjson gpu_elements "$gpu_elements" \
     --argjson gpu_names "$gpu_names" '
@@ -169,6 +175,18 @@ def writer_event: map(select(.ph == "i" and .name == "gpuprof trace"))[-1];
    | if $truncated then map(select(any(.[]; .ph == "f"))) else . end) as $bad
    | check("every flow start has one end"; $bad == [];
        "\($bad | length) unmatched, first: \($bad[0])")
+, ([$all[] | select(.ph == "e" and .cat == "queue"
+      and (.args.result // "pushed") == "pushed") | .id | tostring]
+   | map({key: ., value: true}) | from_entries) as $pushed
+   | [$all[] | select(.ph == "s" and .name == "buffer")
+      | select($pushed[.id | tostring] | not)] as $bad
+   | (if $truncated then [] else $bad end) as $bad
+   | check("buffer arrows only for buffers pushed out"; $bad == [];
+       "\($bad | length) arrows of buffers not pushed, first: \($bad[0])")
+, if $arrows != null then
+    ($all | map(select(.ph == "s" and .name == "buffer")) | length) as $n
+    | check("\($arrows) buffer arrows"; $n == $arrows; "found \($n)")
+  else empty end
 , ($chains | to_entries[] | check("\(.value) chain events for \(.key)";
     ($xcount[.key] // 0) == .value; "found \($xcount[.key] // 0)"))
 , ($asyncs | to_entries[] | check("\(.value) residencies for \(.key)";

@@ -13,7 +13,7 @@ good='{"ph":"b","cat":"queue","name":"q","pid":1,"tid":1,"ts":1.000,"id":7},
 {"ph":"X","cat":"chain","name":"q","pid":1,"tid":1,"ts":0.500,"dur":1.000},
 {"ph":"s","cat":"flow","name":"buffer","pid":1,"tid":1,"ts":1.000,"id":7},
 {"ph":"X","cat":"chain","name":"a","pid":1,"tid":1,"ts":0.000,"dur":2.000},
-{"ph":"e","cat":"queue","name":"q","pid":1,"tid":2,"ts":3.000,"id":7},
+{"ph":"e","cat":"queue","name":"q","pid":1,"tid":2,"ts":3.000,"id":7,"args":{"result":"pushed"}},
 {"ph":"f","cat":"flow","name":"buffer","pid":1,"tid":2,"ts":3.000,"id":7},
 {"ph":"X","cat":"chain","name":"b","pid":1,"tid":2,"ts":3.500,"dur":1.000}'
 
@@ -32,7 +32,7 @@ expect() { # expect STATUS NAME CONTENT [OPTIONS...]
 expect 0 good "[
 $meta,
 $good
-]" --chain a=1 --async q=1
+]" --chain a=1 --async q=1 --arrows 1
 expect 0 killed "[
 $meta,
 $good" --truncated
@@ -43,6 +43,14 @@ expect 2 killed-mid-event "[
 $meta,
 $good,
 {\"ph\":\"X\",\"na" --truncated
+expect 1 wrong-arrows "[
+$meta,
+$good
+]" --arrows 2
+expect 1 arrow-of-dropped "[
+$meta,
+$(printf '%s' "$good" | sed 's/"pushed"/"dropped"/')
+]"
 expect 1 wrong-count "[
 $meta,
 $good

@@ -100,7 +100,7 @@ upstream (gpointer data)
     gpuprof_trace_push (ring, &ev);
     ev = queue_event (GPUPROF_EVENT_QUEUE_LEVEL, 1, t + 2 * US, i);
     gpuprof_trace_push (ring, &ev);
-    /* q's chain starts exactly at the enqueue: the flow must still bind */
+    /* q's chain starts exactly at the enqueue: the arrow starts inside it */
     ev = chain (1, Q, t + 2 * US, 3 * US, i);
     gpuprof_trace_push (ring, &ev);
     ev = chain (1, A, t, 10 * US, i);
@@ -126,6 +126,9 @@ downstream (gpointer data)
   for (i = 0; i < N_BUFFERS; i++) {
     t = 1000 * US + i * 40 * US + 20 * US;
     ev = queue_event (GPUPROF_EVENT_QUEUE_OUT, 2, t, i);
+    /* enqueued 18 µs ago on the upstream thread: the arrow starts there */
+    ev.dur = 18 * US;
+    ev.arg0 = gpuprof_event_queue_out (0, 1);
     gpuprof_trace_push (ring, &ev);
     ev = queue_event (GPUPROF_EVENT_QUEUE_LEVEL, 2, t, i);
     ev.self = 0;

@@ -420,6 +420,9 @@ typedef struct
   GHashTable *threads;          /* tid -> ThreadAgg */
   GHashTable *queues;           /* name -> QueueAgg */
   GHashTable *open;             /* residency id -> enqueue ts */
+  GHashTable *early;            /* residency id -> EarlyEnd: pushed before
+                                 * its begin came in the file (the threads'
+                                 * events are written per drain) */
   gchar *pipeline;
   guint64 first, last;
 } Rebuild;
@@ -611,6 +614,21 @@ add_metadata (Rebuild * rb, gchar * ev, const gchar * path, guint64 lineno,
   return TRUE;
 }
 
+typedef struct
+{
+  QueueAgg *q;
+  guint64 ts, n;
+} EarlyEnd;
+
+static void
+add_residency (QueueAgg * q, guint64 begin, guint64 end, guint64 n)
+{
+  guint64 res = end > begin ? end - begin : 0;
+
+  for (; n > 0; n--)
+    g_array_append_val (q->residency, res);
+}
+
 static void
 add_queue_event (Rebuild * rb, const gchar * ev, gchar ph)
 {
@@ -618,28 +636,44 @@ add_queue_event (Rebuild * rb, const gchar * ev, gchar ph)
   gpointer key = GSIZE_TO_POINTER (id);
   QueueAgg *q;
   gchar *result;
+  guint64 n;
 
   if (ph == 'b') {
-    guint64 *at = g_new (guint64, 1);
+    EarlyEnd *end = g_hash_table_lookup (rb->early, key);
+    guint64 *at;
 
+    if (end) {
+      add_residency (end->q, ts, end->ts, end->n);
+      g_hash_table_remove (rb->early, key);
+      return;
+    }
+    at = g_new (guint64, 1);
     *at = ts;
     g_hash_table_insert (rb->open, key, at);
     return;
   }
   q = queue_agg (rb, get_string (ev, "name"));
   result = get_string (ev, "result");
+  /* a buffer list is one residency of "buffers" buffers */
+  n = find_key (ev, "buffers") ? get_u64 (ev, "buffers") : 1;
   if (strcmp (result, "dropped") == 0) {
-    q->drops++;
+    q->drops += n;
   } else if (strcmp (result, "flushed") == 0) {
-    q->flushed++;
+    q->flushed += n;
   } else if (strcmp (result, "left") == 0) {
-    q->left++;
+    q->left += n;
   } else {
     guint64 *at = g_hash_table_lookup (rb->open, key);
 
     if (at) {
-      guint64 res = ts > *at ? ts - *at : 0;
-      g_array_append_val (q->residency, res);
+      add_residency (q, *at, ts, n);
+    } else {
+      EarlyEnd *end = g_new (EarlyEnd, 1);
+
+      end->q = q;
+      end->ts = ts;
+      end->n = n;
+      g_hash_table_insert (rb->early, key, end);
     }
   }
   g_hash_table_remove (rb->open, key);
@@ -844,6 +878,7 @@ load_trace_events (GpuprofRun * run, FILE * f, const gchar * path,
   rb.queues = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
       (GDestroyNotify) queue_agg_free);
   rb.open = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  rb.early = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   rb.first = G_MAXUINT64;
 
   ok = scan_trace (run, f, path, rebuild_line, &rb, err);
@@ -855,6 +890,7 @@ load_trace_events (GpuprofRun * run, FILE * f, const gchar * path,
   g_hash_table_unref (rb.elements);
   g_hash_table_unref (rb.queues);
   g_hash_table_unref (rb.open);
+  g_hash_table_unref (rb.early);
   g_free (rb.pipeline);
   return ok;
 }

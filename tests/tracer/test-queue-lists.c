@@ -1,0 +1,164 @@
+/* Buffer lists through a queue (fuzzer bug N1): the queue table counts
+ * buffers, a list of n as n, like the elements table and like the queue
+ * itself. Every count is compared with pad probes on the queue's own pads
+ * in the same run, which count a list as its length. */
+#include "gpuprof-test-util.h"
+
+typedef struct
+{
+  gint in, out;                 /* buffers through the queue's sink / src */
+  gint lists_in;                /* of them, lists */
+} Truth;
+
+static GstPadProbeReturn
+count_cb (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Truth *truth = user_data;
+  gint *n = GST_PAD_IS_SINK (pad) ? &truth->in : &truth->out;
+
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
+    g_atomic_int_add (n, gst_buffer_list_length (GST_PAD_PROBE_INFO_BUFFER_LIST
+            (info)));
+    if (GST_PAD_IS_SINK (pad))
+      g_atomic_int_inc (&truth->lists_in);
+  } else {
+    g_atomic_int_inc (n);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+probe_pad (GstElement * e, const gchar * pad_name, Truth * truth)
+{
+  GstPad *pad = gst_element_get_static_pad (e, pad_name);
+
+  fail_unless (pad != NULL);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER |
+      GST_PAD_PROBE_TYPE_BUFFER_LIST, count_cb, truth, NULL);
+  gst_object_unref (pad);
+}
+
+static GstElement *
+parse_with_truth (const gchar * description, Truth * truth)
+{
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch (description, &err);
+  GstElement *q;
+
+  fail_unless (p != NULL, "cannot parse '%s': %s", description,
+      err ? err->message : "?");
+  q = gst_bin_get_by_name (GST_BIN (p), "q");
+  fail_unless (q != NULL);
+  probe_pad (q, "sink", truth);
+  probe_pad (q, "src", truth);
+  gst_object_unref (q);
+  return p;
+}
+
+static void
+stop (GstElement * p)
+{
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+/* rtpvrawpay with a small mtu pushes one list of many packets per frame */
+#define LISTS "videotestsrc num-buffers=12 ! " \
+  "video/x-raw,format=RGB,width=160,height=120 ! rtpvrawpay name=pay mtu=600 ! "
+
+GST_START_TEST (test_list_counts_as_its_buffers)
+{
+  Truth truth = { 0, 0, 0 };
+  GstElement *p = parse_with_truth (LISTS "queue name=q ! fakesink", &truth);
+  GstStructure *q, *pay, *sink;
+
+  gpuprof_test_play_to_eos (p);
+  fail_unless (truth.lists_in > 0 && truth.in > 2 * truth.lists_in,
+      "no lists of several buffers (in %d, lists %d): the test did not test",
+      truth.in, truth.lists_in);
+  q = gpuprof_test_queue_stats ("pipeline0/q");
+  pay = gpuprof_test_element_stats ("pipeline0/pay");
+  sink = gpuprof_test_element_stats ("pipeline0/fakesink0");
+  fail_unless (q && pay && sink);
+  fail_unless_equals_uint64 (gpuprof_test_get_u64 (q, "buffers"),
+      (guint64) truth.out);
+  /* consistent with the elements table */
+  fail_unless_equals_uint64 (gpuprof_test_get_u64 (q, "buffers"),
+      gpuprof_test_get_u64 (sink, "buffers-in"));
+  fail_unless_equals_uint64 (gpuprof_test_get_u64 (pay, "buffers-out"),
+      (guint64) truth.in);
+  /* a level of one list is its buffers */
+  fail_unless (gpuprof_test_get_u64 (q, "max-level-buffers") >=
+      (guint64) (truth.in / truth.lists_in) / 2,
+      "max level %" G_GUINT64_FORMAT " buffers, lists of %d",
+      gpuprof_test_get_u64 (q, "max-level-buffers"),
+      truth.in / truth.lists_in);
+  gst_structure_free (q);
+  gst_structure_free (pay);
+  gst_structure_free (sink);
+  stop (p);
+}
+
+GST_END_TEST;
+
+/* Stopped while lists are inside (no EOS): what came in went out or was
+ * left, counted in buffers. */
+GST_START_TEST (test_lists_left_count_their_buffers)
+{
+  Truth truth = { 0, 0, 0 };
+  GstElement *p = parse_with_truth ("videotestsrc num-buffers=1000 ! "
+      "video/x-raw,format=RGB,width=160,height=120 ! rtpvrawpay mtu=600 ! "
+      "queue name=q max-size-buffers=0 max-size-bytes=0 max-size-time=0 ! "
+      "identity sleep-time=20000 ! fakesink sync=false", &truth);
+  GstStructure *s;
+  guint64 out, left, drops, flushed;
+  gint i;
+
+  fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  /* until lists wait inside behind the slow identity */
+  for (i = 0; i < 500 && (g_atomic_int_get (&truth.out) < 3
+          || g_atomic_int_get (&truth.lists_in) < 3); i++)
+    g_usleep (10000);
+  fail_unless (g_atomic_int_get (&truth.lists_in) >= 3);
+  fail_unless (gst_element_set_state (p, GST_STATE_READY) ==
+      GST_STATE_CHANGE_SUCCESS);
+  s = gpuprof_test_queue_stats ("pipeline0/q");
+  fail_unless (s != NULL);
+  out = gpuprof_test_get_u64 (s, "buffers");
+  left = gpuprof_test_get_u64 (s, "left");
+  drops = gpuprof_test_get_u64 (s, "drops");
+  flushed = gpuprof_test_get_u64 (s, "flushed");
+  fail_unless_equals_uint64 (out, (guint64) truth.out);
+  fail_unless_equals_uint64 (drops, 0);
+  fail_unless (left > 0, "nothing left: the test did not test");
+  fail_unless (out + left + flushed == (guint64) truth.in,
+      "in %d != out %" G_GUINT64_FORMAT " + left %" G_GUINT64_FORMAT
+      " + flushed %" G_GUINT64_FORMAT, truth.in, out, left, flushed);
+  gst_structure_free (s);
+  stop (p);
+}
+
+GST_END_TEST;
+
+static Suite *
+queue_lists_suite (void)
+{
+  Suite *s = suite_create ("gpuprof-queue-lists");
+  TCase *tc = tcase_create ("lists");
+
+  tcase_set_timeout (tc, 120);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_list_counts_as_its_buffers);
+  tcase_add_test (tc, test_lists_left_count_their_buffers);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  g_setenv ("GST_TRACERS", "gpuprof(report=off,cupti=off)", TRUE);
+  gst_check_init (&argc, &argv);
+  return gst_check_run_suite (queue_lists_suite (), "gpuprof-queue-lists",
+      __FILE__);
+}
