@@ -30,6 +30,7 @@
   F (thread_self_ns, U64, "self time on 'thread', ns") \
   F (thread_wall_ns, U64, "wall time of 'thread' during the run, ns") \
   F (busy, DOUBLE, "thread_self_ns / thread_wall_ns, 0..1") \
+  F (blocked_ns, U64, "time upstream threads waited inside its chain calls (full queue, a muxer's hand-over), ns") \
   F (waits_on_clock, BOOLEAN, "synced sink or live source: times include clock waits")
 
 #define QUEUE_FIELDS(F) \

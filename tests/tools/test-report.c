@@ -33,6 +33,8 @@ add_element (GpuprofSnapshot * snap, const gchar * path, const gchar * role,
   e.thread_self_ns = e.self_ns;
   e.thread_wall_ns = (guint64) (e.self_ns / busy);
   e.busy = busy;
+  /* every column must survive the round trip (blocked_ns was once lost) */
+  e.blocked_ns = calls * 777;
   g_array_append_val (snap->elements, e);
 }
 
