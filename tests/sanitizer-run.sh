@@ -45,6 +45,9 @@ if [ -x "$scanner" ]; then
   export GST_PLUGIN_SCANNER_1_0="$shims/gst-plugin-scanner"
 fi
 export PATH="$shims:$PATH"
+if [ "${GPUPROF_SANITIZER_PRELOAD_ALL:-0}" = 1 ]; then
+  export LD_PRELOAD="$GPUPROF_SANITIZER_PRELOAD${LD_PRELOAD:+:$LD_PRELOAD}"
+fi
 
 opt() { printf '%s' "${1:+$1:}log_path=$logs/$2"; }
 export ASAN_OPTIONS="$(opt "${ASAN_OPTIONS:-}" asan)"
