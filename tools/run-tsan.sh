@@ -5,9 +5,9 @@
 # it, tests/tsan.supp drops what is left inside them. A report is ours when
 # the first frame (past the sanitizer's own) of one of its accesses is in
 # our sources (gst/, tracers/, elements/, examples/, tests/); the others are
-# counted, and kept with the rest in build-tsan/sanitizer-logs. Slow (about
-# ten times the plain suite); not part of CI. Exit status 0 when no report
-# is ours.
+# counted, and kept with the rest in build-tsan/sanitizer-logs. Slow (five
+# to six times the plain suite); not part of CI. Exit status 0 when no
+# report is ours (docs/testing.md).
 #   tools/run-tsan.sh                  # whole suite
 #   tools/run-tsan.sh --suite tracer   # any meson test arguments
 set -uo pipefail
