@@ -54,7 +54,7 @@ struct _GpuprofElement
   gboolean waits_on_clock;      /* synced sink / live source */
   gboolean task_pushes;         /* pushes from its own task (muxers,
                                  * aggregators): its chain calls only hand
-                                 * over or wait */
+                                 * over or wait (atomic: set on the task) */
   guint64 last_input_ts;        /* newest buffer on any sink pad (atomic) */
   gpointer nvtx_domain;         /* nvtxDomainHandle_t */
   GPtrArray *pads;              /* GpuprofPad*, its pads; registry lock */

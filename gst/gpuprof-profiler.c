@@ -593,7 +593,7 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   f->key = buffer ? (gconstpointer) buffer : list;
   f->batch_id = 0;
   t->pipeline_id = element_pipeline_id (p, e);
-  if (e->task_pushes)
+  if (__atomic_load_n (&e->task_pushes, __ATOMIC_RELAXED))
     __atomic_store_n (&e->last_input_ts, ts, __ATOMIC_RELAXED);
 
   if (G_UNLIKELY (gp->queue)) {
@@ -668,7 +668,8 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   incl = ts > f->start ? ts - f->start : 0;
   if (f->blocked_start)
     blocked = ts > f->blocked_start ? ts - f->blocked_start : 0;
-  else if (e->task_pushes && e->role != GPUPROF_ROLE_QUEUE)
+  else if (__atomic_load_n (&e->task_pushes, __ATOMIC_RELAXED)
+      && e->role != GPUPROF_ROLE_QUEUE)
     /* a muxer fed here works on its own thread: this thread only hands the
      * buffer over, or waits for room */
     blocked = incl > f->child_ns ? incl - f->child_ns : 0;
@@ -706,8 +707,10 @@ charge_loop (GpuprofElement * e, GpuprofThread * t, guint64 ts)
   guint64 start = t->loop_mark, child = t->loop_child_ns, loop;
   guint64 input;
 
-  if (!e->task_pushes && e->role != GPUPROF_ROLE_SOURCE)
-    e->task_pushes = TRUE;
+  /* its task thread sets it, chain threads read it (atomic) */
+  if (!__atomic_load_n (&e->task_pushes, __ATOMIC_RELAXED)
+      && e->role != GPUPROF_ROLE_SOURCE)
+    __atomic_store_n (&e->task_pushes, TRUE, __ATOMIC_RELAXED);
   /* GPU work launched in this loop, outside chain calls, is its */
   if (G_UNLIKELY (gpuprof_gpu_channel_enabled (GPUPROF_GPU_CHANNEL_TRACER)))
     gpuprof_gpu_set_thread_element (GPUPROF_GPU_CHANNEL_TRACER, e->id);

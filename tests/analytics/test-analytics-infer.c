@@ -62,8 +62,9 @@ ids_equal (GArray * a, GArray * b)
 {
   g_array_sort (a, compare_ids);
   g_array_sort (b, compare_ids);
-  return a->len == b->len &&
-      memcmp (a->data, b->data, a->len * sizeof (guint64)) == 0;
+  /* an empty GArray's data may be NULL: no memcmp on it */
+  return a->len == b->len && (a->len == 0 ||
+      memcmp (a->data, b->data, a->len * sizeof (guint64)) == 0);
 }
 
 static GstPadProbeReturn

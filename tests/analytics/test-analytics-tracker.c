@@ -140,8 +140,13 @@ GST_START_TEST (test_cost_grows_with_detections)
   t_many = time_frames (h, many, G_N_ELEMENTS (many), 20);
   GST_INFO ("1 detection: %" G_GINT64_FORMAT " us, 48: %" G_GINT64_FORMAT
       " us", t_one, t_many);
-  fail_unless (t_many > 3 * t_one, "1 detection %" G_GINT64_FORMAT
-      " us, 48 detections %" G_GINT64_FORMAT " us", t_one, t_many);
+  /* under sanitizers/valgrind (GPUPROF_TEST_NO_TIMING) the fixed cost per
+   * frame grows many times more than the per-detection cost */
+  if (!g_getenv ("GPUPROF_TEST_NO_TIMING"))
+    fail_unless (t_many > 3 * t_one, "1 detection %" G_GINT64_FORMAT
+        " us, 48 detections %" G_GINT64_FORMAT " us", t_one, t_many);
+  else
+    fail_unless (t_one > 0 && t_many > 0);
   gst_harness_teardown (h);
 }
 

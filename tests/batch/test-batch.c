@@ -164,11 +164,18 @@ GST_START_TEST (test_timeout_pushes)
   guint64 eos = gpuprof_test_get_u64 (s, "eos");
 
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "frames"), 20);
-  fail_unless (batches >= 5, "%" GST_PTR_FORMAT, s);
   fail_unless_equals_uint64 (timeout + full + eos, batches);
-  /* a stalled machine may let two rounds meet in one full batch, once */
-  fail_unless (full <= 1 && timeout >= batches - 2, "%" GST_PTR_FORMAT, s);
-  fail_unless (get_double (s, "fill") < 0.75, "%" GST_PTR_FORMAT, s);
+  /* under sanitizers or valgrind (GPUPROF_TEST_NO_TIMING) the live sources
+   * stall often enough for rounds to meet in full batches: there only what
+   * holds at any speed (20 frames, batches of at most 8) is checked */
+  if (gpuprof_test_timing ()) {
+    fail_unless (batches >= 5, "%" GST_PTR_FORMAT, s);
+    /* a stalled machine may let two rounds meet in one full batch, once */
+    fail_unless (full <= 1 && timeout >= batches - 2, "%" GST_PTR_FORMAT, s);
+    fail_unless (get_double (s, "fill") < 0.75, "%" GST_PTR_FORMAT, s);
+  } else {
+    fail_unless (batches >= 3, "%" G_GUINT64_FORMAT " batches", batches);
+  }
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "frame_interval_ns"),
       100000000);
   gst_structure_free (s);

@@ -1,0 +1,75 @@
+#!/bin/sh
+# Runs one test under a sanitizer: the exe_wrapper of the "asan" and "tsan"
+# test setups (tests/meson.build), the default setup in a folder configured
+# with -Db_sanitize=... (docs/testing.md, "Sanitizers").
+#
+# Our plugin is instrumented, GStreamer's programs are not: a process that
+# loads the plugin needs the sanitizer runtime first in its library list.
+# Test programs built in the folder link it; gst-launch-1.0, gst-inspect-1.0
+# (run by shell tests) and gst-plugin-scanner (run by GStreamer) go through
+# shims that preload it. Reports go to files (log_path), so a report from a
+# child whose stderr a test swallows still fails the test: any report fails
+# it, is printed, and is kept in GPUPROF_SANITIZER_LOGS.
+#   usage: sanitizer-run.sh PROGRAM [ARGS...]
+# Set by meson: GPUPROF_SANITIZER_PRELOAD (runtime libraries, ':'-separated),
+# GPUPROF_SANITIZER_LOGS (folder for kept reports), GPUPROF_SANITIZER_SCANNER.
+set -u
+: "${GPUPROF_SANITIZER_PRELOAD:?set by the meson test setup}"
+: "${GPUPROF_SANITIZER_LOGS:?set by the meson test setup}"
+prog=$1; shift
+case $prog in */*) ;; *) prog=$(command -v "$prog") || exit 127 ;; esac
+
+mkdir -p "$GPUPROF_SANITIZER_LOGS"
+logs=$(mktemp -d "$GPUPROF_SANITIZER_LOGS/$(basename "$prog").XXXXXX")
+shims=$(mktemp -d "${TMPDIR:-/tmp}/gpuprof-shims.XXXXXX")
+trap 'rm -rf "$shims"' EXIT
+
+shim() { # NAME REAL-PATH [ENV-ASSIGNMENT]
+  [ -x "$2" ] || return 0
+  {
+    echo '#!/bin/sh'
+    echo "LD_PRELOAD=\"$GPUPROF_SANITIZER_PRELOAD\${LD_PRELOAD:+:\$LD_PRELOAD}\" ${3:-} exec \"$2\" \"\$@\""
+  } > "$shims/$1"
+  chmod +x "$shims/$1"
+}
+for t in gst-launch-1.0 gst-inspect-1.0; do
+  shim "$t" "$(command -v "$t")"
+done
+# The scanner loads every system plugin once to fill a registry: their
+# process-lifetime allocations are not ours, so no leak check there (memory
+# errors are still caught; our plugin_init runs in the tests as well).
+scanner=${GPUPROF_SANITIZER_SCANNER:-}
+if [ -x "$scanner" ]; then
+  shim gst-plugin-scanner "$scanner" \
+    "ASAN_OPTIONS=\"\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}detect_leaks=0\""
+  export GST_PLUGIN_SCANNER_1_0="$shims/gst-plugin-scanner"
+fi
+export PATH="$shims:$PATH"
+if [ "${GPUPROF_SANITIZER_PRELOAD_ALL:-0}" = 1 ]; then
+  export LD_PRELOAD="$GPUPROF_SANITIZER_PRELOAD${LD_PRELOAD:+:$LD_PRELOAD}"
+fi
+
+opt() { printf '%s' "${1:+$1:}log_path=$logs/$2"; }
+export ASAN_OPTIONS="$(opt "${ASAN_OPTIONS:-}" asan)"
+export UBSAN_OPTIONS="$(opt "${UBSAN_OPTIONS:-}" ubsan)"
+export TSAN_OPTIONS="$(opt "${TSAN_OPTIONS:-}" tsan)"
+# libubsan beside libasan ignores log_path: see sanitizer-ubsan-log.c. The
+# test programs themselves halt on a UBSan report (halt_on_error=1), which
+# fails them, with the report on their stderr.
+export GPUPROF_UBSAN_LOG="$logs/ubsan"
+
+"$prog" "$@"
+status=$?
+
+if [ -z "$(ls -A "$logs")" ]; then
+  rmdir "$logs"
+  exit $status
+fi
+for f in "$logs"/*; do
+  echo "=== sanitizer report $f" >&2
+  cat "$f" >&2
+done
+echo "sanitizer: $(ls "$logs" | wc -l) report(s), kept in $logs" >&2
+# a report fails the test, also one that passed or skipped
+if [ $status -eq 0 ] || [ $status -eq 77 ]; then status=1; fi
+exit $status
