@@ -303,6 +303,15 @@ def run_case(case, workdir, traced):
     if traced:
         env["GST_TRACERS"] = tracers_value(workdir)
         env["GST_DEBUG"] = env.get("GST_DEBUG", "") or "0"
+    # in a sanitizer build folder (docs/testing.md, "Sanitizers") the
+    # instrumented plugin needs the runtime first in the runner's library
+    # list; Python's own allocations are not ours: no leak check there
+    preload = os.environ.get("GPUPROF_SANITIZER_PRELOAD")
+    if preload:
+        env["LD_PRELOAD"] = ":".join(
+            x for x in (preload, env.get("LD_PRELOAD")) if x)
+        env["ASAN_OPTIONS"] = ":".join(
+            x for x in (env.get("ASAN_OPTIONS"), "detect_leaks=0") if x)
     cmd = runner_cmd(case, truth)
     try:
         p = subprocess.run(cmd, env=env, cwd=workdir, capture_output=True,
