@@ -7,12 +7,17 @@
 . "$(dirname "$0")/e2e-lib.sh"
 skip_unless_wired
 truth_tool="$build/tests/trace/queue-truth"
+# Under ASan, memory errors are checked but not leaks: LeakSanitizer's
+# stop-the-world crashed in 5 of 12 runs of the leaky case here ("Tracer
+# caught signal 11", LSan's own thread, with GStreamer's pooled threads
+# still alive at exit); the tracer's leaks are checked by every other test.
+no_leak_check="ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 
 # run NAME MODE DESCRIPTION: trace in $dir/NAME.json, truth in $in and $out
 run() {
   name=$1; shift
   GST_TRACERS="gpuprof(trace=$dir/$name.json,report=off)" \
-    "$truth_tool" "$@" > "$dir/$name.truth" 2> "$dir/$name.log"
+    env "$no_leak_check" "$truth_tool" "$@" > "$dir/$name.truth" 2> "$dir/$name.log"
   status=$?
   [ $status -eq 0 ] || bad "$name: queue-truth exited $status: $(head -3 "$dir/$name.log")"
   in=$(sed -n 's/^in \([0-9]*\) out [0-9]*$/\1/p' "$dir/$name.truth")
