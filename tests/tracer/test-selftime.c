@@ -19,19 +19,25 @@ self_ns (const gchar * path)
 
 GST_START_TEST (test_self_time_excludes_downstream)
 {
+  /* fast sits between two slow ones: a share of its downstream's time
+   * charged to it shows */
   GstElement *p = gpuprof_test_run ("fakesrc num-buffers=100 sizetype=fixed "
       "sizemax=64 ! gpuprofwork name=slow work-us=2000 ! "
-      "gpuprofwork name=fast work-us=500 ! fakesink name=sink sync=false");
+      "gpuprofwork name=fast work-us=500 ! gpuprofwork name=last "
+      "work-us=2000 ! fakesink name=sink sync=false");
   GstStructure *s = gpuprof_test_element_stats ("pipeline0/slow");
   GpuprofTestTruth slow = gpuprof_test_truth (p, "slow");
   GpuprofTestTruth fast = gpuprof_test_truth (p, "fast");
+  GpuprofTestTruth last = gpuprof_test_truth (p, "last");
 
   fail_unless_equals_uint64 (slow.calls, 100);
   gpuprof_test_assert_truth ("slow self", gpuprof_test_get_u64 (s, "self-ns"),
       slow.self_ns, 100);
   gpuprof_test_assert_truth ("fast self", self_ns ("pipeline0/fast"),
       fast.self_ns, 100);
-  /* inclusive time holds both */
+  gpuprof_test_assert_truth ("last self", self_ns ("pipeline0/last"),
+      last.self_ns, 100);
+  /* inclusive time holds all three */
   gpuprof_test_assert_truth ("slow incl", gpuprof_test_get_u64 (s, "incl-ns"),
       slow.incl_ns, 100);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "buffers-in"), 100);
