@@ -245,12 +245,11 @@ gpuprof_test_work_init (GpuprofTestWork * self)
   self->sinkpad = gst_pad_new_from_static_template (&work_sink, "sink");
   self->srcpad = gst_pad_new_from_static_template (&work_src, "src");
   gst_pad_set_chain_function (self->sinkpad, work_chain);
+  /* caps and allocation pass through; push mode only */
   GST_PAD_SET_PROXY_CAPS (self->sinkpad);
   GST_PAD_SET_PROXY_ALLOCATION (self->sinkpad);
-  GST_PAD_SET_PROXY_SCHEDULING (self->sinkpad);
   GST_PAD_SET_PROXY_CAPS (self->srcpad);
   GST_PAD_SET_PROXY_ALLOCATION (self->srcpad);
-  GST_PAD_SET_PROXY_SCHEDULING (self->srcpad);
   gst_element_add_pad (GST_ELEMENT (self), self->sinkpad);
   gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
   work_state_init (&self->w);
