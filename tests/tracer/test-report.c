@@ -73,11 +73,14 @@ GST_START_TEST (test_report_tables_and_verdict)
   per_buffer = match_number (m, 2);
   /* its share of the thread's wall time, as slow and the probes saw it
    * (the start-up before the first buffer and the sink's preroll are in
-   * the wall time: up to several % of this short run when loaded) */
+   * the wall time: up to several % of this short run when loaded). The
+   * tracer's thread starts at its first hook, a little before the first
+   * data the probe sees; a preemption in between on a loaded machine
+   * widens that: 5 points, less than a 10 % error in busy time. */
   truth_busy = 100.0 * slow.self_ns / MAX (span->last_ns - span->first_ns, 1);
   GST_INFO ("busy %.0f %%, truth %.1f %%", busy, truth_busy);
   if (gpuprof_test_timing ())
-    fail_unless (ABS (busy - truth_busy) <= 3.0, "slow %.0f%% busy, truth "
+    fail_unless (ABS (busy - truth_busy) <= 5.0, "slow %.0f%% busy, truth "
         "%.1f%%", busy, truth_busy);
   gpuprof_test_assert_truth ("ms/buffer", per_buffer * 1e6,
       slow.self_ns / slow.calls, 1);
@@ -148,8 +151,19 @@ remove_branch (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   GstPad *sink = gst_element_get_static_pad (branch, "sink");
 
   gst_pad_unlink (pad, sink);
+  /* drain it: what its queue holds reaches dyn before it is shut down, so
+   * no buffer is in flight when it goes to NULL */
+  gst_pad_send_event (sink, gst_event_new_eos ());
   gst_object_unref (sink);
-  g_object_set_data (G_OBJECT (branch), "unlinked", GINT_TO_POINTER (1));
+  return GST_PAD_PROBE_REMOVE;
+}
+
+static GstPadProbeReturn
+mark_drained (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) != GST_EVENT_EOS)
+    return GST_PAD_PROBE_OK;
+  g_object_set_data (G_OBJECT (user_data), "drained", GINT_TO_POINTER (1));
   return GST_PAD_PROBE_REMOVE;
 }
 
@@ -202,6 +216,8 @@ GST_START_TEST (test_element_added_and_removed_while_playing)
     GstPad *pad = gst_element_get_static_pad (d, "sink");
     gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_buffer,
         &dyn_buffers, NULL);
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
+        mark_drained, branch, NULL);
     gst_object_unref (pad);
     gst_object_unref (d);
   }
@@ -220,7 +236,7 @@ GST_START_TEST (test_element_added_and_removed_while_playing)
   /* and take it away again, between two buffers */
   gst_pad_add_probe (teepad, GST_PAD_PROBE_TYPE_BLOCK_DOWNSTREAM,
       remove_branch, branch, NULL);
-  while (!g_object_get_data (G_OBJECT (branch), "unlinked"))
+  while (!g_object_get_data (G_OBJECT (branch), "drained"))
     g_usleep (1000);
   gst_element_set_state (branch, GST_STATE_NULL);
   gst_bin_remove (GST_BIN (p), branch);
