@@ -139,25 +139,63 @@ gpuprof_test_assert_near (const gchar * what, gdouble value,
 }
 
 /* measured_ns (the tracer's figure over calls calls) against truth_ns (the
- * same thing measured by the element or by probes in the same run). */
+ * same thing measured by the element or by probes in the same run), with
+ * extra_ns more room where a known cause explains it. */
 void
-gpuprof_test_assert_truth (const gchar * what, guint64 measured_ns,
-    guint64 truth_ns, guint64 calls)
+gpuprof_test_assert_truth_with (const gchar * what, guint64 measured_ns,
+    guint64 truth_ns, guint64 calls, guint64 extra_ns)
 {
   gdouble slack = TRUTH_TOLERANCE * truth_ns +
-      (gdouble) calls * TRUTH_SLACK_PER_CALL_NS;
+      (gdouble) calls * TRUTH_SLACK_PER_CALL_NS + extra_ns;
 
   if (!gpuprof_test_timing ()) {
     fail_unless (measured_ns > 0, "%s = 0, expected a measurement", what);
     return;
   }
   GST_INFO ("%s: %" G_GUINT64_FORMAT " ns, truth %" G_GUINT64_FORMAT
-      " ns (%+.2f %%)", what, measured_ns, truth_ns,
-      truth_ns ? 100.0 * ((gdouble) measured_ns - truth_ns) / truth_ns : 0);
+      " ns (%+.2f %%, extra room %" G_GUINT64_FORMAT " ns)", what,
+      measured_ns, truth_ns, truth_ns ? 100.0 * ((gdouble) measured_ns -
+          truth_ns) / truth_ns : 0, extra_ns);
   fail_unless (ABS ((gdouble) measured_ns - (gdouble) truth_ns) <= slack,
       "%s = %.3f ms, truth %.3f ms: off by more than %.0f %% + %u µs x %"
-      G_GUINT64_FORMAT " calls", what, measured_ns / 1e6, truth_ns / 1e6,
-      TRUTH_TOLERANCE * 100, (guint) (TRUTH_SLACK_PER_CALL_NS / 1000), calls);
+      G_GUINT64_FORMAT " calls + %.3f ms", what, measured_ns / 1e6,
+      truth_ns / 1e6, TRUTH_TOLERANCE * 100,
+      (guint) (TRUTH_SLACK_PER_CALL_NS / 1000), calls, extra_ns / 1e6);
+}
+
+void
+gpuprof_test_assert_truth (const gchar * what, guint64 measured_ns,
+    guint64 truth_ns, guint64 calls)
+{
+  gpuprof_test_assert_truth_with (what, measured_ns, truth_ns, calls, 0);
+}
+
+/* The tracer's self and inclusive time of the element at path against the
+ * gpuprofwork element's own record. The tracer's own hook work around the
+ * element's chain function is in its figure and not in the element's: a
+ * preemption there (a loaded machine) lengthens one call by milliseconds.
+ * So one call may be off by that much: the tracer's longest call over the
+ * element's median one. A tracer that misattributes time does it on every
+ * call. */
+void
+gpuprof_test_assert_element_truth (const gchar * path,
+    const GpuprofTestTruth * truth)
+{
+  GstStructure *s = gpuprof_test_element_stats (path);
+  guint64 max = gpuprof_test_get_u64 (s, "self-max-ns");
+  guint64 extra = max > truth->self_p50_ns ? max - truth->self_p50_ns : 0;
+  gchar *what;
+
+  fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "calls"), truth->calls);
+  what = g_strdup_printf ("%s self", path);
+  gpuprof_test_assert_truth_with (what, gpuprof_test_get_u64 (s, "self-ns"),
+      truth->self_ns, truth->calls, extra);
+  g_free (what);
+  what = g_strdup_printf ("%s incl", path);
+  gpuprof_test_assert_truth_with (what, gpuprof_test_get_u64 (s, "incl-ns"),
+      truth->incl_ns, truth->calls, extra);
+  g_free (what);
+  gst_structure_free (s);
 }
 
 struct _GpuprofTestPadWatch

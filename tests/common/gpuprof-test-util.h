@@ -23,6 +23,10 @@ void gpuprof_test_assert_near (const gchar * what, gdouble value,
     gdouble expected, gdouble tolerance);
 void gpuprof_test_assert_truth (const gchar * what, guint64 measured_ns,
     guint64 truth_ns, guint64 calls);
+void gpuprof_test_assert_truth_with (const gchar * what, guint64 measured_ns,
+    guint64 truth_ns, guint64 calls, guint64 extra_ns);
+void gpuprof_test_assert_element_truth (const gchar * path,
+    const GpuprofTestTruth * truth);
 
 /* Buffers crossing the "sink" and "src" pads of one element, counted by
  * pad probes (a buffer list counts its buffers), with the time each buffer

@@ -51,10 +51,23 @@ GST_START_TEST (test_report_tables_and_verdict)
   GpuprofTestTruth slow;
   GRegex *re;
   GMatchInfo *m;
-  gdouble busy, per_buffer, truth_busy;
+  gdouble busy, per_buffer, truth_busy, span_ns;
+  guint64 extra;
 
   gpuprof_test_play_to_eos (p);
   slow = gpuprof_test_truth (p, "slow");
+  /* room for one call lengthened by a preemption in the tracer's own hooks
+   * (see gpuprof_test_assert_element_truth) */
+  {
+    gchar *path = g_strdup_printf ("%s/slow", name);
+    GstStructure *s = gpuprof_test_element_stats (path);
+    guint64 max = gpuprof_test_get_u64 (s, "self-max-ns");
+
+    gpuprof_test_assert_element_truth (path, &slow);
+    extra = max > slow.self_p50_ns ? max - slow.self_p50_ns : 0;
+    gst_structure_free (s);
+    g_free (path);
+  }
   g_unlink (report_path);
   gst_element_set_state (p, GST_STATE_NULL);
   text = gpuprof_test_last_report ();
@@ -77,13 +90,14 @@ GST_START_TEST (test_report_tables_and_verdict)
    * tracer's thread starts at its first hook, a little before the first
    * data the probe sees; a preemption in between on a loaded machine
    * widens that: 5 points, less than a 10 % error in busy time. */
-  truth_busy = 100.0 * slow.self_ns / MAX (span->last_ns - span->first_ns, 1);
+  span_ns = MAX (span->last_ns - span->first_ns, 1);
+  truth_busy = 100.0 * slow.self_ns / span_ns;
   GST_INFO ("busy %.0f %%, truth %.1f %%", busy, truth_busy);
   if (gpuprof_test_timing ())
-    fail_unless (ABS (busy - truth_busy) <= 5.0, "slow %.0f%% busy, truth "
-        "%.1f%%", busy, truth_busy);
-  gpuprof_test_assert_truth ("ms/buffer", per_buffer * 1e6,
-      slow.self_ns / slow.calls, 1);
+    fail_unless (ABS (busy - truth_busy) <= 5.0 + 100.0 * extra / span_ns,
+        "slow %.0f%% busy, truth %.1f%%", busy, truth_busy);
+  gpuprof_test_assert_truth_with ("ms/buffer", per_buffer * 1e6,
+      slow.self_ns / slow.calls, 1, extra / slow.calls);
   g_match_info_free (m);
   g_regex_unref (re);
 

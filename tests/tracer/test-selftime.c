@@ -7,16 +7,6 @@
 
 #include <sys/prctl.h>
 
-static guint64
-self_ns (const gchar * path)
-{
-  GstStructure *s = gpuprof_test_element_stats (path);
-  guint64 ns = gpuprof_test_get_u64 (s, "self-ns");
-
-  gst_structure_free (s);
-  return ns;
-}
-
 GST_START_TEST (test_self_time_excludes_downstream)
 {
   /* fast sits between two slow ones: a share of its downstream's time
@@ -31,15 +21,10 @@ GST_START_TEST (test_self_time_excludes_downstream)
   GpuprofTestTruth last = gpuprof_test_truth (p, "last");
 
   fail_unless_equals_uint64 (slow.calls, 100);
-  gpuprof_test_assert_truth ("slow self", gpuprof_test_get_u64 (s, "self-ns"),
-      slow.self_ns, 100);
-  gpuprof_test_assert_truth ("fast self", self_ns ("pipeline0/fast"),
-      fast.self_ns, 100);
-  gpuprof_test_assert_truth ("last self", self_ns ("pipeline0/last"),
-      last.self_ns, 100);
-  /* inclusive time holds all three */
-  gpuprof_test_assert_truth ("slow incl", gpuprof_test_get_u64 (s, "incl-ns"),
-      slow.incl_ns, 100);
+  /* self and inclusive time; slow's inclusive time holds all three */
+  gpuprof_test_assert_element_truth ("pipeline0/slow", &slow);
+  gpuprof_test_assert_element_truth ("pipeline0/fast", &fast);
+  gpuprof_test_assert_element_truth ("pipeline0/last", &last);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "buffers-in"), 100);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "buffers-out"), 100);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "calls"), 100);
@@ -201,8 +186,7 @@ GST_START_TEST (test_aggregator_input_wait_is_not_work)
       || gpuprof_test_get_u64 (c, "self-ns") / calls < slow.self_ns / 2
       / slow.calls, "compositor %" G_GUINT64_FORMAT " ns per call",
       gpuprof_test_get_u64 (c, "self-ns") / calls);
-  gpuprof_test_assert_truth ("slow self", self_ns ("pipeline0/slow"),
-      slow.self_ns, slow.calls);
+  gpuprof_test_assert_element_truth ("pipeline0/slow", &slow);
   gst_structure_free (c);
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);
