@@ -25,8 +25,12 @@ void gpuprof_test_assert_truth (const gchar * what, guint64 measured_ns,
     guint64 truth_ns, guint64 calls);
 void gpuprof_test_assert_truth_with (const gchar * what, guint64 measured_ns,
     guint64 truth_ns, guint64 calls, guint64 extra_ns);
+guint64 gpuprof_test_element_room (const gchar * path,
+    const GpuprofTestTruth * up, const GpuprofTestTruth * x,
+    const GpuprofTestTruth * child);
 void gpuprof_test_assert_element_truth (const gchar * path,
-    const GpuprofTestTruth * truth);
+    const GpuprofTestTruth * up, const GpuprofTestTruth * x,
+    const GpuprofTestTruth * child);
 
 /* Buffers crossing the "sink" and "src" pads of one element, counted by
  * pad probes (a buffer list counts its buffers), with the time each buffer

@@ -4,7 +4,9 @@
 
 #include <gst/base/gstbasesrc.h>
 #include <gst/check/gstcheck.h>
+#include <fcntl.h>
 #include <time.h>
+#include <unistd.h>
 
 enum
 {
@@ -41,6 +43,37 @@ gpuprof_test_now_ns (void)
 
   clock_gettime (CLOCK_MONOTONIC, &ts);
   return (guint64) ts.tv_sec * GST_SECOND + ts.tv_nsec;
+}
+
+/* Per thread: fd + 1 of its /proc schedstat; 0 not opened yet, -1 none. */
+static void
+close_schedstat (gpointer value)
+{
+  if (GPOINTER_TO_INT (value) > 0)
+    close (GPOINTER_TO_INT (value) - 1);
+}
+
+static GPrivate schedstat_fd = G_PRIVATE_INIT (close_schedstat);
+
+/* Time this thread waited for a CPU so far, ns: the second field of
+ * /proc/thread-self/schedstat. 0 where the kernel does not tell. */
+static guint64
+run_delay_ns (void)
+{
+  gint fd = GPOINTER_TO_INT (g_private_get (&schedstat_fd)) - 1;
+  gchar buf[96];
+  gssize n;
+  gchar *end;
+
+  if (fd == -1) {               /* not opened yet */
+    fd = open ("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+    g_private_set (&schedstat_fd, GINT_TO_POINTER (fd < 0 ? -1 : fd + 1));
+  }
+  if (fd < 0 || (n = pread (fd, buf, sizeof (buf) - 1, 0)) <= 0)
+    return 0;
+  buf[n] = 0;
+  g_ascii_strtoull (buf, &end, 10);
+  return g_ascii_strtoull (end, NULL, 10);
 }
 
 static void
@@ -87,9 +120,11 @@ work_state_work (WorkState * w)
 
 static void
 work_state_record (WorkState * w, guint64 self, guint64 incl, guint64 push,
-    guint64 cpu, guint64 push_end)
+    guint64 cpu, guint64 push_end, guint64 rd, guint64 push_rd)
 {
   g_mutex_lock (&w->lock);
+  w->truth.run_delay_ns += rd;
+  w->truth.push_run_delay_ns += push_rd;
   g_array_append_val (w->push_end, push_end);
   w->truth.calls++;
   w->truth.self_ns += self;
@@ -172,16 +207,19 @@ static GstFlowReturn
 work_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
 {
   GpuprofTestWork *self = (GpuprofTestWork *) parent;
-  guint64 t0 = gpuprof_test_now_ns (), t1, t2, t3, cpu;
+  guint64 rd0 = run_delay_ns (), t0 = gpuprof_test_now_ns (), t1, t2, t3;
+  guint64 rd1, rd2, cpu;
   GstFlowReturn ret;
 
   cpu = work_state_work (&self->w);
+  rd1 = run_delay_ns ();
   t1 = gpuprof_test_now_ns ();
   ret = gst_pad_push (self->srcpad, buf);
   t2 = gpuprof_test_now_ns ();
+  rd2 = run_delay_ns ();
   t3 = gpuprof_test_now_ns ();
   work_state_record (&self->w, (t1 - t0) + (t3 - t2), t3 - t0, t2 - t1, cpu,
-      t2);
+      t2, run_delay_ns () - rd0, rd2 - rd1);
   return ret;
 }
 
@@ -278,7 +316,7 @@ work_src_create (GstBaseSrc * src, guint64 offset, guint size,
   cpu = work_state_work (&self->w);
   *buf = gst_buffer_new_allocate (NULL, 16, NULL);
   d = gpuprof_test_now_ns () - t0;
-  work_state_record (&self->w, d, d, 0, cpu, 0);
+  work_state_record (&self->w, d, d, 0, cpu, 0, 0, 0);
   return GST_FLOW_OK;
 }
 
@@ -366,6 +404,12 @@ GpuprofTestTruth
 gpuprof_test_truth (GstElement * pipeline, const gchar * name)
 {
   return work_state_truth (work_state_of (pipeline, name));
+}
+
+gboolean
+gpuprof_test_run_delay_known (void)
+{
+  return g_file_test ("/proc/thread-self/schedstat", G_FILE_TEST_EXISTS);
 }
 
 GArray *

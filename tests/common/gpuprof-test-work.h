@@ -27,6 +27,10 @@ typedef struct
   guint64 push_ns;              /* inside gst_pad_push (): downstream's time */
   guint64 cpu_ns;               /* thread CPU time of the planted work */
   guint64 self_p50_ns;          /* median self time of one call */
+  /* time the thread waited for a CPU (run delay, /proc schedstat; 0 where
+   * the kernel does not say) in the whole calls and in the pushes */
+  guint64 run_delay_ns;
+  guint64 push_run_delay_ns;
 } GpuprofTestTruth;
 
 void gpuprof_test_register_elements (void);
@@ -41,6 +45,9 @@ GpuprofTestTruth gpuprof_test_truth (GstElement * pipeline,
  * queue downstream, once the queue had room. Free with g_array_unref (). */
 GArray *gpuprof_test_truth_push_ends (GstElement * pipeline,
     const gchar * name);
+
+/* Whether the kernel tells threads' run delay (run_delay_ns is 0 if not). */
+gboolean gpuprof_test_run_delay_known (void);
 
 /* CLOCK_MONOTONIC (the tracer's clock too), ns. */
 guint64 gpuprof_test_now_ns (void);

@@ -12,19 +12,22 @@ GST_START_TEST (test_self_time_excludes_downstream)
   /* fast sits between two slow ones: a share of its downstream's time
    * charged to it shows */
   GstElement *p = gpuprof_test_run ("fakesrc num-buffers=100 sizetype=fixed "
-      "sizemax=64 ! gpuprofwork name=slow work-us=2000 ! "
-      "gpuprofwork name=fast work-us=500 ! gpuprofwork name=last "
-      "work-us=2000 ! fakesink name=sink sync=false");
+      "sizemax=64 ! gpuprofwork name=head ! gpuprofwork name=slow "
+      "work-us=2000 ! gpuprofwork name=fast work-us=500 ! "
+      "gpuprofwork name=last work-us=2000 ! gpuprofwork name=end ! "
+      "fakesink name=sink sync=false");
   GstStructure *s = gpuprof_test_element_stats ("pipeline0/slow");
+  GpuprofTestTruth head = gpuprof_test_truth (p, "head");
   GpuprofTestTruth slow = gpuprof_test_truth (p, "slow");
   GpuprofTestTruth fast = gpuprof_test_truth (p, "fast");
   GpuprofTestTruth last = gpuprof_test_truth (p, "last");
+  GpuprofTestTruth end = gpuprof_test_truth (p, "end");
 
   fail_unless_equals_uint64 (slow.calls, 100);
   /* self and inclusive time; slow's inclusive time holds all three */
-  gpuprof_test_assert_element_truth ("pipeline0/slow", &slow);
-  gpuprof_test_assert_element_truth ("pipeline0/fast", &fast);
-  gpuprof_test_assert_element_truth ("pipeline0/last", &last);
+  gpuprof_test_assert_element_truth ("pipeline0/slow", &head, &slow, &fast);
+  gpuprof_test_assert_element_truth ("pipeline0/fast", &slow, &fast, &last);
+  gpuprof_test_assert_element_truth ("pipeline0/last", &fast, &last, &end);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "buffers-in"), 100);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "buffers-out"), 100);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "calls"), 100);
@@ -160,12 +163,15 @@ GST_START_TEST (test_aggregator_input_wait_is_not_work)
       "video/x-raw,width=32,height=24,framerate=30/1 ! gpuprofwork name=in0 ! "
       "comp.sink_0 videotestsrc num-buffers=40 ! "
       "video/x-raw,width=32,height=24,framerate=30/1 ! gpuprofwork name=in1 ! "
-      "comp.sink_1 compositor name=comp ! gpuprofwork name=slow work-us=4000 ! "
+      "comp.sink_1 compositor name=comp ! gpuprofwork name=head ! "
+      "gpuprofwork name=slow work-us=4000 ! gpuprofwork name=end ! "
       "fakesink sync=false");
   GstStructure *c = gpuprof_test_element_stats ("pipeline0/comp");
   GpuprofTestTruth in0 = gpuprof_test_truth (p, "in0");
   GpuprofTestTruth in1 = gpuprof_test_truth (p, "in1");
   GpuprofTestTruth slow = gpuprof_test_truth (p, "slow");
+  GpuprofTestTruth head = gpuprof_test_truth (p, "head");
+  GpuprofTestTruth end = gpuprof_test_truth (p, "end");
   guint64 calls;
 
   fail_unless_equals_string (gst_structure_get_string (c, "role"),
@@ -186,7 +192,7 @@ GST_START_TEST (test_aggregator_input_wait_is_not_work)
       || gpuprof_test_get_u64 (c, "self-ns") / calls < slow.self_ns / 2
       / slow.calls, "compositor %" G_GUINT64_FORMAT " ns per call",
       gpuprof_test_get_u64 (c, "self-ns") / calls);
-  gpuprof_test_assert_element_truth ("pipeline0/slow", &slow);
+  gpuprof_test_assert_element_truth ("pipeline0/slow", &head, &slow, &end);
   gst_structure_free (c);
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);
