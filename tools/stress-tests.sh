@@ -56,9 +56,10 @@ for ((run = 1; run <= runs; run++)); do
   # " 2/28 gpuprof:tracer / tracer-selftime   FAIL   2.23s   exit status 2"
   failed=$(sed -nE 's/^ *[0-9]+\/[0-9]+ +[^ ]+ \/ ([^ ]+) +(FAIL|TIMEOUT|ERROR) .*/\1/p' "$log" | sort -u)
   ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$log" | tail -1)
-  if [ "$status" -ne 0 ] || [ -n "$failed" ]; then
+  # a run in which no test passed proves nothing: count it as failed
+  if [ "$status" -ne 0 ] || [ -n "$failed" ] || [ "${ok:-0}" -eq 0 ]; then
     bad_runs=$((bad_runs + 1))
-    [ -n "$failed" ] || failed="(meson-test-exit-$status)"
+    [ -n "$failed" ] || failed="(meson-test-exit-$status,${ok:-0}-ok)"
     for t in $failed; do failed_count[$t]=$(( ${failed_count[$t]:-0} + 1 )); done
     echo "run $run/$runs: FAIL ($(( $(date +%s) - start )) s, ${ok:-0} ok): $(echo $failed) — $log"
   else
