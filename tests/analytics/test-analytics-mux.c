@@ -18,7 +18,9 @@ typedef struct
   guint64 next_batch_num;
   guint max_frames;
   guint min_frames;
+  guint max_timeout_frames;
   GstClockTime min_timeout_wait;
+  GstClockTime min_full_wait;
   guint64 frames_of_source[8];
   gboolean one_frame_per_source;        /* no source twice in any batch */
   gboolean in_order;            /* frame_num rises per source */
@@ -32,6 +34,7 @@ batch_stats_init (BatchStats * s)
   memset (s, 0, sizeof (*s));
   s->min_frames = G_MAXUINT;
   s->min_timeout_wait = GST_CLOCK_TIME_NONE;
+  s->min_full_wait = GST_CLOCK_TIME_NONE;
   s->one_frame_per_source = TRUE;
   s->in_order = TRUE;
 }
@@ -53,8 +56,12 @@ count_batches (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   s->per_reason[meta->reason]++;
   s->max_frames = MAX (s->max_frames, meta->n_frames);
   s->min_frames = MIN (s->min_frames, meta->n_frames);
-  if (meta->reason == GPUPROF_BATCH_PUSH_TIMEOUT)
+  if (meta->reason == GPUPROF_BATCH_PUSH_TIMEOUT) {
     s->min_timeout_wait = MIN (s->min_timeout_wait, meta->wait);
+    s->max_timeout_frames = MAX (s->max_timeout_frames, meta->n_frames);
+  }
+  if (meta->reason == GPUPROF_BATCH_PUSH_FULL)
+    s->min_full_wait = MIN (s->min_full_wait, meta->wait);
 
   for (i = 0; i < meta->n_frames; i++) {
     guint src = meta->frames[i].source_id;
@@ -200,7 +207,10 @@ GST_END_TEST;
 
 /* Live inputs at 10 fps, batch-size 8 > 4 inputs, 20 ms timeout: every
  * batch waits 20 ms after its first frame and leaves with the 4 frames that
- * arrived together, pushed by the timeout. */
+ * arrived together, pushed by the timeout. A loaded machine may stall the
+ * mux's thread past the next round (100 ms): that batch then fills up, but
+ * only after it waited longer than the timeout, as the element's own
+ * record of the wait shows. */
 GST_START_TEST (test_timeout_live)
 {
   gchar *srcs = analytics_test_sources (4, "is-live=true num-buffers=6 "
@@ -216,8 +226,13 @@ GST_START_TEST (test_timeout_live)
   fail_unless (s.per_reason[GPUPROF_BATCH_PUSH_TIMEOUT] >= 4,
       "only %u of %u batches pushed by timeout",
       s.per_reason[GPUPROF_BATCH_PUSH_TIMEOUT], s.batches);
-  fail_unless_equals_int (s.per_reason[GPUPROF_BATCH_PUSH_FULL], 0);
-  fail_unless (s.max_frames < 8);
+  fail_unless (s.per_reason[GPUPROF_BATCH_PUSH_FULL] <= 1,
+      "%u full batches", s.per_reason[GPUPROF_BATCH_PUSH_FULL]);
+  fail_unless (s.per_reason[GPUPROF_BATCH_PUSH_FULL] == 0
+      || s.min_full_wait >= 20 * GST_MSECOND,
+      "a full batch left after %" GST_TIME_FORMAT ", before the timeout",
+      GST_TIME_ARGS (s.min_full_wait));
+  fail_unless (s.max_timeout_frames < 8);
   fail_unless (s.min_timeout_wait >= 20 * GST_MSECOND,
       "timeout batch left after %" GST_TIME_FORMAT,
       GST_TIME_ARGS (s.min_timeout_wait));

@@ -31,6 +31,19 @@ skip_unless_wired() {
   rm -f "$dir/probe.json"
 }
 
+# wait_for_text FILE TEXT PID: wait until the running process PID has
+# written TEXT to FILE (a trace being written), never for a fixed time; gives
+# up when PID ends or after 120 s (a hang guard, not a timing bound)
+wait_for_text() {
+  i=0
+  while ! grep -q "$2" "$1" 2>/dev/null; do
+    kill -0 "$3" 2>/dev/null || { bad "$3 ended before writing '$2' to $1"; return 1; }
+    i=$((i + 1))
+    [ $i -lt 1200 ] || { bad "no '$2' in $1 after 120 s"; return 1; }
+    sleep 0.1
+  done
+}
+
 # the live report (report=FILE) vs `gst-gpuprof report TRACE`: the tool
 # prints exactly gpuprof_report_format(); the live report may add lines
 # (trace size, ...) around it

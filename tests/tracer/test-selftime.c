@@ -1,44 +1,40 @@
 /* Accuracy of self time, source loop time, queue residency and
- * backpressure on synthetic loads whose true cost is known. */
+ * backpressure, compared with the truth measured in the same run: the
+ * gpuprofwork elements (tests/common) record how long each call really
+ * took, pad probes count buffers and time them through a queue. The planted
+ * costs only shape the pipeline; no figure is compared with them. */
 #include "gpuprof-test-util.h"
 
-#include <gst/base/gstbasesrc.h>
 #include <sys/prctl.h>
-
-/* Per-call means within 10 % of the planted costs. */
-#define TOLERANCE 0.10
-
-static gdouble
-mean_self_us (const gchar * path)
-{
-  GstStructure *s = gpuprof_test_element_stats (path);
-  gdouble mean = (gdouble) gpuprof_test_get_u64 (s, "self-ns") /
-      MAX (gpuprof_test_get_u64 (s, "calls"), 1) / 1000.0;
-
-  gst_structure_free (s);
-  return mean;
-}
 
 GST_START_TEST (test_self_time_excludes_downstream)
 {
+  /* fast sits between two slow ones: a share of its downstream's time
+   * charged to it shows */
   GstElement *p = gpuprof_test_run ("fakesrc num-buffers=100 sizetype=fixed "
-      "sizemax=64 ! identity name=slow sleep-time=2000 ! "
-      "identity name=fast sleep-time=500 ! fakesink name=sink sync=false");
+      "sizemax=64 ! gpuprofwork name=head ! gpuprofwork name=slow "
+      "work-us=2000 ! gpuprofwork name=fast work-us=500 ! "
+      "gpuprofwork name=last work-us=2000 ! gpuprofwork name=end ! "
+      "fakesink name=sink sync=false");
   GstStructure *s = gpuprof_test_element_stats ("pipeline0/slow");
+  GpuprofTestTruth head = gpuprof_test_truth (p, "head");
+  GpuprofTestTruth slow = gpuprof_test_truth (p, "slow");
+  GpuprofTestTruth fast = gpuprof_test_truth (p, "fast");
+  GpuprofTestTruth last = gpuprof_test_truth (p, "last");
+  GpuprofTestTruth end = gpuprof_test_truth (p, "end");
 
-  gpuprof_test_assert_near ("slow self µs", mean_self_us ("pipeline0/slow"),
-      2000, TOLERANCE);
-  gpuprof_test_assert_near ("fast self µs", mean_self_us ("pipeline0/fast"),
-      500, TOLERANCE);
-  /* inclusive time holds both: 2.5 ms */
-  gpuprof_test_assert_near ("slow incl µs",
-      gpuprof_test_get_u64 (s, "incl-ns") / 100.0 / 1000.0, 2500, TOLERANCE);
+  fail_unless_equals_uint64 (slow.calls, 100);
+  /* self and inclusive time; slow's inclusive time holds all three */
+  gpuprof_test_assert_element_truth ("pipeline0/slow", &head, &slow, &fast);
+  gpuprof_test_assert_element_truth ("pipeline0/fast", &slow, &fast, &last);
+  gpuprof_test_assert_element_truth ("pipeline0/last", &fast, &last, &end);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "buffers-in"), 100);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "buffers-out"), 100);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "calls"), 100);
-  /* the median of the histogram agrees with the mean */
-  gpuprof_test_assert_near ("slow p50 µs",
-      gpuprof_test_get_u64 (s, "self-p50-ns") / 1000.0, 2000, TOLERANCE);
+  /* the histogram's median agrees with the median call (its buckets are
+   * 3 % wide) */
+  gpuprof_test_assert_truth ("slow p50", gpuprof_test_get_u64 (s,
+          "self-p50-ns"), slow.self_p50_ns, 1);
   gst_structure_free (s);
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);
@@ -46,60 +42,30 @@ GST_START_TEST (test_self_time_excludes_downstream)
 
 GST_END_TEST;
 
-/* A source whose create() costs a known 1 ms. */
-typedef GstBaseSrc SlowSrc;
-typedef GstBaseSrcClass SlowSrcClass;
-GType slow_src_get_type (void);
-G_DEFINE_TYPE (SlowSrc, slow_src, GST_TYPE_BASE_SRC);
-
-static GstFlowReturn
-slow_src_create (GstBaseSrc * src, guint64 offset, guint size,
-    GstBuffer ** buf)
-{
-  g_usleep (1000);
-  *buf = gst_buffer_new_allocate (NULL, 16, NULL);
-  return GST_FLOW_OK;
-}
-
-static void
-slow_src_class_init (SlowSrcClass * klass)
-{
-  static GstStaticPadTemplate src = GST_STATIC_PAD_TEMPLATE ("src",
-      GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
-
-  gst_element_class_add_static_pad_template (GST_ELEMENT_CLASS (klass), &src);
-  gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass),
-      "slowsrc", "Source", "1 ms per buffer", "gpuprof");
-  klass->create = slow_src_create;
-}
-
-static void
-slow_src_init (SlowSrc * src)
-{
-}
-
 GST_START_TEST (test_source_loop_time)
 {
-  GstElement *p;
+  GstElement *p = gpuprof_test_run ("gpuprofworksrc name=src work-us=1000 "
+      "num-buffers=100 ! identity name=id ! fakesink sync=false");
+  GpuprofTestTruth src = gpuprof_test_truth (p, "src");
+  GstStructure *s = gpuprof_test_element_stats ("pipeline0/src");
+  GstStructure *id = gpuprof_test_element_stats ("pipeline0/id");
 
-  gst_element_register (NULL, "gpuprofslowsrc", GST_RANK_NONE,
-      slow_src_get_type ());
-  p = gpuprof_test_run ("gpuprofslowsrc name=src num-buffers=100 ! "
-      "identity name=id ! fakesink sync=false");
-  /* the loop time between pushes is the source's work; the first loop
-   * also holds start-up, so compare the median */
-  {
-    GstStructure *s = gpuprof_test_element_stats ("pipeline0/src");
-    gpuprof_test_assert_near ("source p50 µs",
-        gpuprof_test_get_u64 (s, "self-p50-ns") / 1000.0, 1000, TOLERANCE);
-    fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "buffers-out"), 100);
-    fail_unless_equals_string (gst_structure_get_string (s, "role"),
-        "source");
-    gst_structure_free (s);
-  }
-  /* identity does almost nothing: the source's time is not its */
-  if (gpuprof_test_timing ())
-    fail_unless (mean_self_us ("pipeline0/id") < 200);
+  /* the loop time between pushes is the source's work, create() and
+   * GstBaseSrc's own; the first loop also holds start-up, so compare the
+   * median */
+  gpuprof_test_assert_truth ("source p50", gpuprof_test_get_u64 (s,
+          "self-p50-ns"), src.self_p50_ns, 1);
+  fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "buffers-out"), 100);
+  fail_unless_equals_string (gst_structure_get_string (s, "role"), "source");
+  /* identity does almost nothing: the source's time is not its (the median,
+   * so that a preempted call does not count) */
+  fail_unless (!gpuprof_test_timing ()
+      || gpuprof_test_get_u64 (id, "self-p50-ns") < src.self_p50_ns / 10,
+      "identity p50 %" G_GUINT64_FORMAT " ns, source's create() %"
+      G_GUINT64_FORMAT " ns", gpuprof_test_get_u64 (id, "self-p50-ns"),
+      src.self_p50_ns);
+  gst_structure_free (s);
+  gst_structure_free (id);
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);
 }
@@ -109,33 +75,45 @@ GST_END_TEST;
 GST_START_TEST (test_queue_residency_and_backpressure)
 {
   /* a 2-buffer queue before a 2 ms consumer: the producer is blocked on the
-   * full queue nearly all the time, and a buffer waits for the two ahead */
-  GstElement *p = gpuprof_test_run ("fakesrc num-buffers=100 sizetype=fixed "
-      "sizemax=1000 ! queue name=q max-size-buffers=2 max-size-bytes=0 "
-      "max-size-time=0 ! identity name=slow sleep-time=2000 ! "
-      "fakesink sync=false");
-  GstStructure *q = gpuprof_test_queue_stats ("pipeline0/q");
-  GstStructure *e = gpuprof_test_element_stats ("pipeline0/q");
-  guint64 bp = gpuprof_test_get_u64 (q, "backpressure-ns");
-  guint64 wall = gpuprof_test_get_u64 (q, "upstream-wall-ns");
+   * full queue nearly all the time, and a buffer waits for the two ahead.
+   * up measures how long its pushes into the queue really took. */
+  GstElement *p = gpuprof_test_parse ("fakesrc num-buffers=100 "
+      "sizetype=fixed sizemax=1000 ! gpuprofwork name=up ! "
+      "queue name=q max-size-buffers=2 max-size-bytes=0 max-size-time=0 ! "
+      "gpuprofwork name=slow work-us=2000 ! fakesink sync=false");
+  GpuprofTestPadWatch *w = gpuprof_test_watch (p, "q");
+  GstStructure *q, *e;
+  GpuprofTestTruth up;
+  guint64 bp, wall, qself;
 
+  gpuprof_test_play_to_eos (p);
+  q = gpuprof_test_queue_stats ("pipeline0/q");
+  e = gpuprof_test_element_stats ("pipeline0/q");
+  up = gpuprof_test_truth (p, "up");
+  bp = gpuprof_test_get_u64 (q, "backpressure-ns");
+  wall = gpuprof_test_get_u64 (q, "upstream-wall-ns");
+  qself = gpuprof_test_get_u64 (e, "self-ns");
+
+  fail_unless_equals_uint64 (gpuprof_test_get_u64 (q, "buffers"),
+      gpuprof_test_watch_out (w));
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (q, "buffers"), 100);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (q, "max-level-buffers"),
       2);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (q, "max-level-bytes"),
       2000);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (q, "drops"), 0);
-  /* ~97 of 100 pushes wait ~2 ms each for space */
-  gpuprof_test_assert_near ("backpressure ms", bp / 1e6, 97 * 2.0, 0.15);
+  /* the pushes into the queue are its enqueue work plus the wait for room */
+  gpuprof_test_assert_truth ("backpressure + queue self", bp + qself,
+      up.push_ns, 100);
   fail_unless (!gpuprof_test_timing () || bp > 0.8 * wall,
       "backpressure %" G_GUINT64_FORMAT
       " ns of %" G_GUINT64_FORMAT " ns", bp, wall);
-  /* a buffer leaves ~2 consumer periods after it entered */
-  gpuprof_test_assert_near ("residency p50 ms",
-      gpuprof_test_get_u64 (q, "residency-p50-ns") / 1e6, 4.0, 0.25);
   /* blocked time is not the queue's work */
-  fail_unless (!gpuprof_test_timing ()
-      || gpuprof_test_get_u64 (e, "self-ns") < bp / 10);
+  fail_unless (!gpuprof_test_timing () || qself < bp / 10);
+  /* residency as pad probes on the queue see it */
+  gpuprof_test_assert_truth ("residency p50",
+      gpuprof_test_get_u64 (q, "residency-p50-ns"),
+      gpuprof_test_residency_p50 (w, p, "up"), 1);
   gst_structure_free (q);
   gst_structure_free (e);
   gst_element_set_state (p, GST_STATE_NULL);
@@ -146,21 +124,28 @@ GST_END_TEST;
 
 GST_START_TEST (test_leaky_queue_drops)
 {
-  /* leaky downstream queue of 1 before a slow consumer: most buffers are
+  /* leaky downstream queue of 1 before a slower consumer: most buffers are
    * dropped, and every one is accounted for */
-  GstElement *p = gpuprof_test_run ("fakesrc num-buffers=200 sizetype=fixed "
-      "sizemax=10 ! identity sleep-time=100 ! queue name=q leaky=downstream "
-      "max-size-buffers=1 max-size-bytes=0 max-size-time=0 ! "
-      "identity sleep-time=1000 ! fakesink sync=false");
-  GstStructure *q = gpuprof_test_queue_stats ("pipeline0/q");
-  guint64 out = gpuprof_test_get_u64 (q, "buffers");
-  guint64 drops = gpuprof_test_get_u64 (q, "drops");
-  guint64 flushed = gpuprof_test_get_u64 (q, "flushed");
+  GstElement *p = gpuprof_test_parse ("fakesrc num-buffers=200 "
+      "sizetype=fixed sizemax=10 ! gpuprofwork work-us=100 ! queue name=q "
+      "leaky=downstream max-size-buffers=1 max-size-bytes=0 max-size-time=0 ! "
+      "gpuprofwork work-us=1000 ! fakesink sync=false");
+  GpuprofTestPadWatch *w = gpuprof_test_watch (p, "q");
+  GstStructure *q;
+  guint64 in, out;
 
-  fail_unless (drops > 50, "only %" G_GUINT64_FORMAT " drops", drops);
-  /* nothing lost: out + dropped = in (the last may still sit inside) */
-  fail_unless (out + drops + flushed >= 199 && out + drops + flushed <= 200,
-      "out %" G_GUINT64_FORMAT " + drops %" G_GUINT64_FORMAT, out, drops);
+  gpuprof_test_play_to_eos (p);
+  q = gpuprof_test_queue_stats ("pipeline0/q");
+  in = gpuprof_test_watch_in (w);
+  out = gpuprof_test_watch_out (w);
+  fail_unless_equals_uint64 (in, 200);
+  /* the scenario: some buffers were dropped (the consumer is 10x slower) */
+  fail_unless (out < in, "no drops: %" G_GUINT64_FORMAT " in, %"
+      G_GUINT64_FORMAT " out", in, out);
+  /* EOS drains the queue: what did not leave was dropped */
+  fail_unless_equals_uint64 (gpuprof_test_get_u64 (q, "buffers"), out);
+  fail_unless_equals_uint64 (gpuprof_test_get_u64 (q, "drops"), in - out);
+  fail_unless_equals_uint64 (gpuprof_test_get_u64 (q, "flushed"), 0);
   gst_structure_free (q);
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);
@@ -172,26 +157,42 @@ GST_START_TEST (test_aggregator_input_wait_is_not_work)
 {
   /* two fast sources into a compositor before a 4 ms consumer: the sources'
    * threads wait inside the compositor's sink pads; that waiting is its
-   * "blocked" time, not its work, and the consumer is the bottleneck */
+   * "blocked" time, not its work, and the consumer is the bottleneck. in0
+   * and in1 measure how long their pushes into the compositor took. */
   GstElement *p = gpuprof_test_run ("videotestsrc num-buffers=40 ! "
-      "video/x-raw,width=32,height=24,framerate=30/1 ! comp.sink_0 "
-      "videotestsrc num-buffers=40 ! "
-      "video/x-raw,width=32,height=24,framerate=30/1 ! comp.sink_1 "
-      "compositor name=comp ! identity name=slow sleep-time=4000 ! "
+      "video/x-raw,width=32,height=24,framerate=30/1 ! gpuprofwork name=in0 ! "
+      "comp.sink_0 videotestsrc num-buffers=40 ! "
+      "video/x-raw,width=32,height=24,framerate=30/1 ! gpuprofwork name=in1 ! "
+      "comp.sink_1 compositor name=comp ! gpuprofwork name=head ! "
+      "gpuprofwork name=slow work-us=4000 ! gpuprofwork name=end ! "
       "fakesink sync=false");
   GstStructure *c = gpuprof_test_element_stats ("pipeline0/comp");
+  GpuprofTestTruth in0 = gpuprof_test_truth (p, "in0");
+  GpuprofTestTruth in1 = gpuprof_test_truth (p, "in1");
+  GpuprofTestTruth slow = gpuprof_test_truth (p, "slow");
+  GpuprofTestTruth head = gpuprof_test_truth (p, "head");
+  GpuprofTestTruth end = gpuprof_test_truth (p, "end");
+  guint64 calls;
+
   fail_unless_equals_string (gst_structure_get_string (c, "role"),
       "aggregator");
   fail_unless_equals_string (gst_structure_get_string (c, "thread"),
       "comp:src");
-  fail_unless (gpuprof_test_get_u64 (c, "blocked-ns") > 40 * 2000000,
+  /* the scenario: the inputs waited for the slow consumer */
+  fail_unless (!gpuprof_test_timing ()
+      || in0.push_ns + in1.push_ns > slow.self_ns / 2,
       "inputs waited only %" G_GUINT64_FORMAT " ns",
-      gpuprof_test_get_u64 (c, "blocked-ns"));
-  /* its work per batch is well under the consumer's 4 ms */
-  if (gpuprof_test_timing ())
-    fail_unless (mean_self_us ("pipeline0/comp") < 2000);
-  gpuprof_test_assert_near ("slow self µs", mean_self_us ("pipeline0/slow"),
-      4000, TOLERANCE);
+      in0.push_ns + in1.push_ns);
+  gpuprof_test_assert_truth ("compositor inputs blocked",
+      gpuprof_test_get_u64 (c, "blocked-ns"), in0.push_ns + in1.push_ns,
+      in0.calls + in1.calls);
+  /* its work per batch is well under the consumer's */
+  calls = MAX (gpuprof_test_get_u64 (c, "calls"), 1);
+  fail_unless (!gpuprof_test_timing ()
+      || gpuprof_test_get_u64 (c, "self-ns") / calls < slow.self_ns / 2
+      / slow.calls, "compositor %" G_GUINT64_FORMAT " ns per call",
+      gpuprof_test_get_u64 (c, "self-ns") / calls);
+  gpuprof_test_assert_element_truth ("pipeline0/slow", &head, &slow, &end);
   gst_structure_free (c);
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);
@@ -263,8 +264,8 @@ selftime_suite (void)
 int
 main (int argc, char **argv)
 {
-  /* sleeps are the planted costs: keep the kernel's timer slack (50 µs by
-   * default) out of them; streaming threads inherit it */
+  /* shorter sleeps, closer to the planted costs (streaming threads inherit
+   * it); the truth is measured anyway */
   prctl (PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
   g_setenv ("GST_TRACERS", "gpuprof(report=off)", TRUE);
   gst_check_init (&argc, &argv);

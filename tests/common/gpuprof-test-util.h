@@ -1,0 +1,64 @@
+/* Helpers shared by the tests that run pipelines under the tracer: run a
+ * pipeline to EOS, read its statistics back through the tracer's action
+ * signals, and measure the truth in the same run (gpuprof-test-work.h,
+ * pad probes) to compare them with. */
+#pragma once
+
+#include <gst/check/gstcheck.h>
+
+#include "gpuprof-test-work.h"
+
+G_BEGIN_DECLS
+
+GstTracer *gpuprof_test_tracer (void);
+GstElement *gpuprof_test_parse (const gchar * description);
+GstElement *gpuprof_test_run (const gchar * description);
+void gpuprof_test_play_to_eos (GstElement * pipeline);
+GstStructure *gpuprof_test_element_stats (const gchar * path);
+GstStructure *gpuprof_test_queue_stats (const gchar * path);
+guint64 gpuprof_test_get_u64 (const GstStructure * s, const gchar * field);
+gchar *gpuprof_test_last_report (void);
+gboolean gpuprof_test_timing (void);
+void gpuprof_test_assert_near (const gchar * what, gdouble value,
+    gdouble expected, gdouble tolerance);
+void gpuprof_test_assert_truth (const gchar * what, guint64 measured_ns,
+    guint64 truth_ns, guint64 calls);
+void gpuprof_test_assert_truth_with (const gchar * what, guint64 measured_ns,
+    guint64 truth_ns, guint64 calls, guint64 extra_ns);
+guint64 gpuprof_test_element_room (const gchar * path,
+    const GpuprofTestTruth * up, const GpuprofTestTruth * x,
+    const GpuprofTestTruth * child);
+void gpuprof_test_assert_element_truth (const gchar * path,
+    const GpuprofTestTruth * up, const GpuprofTestTruth * x,
+    const GpuprofTestTruth * child);
+
+/* Buffers crossing the "sink" and "src" pads of one element, counted by
+ * pad probes (a buffer list counts its buffers), with the time each buffer
+ * left. Owned by the pipeline; set up before PLAYING. */
+typedef struct _GpuprofTestPadWatch GpuprofTestPadWatch;
+GpuprofTestPadWatch *gpuprof_test_watch (GstElement * pipeline,
+    const gchar * element);
+guint64 gpuprof_test_watch_in (GpuprofTestPadWatch * w);
+guint64 gpuprof_test_watch_out (GpuprofTestPadWatch * w);
+/* Median residency in a non-leaky queue watched by @w, fed by the
+ * gpuprofwork element @upstream: buffer n entered when upstream's push n
+ * returned (a push into a full queue waits for room first) and left when
+ * it crossed the queue's src pad. */
+guint64 gpuprof_test_residency_p50 (GpuprofTestPadWatch * w,
+    GstElement * pipeline, const gchar * upstream);
+
+/* First and last data (buffers and events: stream-start to EOS) that
+ * crossed one pad, monotonic ns: the span of the thread pushing there.
+ * Owned by the pipeline; set up before PLAYING. */
+typedef struct
+{
+  guint64 first_ns, last_ns;
+} GpuprofTestSpan;
+GpuprofTestSpan *gpuprof_test_watch_span (GstElement * pipeline,
+    const gchar * element, const gchar * pad);
+
+/* Blocks until @n more buffers entered the "sink" pad of @element. */
+void gpuprof_test_wait_buffers (GstElement * bin, const gchar * element,
+    guint n);
+
+G_END_DECLS
