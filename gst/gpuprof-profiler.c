@@ -568,13 +568,21 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   if (G_UNLIKELY (GST_OBJECT_FLAGS (pad) & (GST_PAD_FLAG_FLUSHING |
               GST_PAD_FLAG_EOS)))
     return;
-  /* a list the pad's default function splits: its chain calls count */
-  if (G_UNLIKELY (list) && GST_PAD_CHAINLISTFUNC (pad) == default_chain_list)
+  /* a list the pad's default function splits: its chain calls count, and
+   * the push that made it counts only those (push_post) */
+  if (G_UNLIKELY (list) && GST_PAD_CHAINLISTFUNC (pad) == default_chain_list) {
+    f = gpuprof_thread_top (t);
+    if (f && f->kind == GPUPROF_FRAME_PUSH)
+      f->split = TRUE;
     return;
+  }
   gp = gpuprof_objects_pad (p->objects, t, pad);
   e = gp->element;
   if (!e)
     return;
+  f = gpuprof_thread_top (t);
+  if (G_UNLIKELY (f && f->kind == GPUPROF_FRAME_PUSH && f->split))
+    f->split_calls++;
   f = gpuprof_thread_push_frame (t);
   if (!f)
     return;
@@ -762,6 +770,8 @@ gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   f->child_ns = 0;
   f->nvtx_open = FALSE;
   f->crossed = FALSE;
+  f->split = FALSE;
+  f->split_calls = 0;
   f->n_buffers = n;
   f->seq = seq;
   /* an aggregator's push forms a batch: a range with its number */
@@ -782,10 +792,23 @@ gpuprof_profiler_push_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   if (!f)
     return;
   /* refused before the peer's chain function (flushing, EOS, not linked,
-   * shutdown): the buffers did not leave. One thread at a time pushes on
-   * a pad, so the sequence is still ours. */
-  if (G_UNLIKELY (res != GST_FLOW_OK) && !f->crossed)
-    __atomic_store_n (&f->pad->seq, f->seq - f->n_buffers, __ATOMIC_RELAXED);
+   * shutdown): the buffers did not leave; of a split list, those after the
+   * chain call that failed never left either. One thread at a time pushes
+   * on a pad, so the sequence is still ours. */
+  if (G_UNLIKELY (res != GST_FLOW_OK)) {
+    guint back = 0;
+
+    if (f->split)
+      back = f->n_buffers - MIN (f->split_calls, f->n_buffers);
+    else if (!f->crossed)
+      back = f->n_buffers;
+    if (back) {
+      __atomic_store_n (&f->pad->seq, f->seq - back, __ATOMIC_RELAXED);
+      if (f->pad->queue)
+        gpuprof_queue_take_back (f->pad->queue, back,
+            res == GST_FLOW_FLUSHING);
+    }
+  }
   if (f->nvtx_open)
     gpuprof_nvtx_pop (f->element);
   if (t->depth == 0) {

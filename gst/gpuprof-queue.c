@@ -326,6 +326,22 @@ gpuprof_queue_unenqueue (GpuprofQueue * q, gconstpointer key,
     end (q, &it, ts, GPUPROF_QUEUE_FLUSHED, user_data);
 }
 
+/* A push from the queue was refused before it reached downstream (the
+ * peer flushing, EOS, a list cut short by a failing chain call): those
+ * buffers were not pushed out; the queue threw them away. */
+void
+gpuprof_queue_take_back (GpuprofQueue * q, guint n_buffers, gboolean flushing)
+{
+  g_mutex_lock (&q->lock);
+  n_buffers = MIN (q->dequeued, n_buffers);
+  q->dequeued -= n_buffers;
+  if (flushing)
+    q->flushed += n_buffers;
+  else
+    q->left += n_buffers;
+  g_mutex_unlock (&q->lock);
+}
+
 void
 gpuprof_queue_flush (GpuprofQueue * q, guint64 ts, GpuprofQueueEndFunc end,
     gpointer user_data)

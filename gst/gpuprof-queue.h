@@ -96,6 +96,8 @@ gboolean gpuprof_queue_dequeue (GpuprofQueue * q,
     gpointer user_data);
 void gpuprof_queue_unenqueue (GpuprofQueue * q, gconstpointer key,
     guint n_buffers, GpuprofQueueEndFunc end, guint64 ts, gpointer user_data);
+void gpuprof_queue_take_back (GpuprofQueue * q, guint n_buffers,
+    gboolean flushing);
 void gpuprof_queue_flush (GpuprofQueue * q, guint64 ts,
     GpuprofQueueEndFunc end, gpointer user_data);
 gboolean gpuprof_queue_is_full (GpuprofQueue * q);

@@ -42,7 +42,11 @@ typedef struct
   gconstpointer key;            /* the buffer or list, for queues */
   guint64 batch_id;             /* CHAIN: batch it processes, 0 if none */
   guint64 batch_frames;         /* frames in that batch (gpuprof-batch.c) */
-  guint64 padding[2];           /* to 128 bytes: the hooks index the stack
+  gboolean split;               /* PUSH: a list GStreamer's default
+                                 * chain-list splits into chain calls */
+  guint split_calls;            /* PUSH: those of its chain calls that
+                                 * passed the pad's checks */
+  guint64 padding[1];           /* to 128 bytes: the hooks index the stack
                                  * several times per buffer, a shift is
                                  * cheaper than a multiply (callgrind: ~9
                                  * instructions per push) */

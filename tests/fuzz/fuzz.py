@@ -90,12 +90,14 @@ class Gen:
                 "queue max-size-buffers=2 leaky=downstream",
                 "queue max-size-buffers=1 leaky=upstream",
                 "identity sleep-time=2000",
-                "bin.( name=%s identity ! queue )" % self.name("b")]
+                "bin.( name=%s identity ! queue )"]
         if kind == "video":
             opts += ["videoconvert", "capsfilter caps=video/x-raw"]
         elif kind == "audio":
             opts += ["audioconvert"]
         out = [r.choice(opts) for _ in range(r.randint(0, most))]
+        # each bin its own name: two of one name do not parse
+        out = [o % self.name("b") if "%s" in o else o for o in out]
         if error_after:
             out.insert(r.randint(0, len(out)),
                        "identity error-after=%d" % error_after)
@@ -118,8 +120,12 @@ class Gen:
     # shapes: each returns (description, scenarios it supports)
     def shape_linear(self, n, live, err):
         src, kind = self.source(n, live)
-        return self.chain([src] + self.filters(kind, 4, err) +
-                          [self.sink(self.r.random() < 0.15)]), []
+        # a sink that stops early races an error further up: no case
+        # whose outcome depends on thread timing (the random number is
+        # drawn either way, so the rest of the case stays the same)
+        filters = self.filters(kind, 4, err)
+        early = self.r.random() < 0.15 and not err
+        return self.chain([src] + filters + [self.sink(early)]), []
 
     def shape_tee(self, n, live, err):
         src, kind = self.source(n, live)
@@ -206,9 +212,10 @@ class Gen:
         tail = self.r.choice([
             [], ["videoconvert", "videoscale",
                  "video/x-raw,width=160,height=90"], ["queue"]])
-        return (self.chain([loc, "decodebin"] + tail +
-                           self.filters("", 1, err) +
-                           [self.sink(self.r.random() < 0.3, sync=False)]),
+        filters = self.filters("", 1, err)
+        early = self.r.random() < 0.3 and not err    # as in shape_linear
+        return (self.chain([loc, "decodebin"] + tail + filters +
+                           [self.sink(early, sync=False)]),
                 ["seek"])
 
     def shape_deep(self, n, live, err):

@@ -20,7 +20,9 @@ Counting rules, so the truth means what the summary's buffers in/out mean:
 - out of an element = buffers its src pads delivered to a real sink pad;
 - a buffer list counts as its length; when the sink pad has no chain-list
   function GStreamer splits the list and calls the probes again for each of
-  its buffers: those are recognised (same buffer, same thread) and skipped.
+  its buffers: those are recognised (same buffer, same thread) and skipped;
+  when a chain call of the split fails, GStreamer drops the rest of the
+  list: those buffers never crossed and are taken back from both sides.
 """
 import argparse
 import json
@@ -66,9 +68,10 @@ class Truth:
         self.lock = threading.Lock()
         self.runs = [{}]
         self.sink_buffers = 0      # buffers taken by sink elements, all runs
-        # per sink pad (its stream lock serialises it): buffers of the last
-        # list that GStreamer's default chain-list may hand back one by one
+        # per sink pad (its stream lock serialises it): the last list, whose
+        # buffers GStreamer's default chain-list may hand back one by one
         self.splits = {}
+        self.splitting = set()     # pads seen splitting a list
         self.paths = {}            # element -> path at first sight
 
     def row(self, path, factory):
@@ -81,6 +84,21 @@ class Truth:
     def new_run(self):
         with self.lock:
             self.runs.append({})
+
+    def settle(self, pad):
+        """The pad's last list is done: a split that stopped early (a chain
+        call failed, GStreamer's default chain-list gave up on the rest)
+        delivered only the buffers handed back; the rest never crossed.
+        Lock held."""
+        split = self.splits.pop(pad, None)
+        if not split:
+            return
+        left = len(split["ids"])
+        if left == 0 or (left == split["n"] and pad not in self.splitting):
+            return      # all delivered, or a pad with a chain-list function
+        split["in"]["in"] -= left
+        if split["out"] is not None:
+            split["out"]["out"] -= left
 
 
 def upstream_real_pad(sinkpad):
@@ -101,6 +119,7 @@ class Runner:
         self.loop = GLib.MainLoop()
         self.exit = None
         self.triggered = False
+        self.waited = 0            # act(): 10 ms rounds waiting for sources
         self.pipeline = None
         self.sinks = set()
         self.probed = set()
@@ -149,22 +168,24 @@ class Runner:
         t = info.type
         n = 0
         splits = self.truth.splits
+        ids = None
         if t & Gst.PadProbeType.BUFFER_LIST:
             lst = info.get_buffer_list()
             if lst is None:
                 return Gst.PadProbeReturn.OK
             n = lst.length()
             # the buffers GStreamer's default chain-list may hand back
-            splits[pad] = [buffer_id(lst.get(i)) for i in range(n)]
+            ids = [buffer_id(lst.get(i)) for i in range(n)]
         elif t & Gst.PadProbeType.BUFFER:
             buf = info.get_buffer()
             if buf is None:         # a pull probe before the data
                 return Gst.PadProbeReturn.OK
             split = splits.get(pad)
-            if split and split[0] == buffer_id(buf):
-                split.pop(0)        # one of a list already counted
+            if split and split["ids"] and split["ids"][0] == buffer_id(buf):
+                split["ids"].pop(0)     # one of a list already counted
+                with self.truth.lock:
+                    self.truth.splitting.add(pad)
                 return Gst.PadProbeReturn.OK
-            splits[pad] = None
             n = 1
         else:
             return Gst.PadProbeReturn.OK
@@ -172,12 +193,19 @@ class Runner:
         up = upstream_real_pad(pad)
         upel = up.get_parent_element() if up is not None else None
         with self.truth.lock:
+            self.truth.settle(pad)
             path = self.truth.paths.get(element) or element_path(element)
-            self.truth.row(path, fname)["in"] += n
+            inrow = self.truth.row(path, fname)
+            inrow["in"] += n
+            outrow = None
             if upel is not None:
                 upath = self.truth.paths.get(upel) or element_path(upel)
                 f = upel.get_factory()
-                self.truth.row(upath, f.get_name() if f else "")["out"] += n
+                outrow = self.truth.row(upath, f.get_name() if f else "")
+                outrow["out"] += n
+            if ids is not None:
+                splits[pad] = {"ids": ids, "n": n, "in": inrow,
+                               "out": outrow}
             if element in self.sinks:
                 self.truth.sink_buffers += n
                 fire = (not self.triggered and self.args.after >= 0 and
@@ -200,6 +228,14 @@ class Runner:
         if cur != Gst.State.PLAYING or pending != Gst.State.VOID_PENDING:
             # act on a playing pipeline, not inside GStreamer's own
             # preroll (a state change there is a race of its own)
+            GLib.timeout_add(10, self.act)
+            return False
+        if not self.live_sources_started() and self.waited < 300:
+            # a live source pushes its first segment holding its live lock;
+            # leaving PLAYING takes that lock: behind a funnel whose other
+            # input blocks in a prerolling sink, GStreamer deadlocks
+            # (untraced too). Up to 3 s, then act anyway.
+            self.waited += 1
             GLib.timeout_add(10, self.act)
             return False
         self.note("act " + kind)
@@ -231,6 +267,18 @@ class Runner:
     def set_state(self, state):
         self.pipeline.set_state(state)
         return False
+
+    def live_sources_started(self):
+        """Every live source of the pipeline has pushed a buffer (its
+        segment went before it)."""
+        with self.truth.lock:
+            run = self.truth.runs[-1]
+            for e, path in self.truth.paths.items():
+                if e.numsinkpads == 0 and e.find_property("is-live") is not \
+                        None and e.get_property("is-live") and \
+                        not run.get(path, {}).get("out"):
+                    return False
+        return True
 
     def eos_passed(self, element):
         # a branch or source added after EOS went by would never get one
@@ -364,6 +412,8 @@ class Runner:
             return
         runs = []
         with self.truth.lock:
+            for pad in list(self.truth.splits):
+                self.truth.settle(pad)
             for r in self.truth.runs:
                 runs.append({k: dict(v) for k, v in r.items()})
         leaky, early = {}, False

@@ -1,0 +1,213 @@
+/* Pushes refused or cut short (found by the long fuzz runs, issue 12):
+ * - a buffer list GStreamer's default chain-list splits, whose third chain
+ *   call fails: the rest of the list never crosses, so the pusher's out
+ *   (and a queue's "buffers") counts only the calls made;
+ * - a queue whose push a flushing downstream pad refuses: the queue table's
+ *   "buffers" (pushed out) does not count it, like the element's out.
+ * Every count is compared with pad probes of the same run. */
+#include "gpuprof-test-util.h"
+
+#include <gst/app/gstappsrc.h>
+
+/* buffers seen by a probe: a list counts its buffers */
+static GstPadProbeReturn
+count_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  gint *count = user_data;
+  guint n = 1;
+
+  if (GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_BUFFER_LIST)
+    n = gst_buffer_list_length (GST_PAD_PROBE_INFO_BUFFER_LIST (info));
+  g_atomic_int_add (count, n);
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPad *
+pad_of (GstElement * pipeline, const gchar * name, const gchar * pad_name)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
+  GstPad *pad;
+
+  fail_unless (e != NULL, "no element %s", name);
+  pad = gst_element_get_static_pad (e, pad_name);
+  fail_unless (pad != NULL, "no pad %s:%s", name, pad_name);
+  gst_object_unref (e);
+  return pad;
+}
+
+static void
+count_on (GstElement * pipeline, const gchar * name, GstPadProbeType type,
+    gint * count)
+{
+  GstPad *pad = pad_of (pipeline, name, "sink");
+
+  gst_pad_add_probe (pad, type, count_probe, count, NULL);
+  gst_object_unref (pad);
+}
+
+static GstElement *
+parse (const gchar * name, const gchar * description)
+{
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch (description, &err);
+
+  fail_unless (p != NULL, "cannot parse '%s': %s", description,
+      err ? err->message : "?");
+  gst_element_set_name (p, name);
+  return p;
+}
+
+static guint64
+stat (const gchar * pipeline, const gchar * name, const gchar * field,
+    gboolean queue)
+{
+  gchar *path = g_strdup_printf ("%s/%s", pipeline, name);
+  GstStructure *s = queue ? gpuprof_test_queue_stats (path) :
+      gpuprof_test_element_stats (path);
+  guint64 v = gpuprof_test_get_u64 (s, field);
+
+  gst_structure_free (s);
+  g_free (path);
+  return v;
+}
+
+static GstBuffer *
+small_buffer (guint i)
+{
+  GstBuffer *b = gst_buffer_new_allocate (NULL, 16, NULL);
+
+  GST_BUFFER_PTS (b) = i * GST_MSECOND;
+  GST_BUFFER_DURATION (b) = GST_MSECOND;
+  return b;
+}
+
+/* waits (no time limit of ours: CK_DEFAULT_TIMEOUT ends a hang) */
+static void
+wait_for (gint * count, gint value)
+{
+  while (g_atomic_int_get (count) < value)
+    g_usleep (1000);
+}
+
+static void
+wait_flow (GstPad * pad, GstFlowReturn flow)
+{
+  while (gst_pad_get_last_flow_return (pad) != flow)
+    g_usleep (1000);
+}
+
+static void
+stop (GstElement * p)
+{
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+/* ----------------------------------------------- a split list cut short */
+
+/* A list of 8 into identity (no chain-list function: GStreamer chains its
+ * buffers one by one); the identity after it fails on its 3rd buffer, so
+ * the split stops after 3 calls and 5 buffers never cross. */
+GST_START_TEST (test_split_list_cut_short)
+{
+  GstElement *p = parse ("cut", "appsrc name=src format=time ! queue name=q "
+      "! identity name=split ! identity name=fail error-after=3 ! "
+      "fakesink name=sink async=false");
+  GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
+  GstPad *qsrc = pad_of (p, "q", "src");
+  GstBufferList *list = gst_buffer_list_new ();
+  gint calls = 0, lists = 0, failed_in = 0;
+  guint i;
+
+  /* the split's chain calls, and the lists a pad saw whole */
+  count_on (p, "split", GST_PAD_PROBE_TYPE_BUFFER, &calls);
+  count_on (p, "split", GST_PAD_PROBE_TYPE_BUFFER_LIST, &lists);
+  count_on (p, "fail", GST_PAD_PROBE_TYPE_BUFFER, &failed_in);
+  for (i = 0; i < 8; i++)
+    gst_buffer_list_add (list, small_buffer (i));
+  fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless_equals_int (gst_app_src_push_buffer_list (GST_APP_SRC (src),
+          list), GST_FLOW_OK);
+  wait_flow (qsrc, GST_FLOW_ERROR);
+  /* READY joins the queue's thread; the statistics stay until NULL */
+  gst_element_set_state (p, GST_STATE_READY);
+
+  fail_unless_equals_int (g_atomic_int_get (&lists), 8);
+  fail_unless (calls == 3 && failed_in == 3, "the split made %d calls, the "
+      "failing identity took %d: the test did not test", calls, failed_in);
+  fail_unless_equals_int (stat ("cut", "split", "buffers-in", FALSE), calls);
+  fail_unless_equals_int (stat ("cut", "q", "buffers-out", FALSE), calls);
+  fail_unless_equals_int (stat ("cut", "q", "buffers", TRUE), calls);
+  fail_unless_equals_int (stat ("cut", "fail", "buffers-in", FALSE),
+      failed_in);
+
+  gst_object_unref (qsrc);
+  gst_object_unref (src);
+  stop (p);
+}
+
+GST_END_TEST;
+
+/* -------------------------------------- a queue push a flushing pad refuses */
+
+GST_START_TEST (test_queue_push_refused)
+{
+  GstElement *p = parse ("refused", "appsrc name=src format=time ! "
+      "queue name=q ! fakesink name=sink async=false");
+  GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
+  GstPad *qsrc = pad_of (p, "q", "src"), *sinkpad = pad_of (p, "sink",
+      "sink");
+  gint in_sink = 0;
+
+  count_on (p, "sink", GST_PAD_PROBE_TYPE_BUFFER, &in_sink);
+  fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
+          small_buffer (0)), GST_FLOW_OK);
+  wait_for (&in_sink, 1);
+  /* the sink's pad flushes: the queue's next push is refused there */
+  fail_unless (gst_pad_send_event (sinkpad, gst_event_new_flush_start ()));
+  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
+          small_buffer (1)), GST_FLOW_OK);
+  wait_flow (qsrc, GST_FLOW_FLUSHING);
+  gst_element_set_state (p, GST_STATE_READY);
+
+  fail_unless_equals_int (g_atomic_int_get (&in_sink), 1);
+  fail_unless_equals_int (stat ("refused", "q", "buffers-in", FALSE), 2);
+  fail_unless_equals_int (stat ("refused", "q", "buffers-out", FALSE),
+      in_sink);
+  fail_unless_equals_int (stat ("refused", "q", "buffers", TRUE), in_sink);
+  fail_unless_equals_int (stat ("refused", "q", "flushed", TRUE), 1);
+  fail_unless_equals_int (stat ("refused", "sink", "buffers-in", FALSE),
+      in_sink);
+
+  gst_object_unref (sinkpad);
+  gst_object_unref (qsrc);
+  gst_object_unref (src);
+  stop (p);
+}
+
+GST_END_TEST;
+
+static Suite *
+takeback_suite (void)
+{
+  Suite *s = suite_create ("gpuprof-takeback");
+  TCase *tc = tcase_create ("takeback");
+
+  tcase_set_timeout (tc, 120);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_split_list_cut_short);
+  tcase_add_test (tc, test_queue_push_refused);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  g_setenv ("GST_TRACERS", "gpuprof(report=off,cupti=off)", TRUE);
+  gst_check_init (&argc, &argv);
+  return gst_check_run_suite (takeback_suite (), "gpuprof-takeback",
+      __FILE__);
+}
