@@ -33,28 +33,6 @@ handoff_cb (GstElement * sink, GstBuffer * buffer, GstPad * pad,
   truth->batches++;
 }
 
-static gdouble
-get_double (const GstStructure * s, const gchar * field)
-{
-  gdouble v = -1;
-
-  fail_unless (gst_structure_get_double (s, field, &v), "no field %s in %"
-      GST_PTR_FORMAT, field, s);
-  return v;
-}
-
-static GstStructure *
-stage_stats (GstElement * p, const gchar * name)
-{
-  gchar *path = g_strdup_printf ("%s/%s", GST_OBJECT_NAME (p), name);
-  GstStructure *s = NULL;
-
-  g_signal_emit_by_name (gpuprof_test_tracer (), "get-batch-stats", path, &s);
-  fail_unless (s != NULL, "no batch statistics for %s", path);
-  g_free (path);
-  return s;
-}
-
 GST_START_TEST (test_synced_sink_util_at_most_100)
 {
   GError *err = NULL;
@@ -85,12 +63,12 @@ GST_START_TEST (test_synced_sink_util_at_most_100)
   gpuprof_test_play_to_eos (p);
   wall_us = g_get_monotonic_time () - start;
 
-  s = stage_stats (p, "sink");
+  s = gpuprof_test_batch_stats (p, "sink");
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "batches"),
       (guint64) truth.batches);
   span = gpuprof_test_get_u64 (s, "span_ns");
   self = gpuprof_test_get_u64 (s, "self_ns");
-  util = get_double (s, "util");
+  util = gpuprof_test_get_double (s, "util");
   /* the span holds every batch the sink saw: from before the first one
    * reached its pad to after it rendered the last (1 ms for the clocks) */
   fail_unless (span + 1000000 >= (guint64) (truth.last_handoff -
@@ -110,10 +88,7 @@ GST_START_TEST (test_synced_sink_util_at_most_100)
   fail_unless (util >= 0.5, "synced sink busy only %.0f %%", util * 100);
 
   /* every stage of the table, the aggregator's own row included */
-  report = NULL;
-  g_signal_emit_by_name (gpuprof_test_tracer (), "get-report",
-      GST_OBJECT_NAME (p), &report);
-  fail_unless (report != NULL);
+  report = gpuprof_test_live_report (p);
   {
     GRegex *re = g_regex_new ("^  \\S+ .* ([0-9.]+)$", G_REGEX_MULTILINE, 0,
         NULL);

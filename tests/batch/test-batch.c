@@ -8,53 +8,13 @@
 #include <math.h>
 #include <string.h>
 
-/* "pipelineN/name": each test's pipeline has its own number without fork */
-static gchar *
-path_of (GstElement * pipeline, const gchar * name)
-{
-  return g_strdup_printf ("%s/%s", GST_OBJECT_NAME (pipeline), name);
-}
-
-static GstStructure *
-batch_stats (GstElement * pipeline, const gchar * name)
-{
-  gchar *path = path_of (pipeline, name);
-  GstStructure *s = NULL;
-
-  g_signal_emit_by_name (gpuprof_test_tracer (), "get-batch-stats", path, &s);
-  fail_unless (s != NULL, "no batch statistics for %s", path);
-  g_free (path);
-  return s;
-}
-
-static gdouble
-get_double (const GstStructure * s, const gchar * field)
-{
-  gdouble v = -1;
-
-  fail_unless (gst_structure_get_double (s, field, &v), "no field %s in %"
-      GST_PTR_FORMAT, field, s);
-  return v;
-}
-
-static gchar *
-live_report (GstElement * pipeline)
-{
-  gchar *text = NULL;
-
-  g_signal_emit_by_name (gpuprof_test_tracer (), "get-report",
-      GST_OBJECT_NAME (pipeline), &text);
-  fail_unless (text != NULL);
-  return text;
-}
-
 /* the line starting with 'prefix' + the pipeline's element 'name', after
  * the line starting with 'section' (NULL: anywhere) */
 static gchar *
 report_line (const gchar * report, const gchar * section,
     const gchar * prefix, GstElement * p, const gchar * name)
 {
-  gchar *path = path_of (p, name);
+  gchar *path = gpuprof_test_path (p, name);
   gchar *needle = g_strdup_printf ("%s%s", prefix, path);
   const gchar *from = section ? strstr (report, section) : report;
   const gchar *at = from ? strstr (from, needle) : NULL;
@@ -63,13 +23,6 @@ report_line (const gchar * report, const gchar * section,
   g_free (needle);
   g_free (path);
   return line;
-}
-
-static void
-stop (GstElement * p)
-{
-  gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (p);
 }
 
 /* n videotestsrc into m.sink_0 .. m.sink_<n-1> */
@@ -110,9 +63,9 @@ GST_START_TEST (test_full_batches)
 {
   GstElement *p = run_with_sources ("analyticsmux name=m batch-size=4 "
       "width=64 height=48 ! fakesink name=sink sync=false", 4, 100, "");
-  GstStructure *s = batch_stats (p, "m");
-  GstStructure *sink = batch_stats (p, "sink");
-  gchar *report = live_report (p);
+  GstStructure *s = gpuprof_test_batch_stats (p, "m");
+  GstStructure *sink = gpuprof_test_batch_stats (p, "sink");
+  gchar *report = gpuprof_test_live_report (p);
   gchar *line = report_line (report, "\nBatches (", "  ", p, "m ");
 
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "batches"), 100);
@@ -123,14 +76,14 @@ GST_START_TEST (test_full_batches)
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "timeout"), 0);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "eos"), 0);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "inputs"), 4);
-  fail_unless (get_double (s, "frames_mean") == 4.0);
-  fail_unless (get_double (s, "fill") == 1.0);
+  fail_unless (gpuprof_test_get_double (s, "frames_mean") == 4.0);
+  fail_unless (gpuprof_test_get_double (s, "fill") == 1.0);
   /* frames are counted in arrival order, so on a loaded machine a source
    * running ahead lowers the figure: more than one input per batch, at most
    * four */
-  fail_unless (get_double (s, "inputs_mean") > 1.0
-      && get_double (s, "inputs_mean") <= 4.0, "inputs per batch %f",
-      get_double (s, "inputs_mean"));
+  fail_unless (gpuprof_test_get_double (s, "inputs_mean") > 1.0
+      && gpuprof_test_get_double (s, "inputs_mean") <= 4.0,
+      "inputs per batch %f", gpuprof_test_get_double (s, "inputs_mean"));
   fail_unless (gpuprof_test_get_u64 (s, "interval_ns") > 0);
   /* 30/1 caps: buffer durations give the inputs' frame interval */
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "frame_interval_ns"),
@@ -147,7 +100,7 @@ GST_START_TEST (test_full_batches)
   g_free (report);
   gst_structure_free (sink);
   gst_structure_free (s);
-  stop (p);
+  gpuprof_test_stop (p);
 }
 
 GST_END_TEST;
@@ -196,7 +149,7 @@ GST_START_TEST (test_timeout_pushes)
   gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, mux_truth_probe, &truth,
       NULL);
   gpuprof_test_play_to_eos (p);
-  s = batch_stats (p, "m");
+  s = gpuprof_test_batch_stats (p, "m");
   batches = gpuprof_test_get_u64 (s, "batches");
 
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "frames"), 20);
@@ -217,8 +170,8 @@ GST_START_TEST (test_timeout_pushes)
       truth.per_reason[GPUPROF_BATCH_PUSH_TIMEOUT]
       + truth.per_reason[GPUPROF_BATCH_PUSH_EOS]);
   /* frames over batches of 8 */
-  fail_unless (fabs (get_double (s, "fill") - 20.0 / (8.0 * batches)) < 1e-9,
-      "%" GST_PTR_FORMAT, s);
+  fail_unless (fabs (gpuprof_test_get_double (s, "fill") -
+          20.0 / (8.0 * batches)) < 1e-9, "%" GST_PTR_FORMAT, s);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "frame_interval_ns"),
       100000000);
   gst_structure_free (s);
@@ -226,7 +179,7 @@ GST_START_TEST (test_timeout_pushes)
   gst_object_unref (m);
   g_free (desc);
   g_free (srcs);
-  stop (p);
+  gpuprof_test_stop (p);
 }
 
 GST_END_TEST;
@@ -235,8 +188,8 @@ static void
 assert_stage (GstElement * p, const gchar * name, guint64 batches,
     guint64 frames)
 {
-  GstStructure *s = batch_stats (p, name);
-  gchar *agg = path_of (p, "m");
+  GstStructure *s = gpuprof_test_batch_stats (p, name);
+  gchar *agg = gpuprof_test_path (p, "m");
 
   fail_unless_equals_string (gst_structure_get_string (s, "aggregator"), agg);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "batches"), batches);
@@ -257,8 +210,8 @@ GST_START_TEST (test_followed_downstream)
       "layers=1 ! queue name=q ! analyticstracker name=trk ! videoconvert "
       "name=conv ! video/x-raw,format=BGRA ! fakesink name=sink sync=false",
       4, 100, "pattern=ball");
-  GstStructure *m = batch_stats (p, "m");
-  gchar *report = live_report (p);
+  GstStructure *m = gpuprof_test_batch_stats (p, "m");
+  gchar *report = gpuprof_test_live_report (p);
   gchar *row = report_line (report, "\nBatch stages (", "  ", p,
       "infer ");
 
@@ -270,7 +223,7 @@ GST_START_TEST (test_followed_downstream)
   /* the queue is no stage; the stage table lists infer */
   {
     GstStructure *q = NULL;
-    gchar *qpath = path_of (p, "q");
+    gchar *qpath = gpuprof_test_path (p, "q");
     g_signal_emit_by_name (gpuprof_test_tracer (), "get-batch-stats", qpath,
         &q);
     fail_unless (q == NULL);
@@ -281,7 +234,7 @@ GST_START_TEST (test_followed_downstream)
   g_free (row);
   g_free (report);
   gst_structure_free (m);
-  stop (p);
+  gpuprof_test_stop (p);
 }
 
 GST_END_TEST;
@@ -294,10 +247,10 @@ GST_START_TEST (test_verdict_names_slow_osd)
       "threshold=0.3 ! analyticstracker appearance=false ! analyticsosd "
       "name=osd cost=60 ! fakesink name=sink sync=false", 4, 40,
       "pattern=ball");
-  gchar *report = live_report (p);
+  gchar *report = gpuprof_test_live_report (p);
   gchar *limiting = report_line (report, NULL, "limiting stage: ", p, "osd ");
   gchar *advice = report_line (report, NULL, "advice: ", p, "osd: ");
-  GstStructure *osd = batch_stats (p, "osd");
+  GstStructure *osd = gpuprof_test_batch_stats (p, "osd");
 
   fail_unless (limiting != NULL, "%s", report);
   fail_unless (advice != NULL, "%s", report);
@@ -313,7 +266,7 @@ GST_START_TEST (test_verdict_names_slow_osd)
   g_free (advice);
   g_free (limiting);
   g_free (report);
-  stop (p);
+  gpuprof_test_stop (p);
 }
 
 GST_END_TEST;
@@ -324,9 +277,9 @@ GST_START_TEST (test_advice_names_mux)
   GstElement *p = run_with_sources ("analyticsmux name=m batch-size=1 "
       "width=64 height=48 ! analyticsinfer device=cpu size=16 layers=1 ! "
       "fakesink sync=false", 8, 20, "");
-  gchar *report = live_report (p);
+  gchar *report = gpuprof_test_live_report (p);
   gchar *advice = report_line (report, NULL, "advice: ", p, "m: ");
-  GstStructure *s = batch_stats (p, "m");
+  GstStructure *s = gpuprof_test_batch_stats (p, "m");
 
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "batches"), 160);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "inputs"), 8);
@@ -336,7 +289,7 @@ GST_START_TEST (test_advice_names_mux)
   gst_structure_free (s);
   g_free (advice);
   g_free (report);
-  stop (p);
+  gpuprof_test_stop (p);
 }
 
 GST_END_TEST;
@@ -349,8 +302,8 @@ GST_START_TEST (test_compositor_batches)
       "framerate=30/1 ! comp.sink_0 "
       "videotestsrc num-buffers=20 ! video/x-raw,width=64,height=48,"
       "framerate=30/1 ! comp.sink_1");
-  GstStructure *s = batch_stats (p, "comp");
-  gchar *report = live_report (p);
+  GstStructure *s = gpuprof_test_batch_stats (p, "comp");
+  gchar *report = gpuprof_test_live_report (p);
   gchar *line = report_line (report, "\nBatches (", "  ", p, "comp ");
   gchar **cells;
 
@@ -359,7 +312,7 @@ GST_START_TEST (test_compositor_batches)
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "inputs"), 2);
   /* no batch-size: fill and push reasons are not judged */
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "batch_size"), 0);
-  fail_unless (get_double (s, "fill") == 0.0);
+  fail_unless (gpuprof_test_get_double (s, "fill") == 0.0);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "full")
       + gpuprof_test_get_u64 (s, "timeout"), 0);
   fail_unless (line != NULL, "%s", report);
@@ -380,7 +333,7 @@ GST_START_TEST (test_compositor_batches)
   g_free (line);
   g_free (report);
   gst_structure_free (s);
-  stop (p);
+  gpuprof_test_stop (p);
 }
 
 GST_END_TEST;

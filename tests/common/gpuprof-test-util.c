@@ -74,6 +74,32 @@ gpuprof_test_run (const gchar * description)
   return pipeline;
 }
 
+GstElement *
+gpuprof_test_parse_counting (const gchar * description,
+    const gchar * element, GpuprofTestCount * count)
+{
+  GstElement *p = gpuprof_test_parse (description);
+  GstElement *e = gst_bin_get_by_name (GST_BIN (p), element);
+
+  fail_unless (e != NULL, "no element %s in '%s'", element, description);
+  gpuprof_test_count_pads (e, count);
+  gst_object_unref (e);
+  return p;
+}
+
+void
+gpuprof_test_stop (GstElement * pipeline)
+{
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+gchar *
+gpuprof_test_path (GstElement * pipeline, const gchar * name)
+{
+  return g_strdup_printf ("%s/%s", GST_OBJECT_NAME (pipeline), name);
+}
+
 GstStructure *
 gpuprof_test_element_stats (const gchar * path)
 {
@@ -95,6 +121,28 @@ gpuprof_test_queue_stats (const gchar * path)
   return s;
 }
 
+GstStructure *
+gpuprof_test_batch_stats (GstElement * pipeline, const gchar * name)
+{
+  gchar *path = gpuprof_test_path (pipeline, name);
+  GstStructure *s = NULL;
+
+  g_signal_emit_by_name (gpuprof_test_tracer (), "get-batch-stats", path, &s);
+  fail_unless (s != NULL, "no batch statistics for %s", path);
+  g_free (path);
+  return s;
+}
+
+gdouble
+gpuprof_test_get_double (const GstStructure * s, const gchar * field)
+{
+  gdouble v = -1;
+
+  fail_unless (gst_structure_get_double (s, field, &v), "no field %s in %"
+      GST_PTR_FORMAT, field, s);
+  return v;
+}
+
 guint64
 gpuprof_test_get_u64 (const GstStructure * s, const gchar * field)
 {
@@ -111,6 +159,17 @@ gpuprof_test_last_report (void)
   gchar *text = NULL;
 
   g_signal_emit_by_name (gpuprof_test_tracer (), "get-last-report", &text);
+  return text;
+}
+
+gchar *
+gpuprof_test_live_report (GstElement * pipeline)
+{
+  gchar *text = NULL;
+
+  g_signal_emit_by_name (gpuprof_test_tracer (), "get-report",
+      GST_OBJECT_NAME (pipeline), &text);
+  fail_unless (text != NULL, "no report for %s", GST_OBJECT_NAME (pipeline));
   return text;
 }
 
@@ -238,19 +297,11 @@ pad_watch_free (GpuprofTestPadWatch * w)
   g_free (w);
 }
 
-static guint
-probe_n_buffers (GstPadProbeInfo * info)
-{
-  if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST)
-    return gst_buffer_list_length (GST_PAD_PROBE_INFO_BUFFER_LIST (info));
-  return 1;
-}
-
 static GstPadProbeReturn
 watch_sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   GpuprofTestPadWatch *w = data;
-  guint n = probe_n_buffers (info);
+  guint n = gpuprof_test_probe_buffers (info);
 
   g_mutex_lock (&w->lock);
   w->in += n;
@@ -262,7 +313,7 @@ static GstPadProbeReturn
 watch_src_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   GpuprofTestPadWatch *w = data;
-  guint n = probe_n_buffers (info), i;
+  guint n = gpuprof_test_probe_buffers (info), i;
   guint64 now = gpuprof_test_now_ns ();
 
   g_mutex_lock (&w->lock);

@@ -6,6 +6,7 @@
 
 #include <gst/check/gstcheck.h>
 
+#include "gpuprof-test-count.h"
 #include "gpuprof-test-work.h"
 
 G_BEGIN_DECLS
@@ -13,11 +14,25 @@ G_BEGIN_DECLS
 GstTracer *gpuprof_test_tracer (void);
 GstElement *gpuprof_test_parse (const gchar * description);
 GstElement *gpuprof_test_run (const gchar * description);
+/* Parses, and counts the buffers through the pads of @element into
+ * @count (gpuprof-test-count.h). */
+GstElement *gpuprof_test_parse_counting (const gchar * description,
+    const gchar * element, GpuprofTestCount * count);
+/* To NULL, and unref. */
+void gpuprof_test_stop (GstElement * pipeline);
+/* "pipelineN/name": each test's pipeline has its own number without fork */
+gchar *gpuprof_test_path (GstElement * pipeline, const gchar * name);
 void gpuprof_test_play_to_eos (GstElement * pipeline);
 GstStructure *gpuprof_test_element_stats (const gchar * path);
 GstStructure *gpuprof_test_queue_stats (const gchar * path);
+/* of the element @name in @pipeline */
+GstStructure *gpuprof_test_batch_stats (GstElement * pipeline,
+    const gchar * name);
 guint64 gpuprof_test_get_u64 (const GstStructure * s, const gchar * field);
+gdouble gpuprof_test_get_double (const GstStructure * s, const gchar * field);
 gchar *gpuprof_test_last_report (void);
+/* The report of @pipeline while it runs ("get-report"). */
+gchar *gpuprof_test_live_report (GstElement * pipeline);
 gboolean gpuprof_test_timing (void);
 void gpuprof_test_assert_near (const gchar * what, gdouble value,
     gdouble expected, gdouble tolerance);

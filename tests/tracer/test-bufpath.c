@@ -102,13 +102,6 @@ assert_link (GstElement * pipeline, const gchar * up, guint64 truth,
   gst_structure_free (d);
 }
 
-static void
-stop (GstElement * pipeline)
-{
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (pipeline);
-}
-
 static const gchar *
 test_clip (void)
 {
@@ -140,7 +133,7 @@ GST_START_TEST (test_pull_across_ghost_pad)
   assert_count (p, "b/sink", "buffers-in", pulled);
   gst_object_unref (pad);
   gst_object_unref (sink);
-  stop (p);
+  gpuprof_test_stop (p);
 }
 
 GST_END_TEST;
@@ -172,7 +165,7 @@ GST_START_TEST (test_demuxer_pulls_across_ghost_pad)
   fail_unless (pulled > 0);
   assert_count (p, "src", "buffers-out", pulled);
   assert_count (p, "b/demux", "buffers-in", pulled);
-  stop (p);
+  gpuprof_test_stop (p);
 }
 
 GST_END_TEST;
@@ -242,7 +235,7 @@ GST_START_TEST (test_lists_counted_once)
   fail_unless (gpuprof_test_get_u64 (s, "incl-ns") >=
       gpuprof_test_get_u64 (s, "self-ns"));
   gst_structure_free (s);
-  stop (p);
+  gpuprof_test_stop (p);
 }
 
 GST_END_TEST;
@@ -317,7 +310,7 @@ check_refused (gboolean at_src)
   gst_object_unref (a_src);
   gst_object_unref (a);
   gst_object_unref (b);
-  stop (p);
+  gpuprof_test_stop (p);
 }
 
 GST_START_TEST (test_refused_by_receiver)
@@ -354,7 +347,7 @@ GST_START_TEST (test_error_after_crossing)
   fail_unless_equals_uint64 (b_in, 3);
   assert_count (p, "a", "buffers-out", b_in);
   assert_count (p, "b", "buffers-in", b_in);
-  stop (p);
+  gpuprof_test_stop (p);
 }
 
 GST_END_TEST;
@@ -408,7 +401,7 @@ GST_START_TEST (test_flushing_seeks)
   assert_link (p, "capsfilter0", a_in, "a");
   assert_link (p, "a", b_in, "b");
   assert_link (p, "b", sink_in, "sink");
-  stop (p);
+  gpuprof_test_stop (p);
 }
 
 GST_END_TEST;
@@ -444,7 +437,7 @@ GST_START_TEST (test_pull_only_pipeline)
       "the sink's thread has no wall time:\n%s", text);
   g_free (text);
   g_free (name);
-  stop (p);
+  gpuprof_test_stop (p);
 }
 
 GST_END_TEST;
@@ -481,7 +474,7 @@ GST_START_TEST (test_deep_chain)
   }
   assert_count (p, "sink", "buffers-in", truth);
   assert_count (p, "sink", "calls", truth);
-  stop (p);
+  gpuprof_test_stop (p);
 }
 
 GST_END_TEST;

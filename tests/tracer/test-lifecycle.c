@@ -241,15 +241,7 @@ GST_START_TEST (test_batches_after_many_elements)
     gst_object_unref (sink);
   }
   gpuprof_test_play_to_eos (p);
-  {
-    gchar *name = gst_object_get_name (GST_OBJECT (p));
-    gchar *path = g_strdup_printf ("%s/m", name);
-    g_signal_emit_by_name (gpuprof_test_tracer (), "get-batch-stats", path,
-        &s);
-    fail_unless (s != NULL, "no batch statistics for %s", path);
-    g_free (path);
-    g_free (name);
-  }
+  s = gpuprof_test_batch_stats (p, "m");
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "batches"),
       (guint64) g_atomic_int_get (&truth));
   gst_structure_free (s);

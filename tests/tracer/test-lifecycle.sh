@@ -7,12 +7,7 @@
 # usage: test-lifecycle.sh BUILD_ROOT
 set -u
 build=${1:?build root}
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-fails=0
-check() { # what, condition
-  if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fails=$((fails + 1)); fi
-}
+. "$(dirname "$0")/../common/check-lib.sh"
 reports() { grep -c '^=== gpuprof report' "$1"; }
 # buffers in of an element's row in a report: the 4th column
 buf_in() { # file, element path
@@ -20,7 +15,7 @@ buf_in() { # file, element path
 }
 
 # capsfilter caps=... sends an event on its pads before it is in the pipeline
-GST_TRACERS="gpuprof(report=stdout,stats=$out/s1.json)" gst-launch-1.0 -q \
+launch "gpuprof(report=stdout,stats=$out/s1.json)" \
   videotestsrc num-buffers=5 ! capsfilter caps=video/x-raw ! fakesink \
   >"$out/o1" 2>"$out/e1"
 check "capsfilter set before linking: one report" "[ \$(reports $out/o1) -eq 1 ]"
@@ -30,17 +25,15 @@ check "stats= holds pipeline0's summary" \
   "grep -q '\"pipeline\" *: *\"pipeline0\"' $out/s1.json && grep -q 'pipeline0/capsfilter0' $out/s1.json"
 
 # valve drop=... (set before linking): the same
-GST_TRACERS="gpuprof(report=stdout)" gst-launch-1.0 -q \
+launch "gpuprof(report=stdout)" \
   videotestsrc num-buffers=5 ! valve drop=false ! fakesink \
   >"$out/o2" 2>"$out/e2"
 check "valve: one report naming it" \
   "[ \$(reports $out/o2) -eq 1 ] && [ \"\$(buf_in $out/o2 pipeline0/valve0)\" = 5 ]"
 
 # its NVTX rows are named by its path in the pipeline too
-rec="$build/tests/nvtx-recorder/libgpuprof-nvtxrec.so"
 if [ -f "$rec" ]; then
-  NVTX_INJECTION64_PATH=$rec NVTXREC_OUT=$out/nvtx.jsonl \
-    GST_TRACERS="gpuprof(report=off)" gst-launch-1.0 -q \
+  nvtx_launch "$out/nvtx.jsonl" "gpuprof(report=off)" \
     videotestsrc num-buffers=5 ! capsfilter caps=video/x-raw ! fakesink \
     >/dev/null 2>&1
   check "NVTX domain named by the path in the pipeline" \
@@ -52,7 +45,7 @@ fi
 
 clip=${GPUPROF_TEST_CLIP:-}
 if [ -n "$clip" ] && [ -f "$clip" ]; then
-  GST_TRACERS="gpuprof(report=stdout,stats=$out/s3.json)" gst-launch-1.0 -q \
+  launch "gpuprof(report=stdout,stats=$out/s3.json)" \
     filesrc location="$clip" ! decodebin ! fakesink >"$out/o3" 2>"$out/e3"
   check "decodebin: one report" "[ \$(reports $out/o3) -eq 1 ]"
   check "decodebin's capsfilter under its bin" \
@@ -64,8 +57,8 @@ else
 fi
 
 # two instances: the second is refused with one line, the first counts once
-GST_TRACERS="gpuprof(report=stdout,trace=$out/a.json);gpuprof(trace=$out/b.json)" \
-  gst-launch-1.0 -q videotestsrc num-buffers=5 ! fakesink >"$out/o4" 2>"$out/e4"
+launch "gpuprof(report=stdout,trace=$out/a.json);gpuprof(trace=$out/b.json)" \
+  videotestsrc num-buffers=5 ! fakesink >"$out/o4" 2>"$out/e4"
 check "run goes on with two instances" "[ \$? -eq 0 ]"
 check "second instance refused with one line" \
   "[ \$(grep -c 'gpuprof more than once' $out/e4) -eq 1 ]"
@@ -74,5 +67,4 @@ check "one report, counts not doubled" \
 check "the first instance's trace written, the second's not opened" \
   "[ -s $out/a.json ] && [ ! -e $out/b.json ]"
 
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+checks_done

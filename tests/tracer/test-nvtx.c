@@ -57,13 +57,6 @@ thread_named (const gchar * name)
   return FALSE;
 }
 
-static void
-stop (GstElement * p)
-{
-  gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (p);
-}
-
 GST_START_TEST (test_linear_with_queue)
 {
   GstElement *p;
@@ -106,7 +99,7 @@ GST_START_TEST (test_linear_with_queue)
   d = domain (p, "q");
   fail_unless_equals_int (nvtxrec_count (NVTXREC_START, d, "q:sink"), 100);
   g_free (d);
-  stop (p);
+  gpuprof_test_stop (p);
 }
 
 GST_END_TEST;
@@ -127,7 +120,7 @@ GST_START_TEST (test_tee_two_branches)
   assert_residency (p, "q1", 50);
   assert_residency (p, "q2", 50);
   assert_nesting ();
-  stop (p);
+  gpuprof_test_stop (p);
 }
 
 GST_END_TEST;
@@ -148,7 +141,7 @@ GST_START_TEST (test_compositor_two_inputs)
   assert_chain_ranges (p, "sink", "sink:sink", 20);
   assert_nesting ();
   fail_unless (thread_named ("comp:src"));
-  stop (p);
+  gpuprof_test_stop (p);
 }
 
 GST_END_TEST;

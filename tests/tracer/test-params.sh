@@ -5,16 +5,7 @@
 # usage: test-params.sh BUILD_ROOT
 set -u
 build=${1:?build root}
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-fails=0
-check() { # what, condition
-  if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fails=$((fails + 1)); fi
-}
-launch() { # tracers, then pipeline
-  t=$1; shift
-  GST_TRACERS="$t" gst-launch-1.0 -q "$@"
-}
+. "$(dirname "$0")/../common/check-lib.sh"
 
 launch "gpuprof(bogus=1,nvtx=maybe)" fakesrc num-buffers=10 ! fakesink \
   >"$out/o1" 2>"$out/e1"
@@ -44,12 +35,11 @@ launch "gpuprof(report=/nonexistent/dir/r.txt)" fakesrc num-buffers=10 ! fakesin
 check "unwritable report path: one clear error, report on stderr" \
   "grep -q \"cannot write the report to '/nonexistent/dir/r.txt'\" $out/e5 && grep -q '^bottleneck' $out/e5"
 
-rec="$build/tests/nvtx-recorder/libgpuprof-nvtxrec.so"
 if [ -f "$rec" ]; then
-  NVTX_INJECTION64_PATH=$rec NVTXREC_OUT=$out/on.jsonl \
-    launch "gpuprof(report=off)" fakesrc num-buffers=10 ! identity ! fakesink
-  NVTX_INJECTION64_PATH=$rec NVTXREC_OUT=$out/off.jsonl \
-    launch "gpuprof(report=off,nvtx=off)" fakesrc num-buffers=10 ! identity ! fakesink
+  nvtx_launch "$out/on.jsonl" "gpuprof(report=off)" \
+    fakesrc num-buffers=10 ! identity ! fakesink
+  nvtx_launch "$out/off.jsonl" "gpuprof(report=off,nvtx=off)" \
+    fakesrc num-buffers=10 ! identity ! fakesink
   check "nvtx=on records ranges" "grep -q '\"push\"' $out/on.jsonl"
   check "nvtx=off records nothing" "[ ! -s $out/off.jsonl ] || ! grep -q '\"push\"' $out/off.jsonl"
 fi
@@ -61,5 +51,4 @@ if [ -x "$build/tests/tracer/exit-while-playing" ]; then
   check "report at process exit, once" "[ \$(grep -c '=== gpuprof report' $out/e6) -eq 1 ]"
 fi
 
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+checks_done

@@ -4,72 +4,15 @@
  * in the same run, which count a list as its length. */
 #include "gpuprof-test-util.h"
 
-typedef struct
-{
-  gint in, out;                 /* buffers through the queue's sink / src */
-  gint lists_in;                /* of them, lists */
-} Truth;
-
-static GstPadProbeReturn
-count_cb (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
-{
-  Truth *truth = user_data;
-  gint *n = GST_PAD_IS_SINK (pad) ? &truth->in : &truth->out;
-
-  if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
-    g_atomic_int_add (n, gst_buffer_list_length (GST_PAD_PROBE_INFO_BUFFER_LIST
-            (info)));
-    if (GST_PAD_IS_SINK (pad))
-      g_atomic_int_inc (&truth->lists_in);
-  } else {
-    g_atomic_int_inc (n);
-  }
-  return GST_PAD_PROBE_OK;
-}
-
-static void
-probe_pad (GstElement * e, const gchar * pad_name, Truth * truth)
-{
-  GstPad *pad = gst_element_get_static_pad (e, pad_name);
-
-  fail_unless (pad != NULL);
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER |
-      GST_PAD_PROBE_TYPE_BUFFER_LIST, count_cb, truth, NULL);
-  gst_object_unref (pad);
-}
-
-static GstElement *
-parse_with_truth (const gchar * description, Truth * truth)
-{
-  GError *err = NULL;
-  GstElement *p = gst_parse_launch (description, &err);
-  GstElement *q;
-
-  fail_unless (p != NULL, "cannot parse '%s': %s", description,
-      err ? err->message : "?");
-  q = gst_bin_get_by_name (GST_BIN (p), "q");
-  fail_unless (q != NULL);
-  probe_pad (q, "sink", truth);
-  probe_pad (q, "src", truth);
-  gst_object_unref (q);
-  return p;
-}
-
-static void
-stop (GstElement * p)
-{
-  gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (p);
-}
-
 /* rtpvrawpay with a small mtu pushes one list of many packets per frame */
 #define LISTS "videotestsrc num-buffers=12 ! " \
   "video/x-raw,format=RGB,width=160,height=120 ! rtpvrawpay name=pay mtu=600 ! "
 
 GST_START_TEST (test_list_counts_as_its_buffers)
 {
-  Truth truth = { 0, 0, 0 };
-  GstElement *p = parse_with_truth (LISTS "queue name=q ! fakesink", &truth);
+  GpuprofTestCount truth = { 0 };
+  GstElement *p = gpuprof_test_parse_counting (LISTS
+      "queue name=q ! fakesink", "q", &truth);
   GstStructure *q, *pay, *sink;
 
   gpuprof_test_play_to_eos (p);
@@ -96,7 +39,7 @@ GST_START_TEST (test_list_counts_as_its_buffers)
   gst_structure_free (q);
   gst_structure_free (pay);
   gst_structure_free (sink);
-  stop (p);
+  gpuprof_test_stop (p);
 }
 
 GST_END_TEST;
@@ -108,21 +51,20 @@ GST_END_TEST;
  * pad took, not what the queue's src pad probe saw leave. */
 GST_START_TEST (test_lists_left_count_their_buffers)
 {
-  Truth truth = { 0, 0, 0 }, taken = { 0, 0, 0 };
-  GstElement *p = parse_with_truth ("videotestsrc num-buffers=1000 ! "
+  GpuprofTestCount truth = { 0 }, taken = { 0 };
+  GstElement *p =
+      gpuprof_test_parse_counting ("videotestsrc num-buffers=1000 ! "
       "video/x-raw,format=RGB,width=160,height=120 ! rtpvrawpay mtu=600 ! "
       "queue name=q max-size-buffers=0 max-size-bytes=0 max-size-time=0 ! "
-      "identity name=slow sleep-time=20000 ! fakesink sync=false", &truth);
+      "identity name=slow sleep-time=20000 ! fakesink sync=false", "q",
+      &truth);
   GstElement *slow = gst_bin_get_by_name (GST_BIN (p), "slow");
-  GstPad *pad;
   GstStructure *s;
   guint64 out, left, drops, flushed;
   gint i;
 
-  /* the split's chain calls (a BUFFER probe does not see the lists) */
-  pad = gst_element_get_static_pad (slow, "sink");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_cb, &taken, NULL);
-  gst_object_unref (pad);
+  /* the split's chain calls: what identity's sink pad took */
+  gpuprof_test_count_pads (slow, &taken);
   gst_object_unref (slow);
 
   fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
@@ -147,7 +89,7 @@ GST_START_TEST (test_lists_left_count_their_buffers)
       "in %d != out %" G_GUINT64_FORMAT " + left %" G_GUINT64_FORMAT
       " + flushed %" G_GUINT64_FORMAT, truth.in, out, left, flushed);
   gst_structure_free (s);
-  stop (p);
+  gpuprof_test_stop (p);
 }
 
 GST_END_TEST;

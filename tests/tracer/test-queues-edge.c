@@ -8,64 +8,10 @@
 
 #include <sched.h>
 
-typedef struct
-{
-  gint in, out;                 /* buffers through the queue's sink / src */
-} Truth;
-
-static GstPadProbeReturn
-count_cb (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
-{
-  gint *n = user_data;
-
-  if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST)
-    g_atomic_int_add (n, gst_buffer_list_length (GST_PAD_PROBE_INFO_BUFFER_LIST
-            (info)));
-  else
-    g_atomic_int_inc (n);
-  return GST_PAD_PROBE_OK;
-}
-
-static void
-probe_pad (GstElement * e, const gchar * pad_name, gint * n)
-{
-  GstPad *pad = gst_element_get_static_pad (e, pad_name);
-
-  fail_unless (pad != NULL);
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER |
-      GST_PAD_PROBE_TYPE_BUFFER_LIST, count_cb, n, NULL);
-  gst_object_unref (pad);
-}
-
-/* parses, counts buffers into and out of the element 'q' */
-static GstElement *
-parse_with_truth (const gchar * description, Truth * truth)
-{
-  GError *err = NULL;
-  GstElement *p = gst_parse_launch (description, &err);
-  GstElement *q;
-
-  fail_unless (p != NULL, "cannot parse '%s': %s", description,
-      err ? err->message : "?");
-  q = gst_bin_get_by_name (GST_BIN (p), "q");
-  fail_unless (q != NULL);
-  probe_pad (q, "sink", &truth->in);
-  probe_pad (q, "src", &truth->out);
-  gst_object_unref (q);
-  return p;
-}
-
-static void
-stop (GstElement * p)
-{
-  gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (p);
-}
-
 /* buffers = pushes seen on its src pad; what came in went out, was dropped,
  * flushed, or left */
 static void
-check_balance (const GstStructure * s, const Truth * truth)
+check_balance (const GstStructure * s, const GpuprofTestCount * truth)
 {
   guint64 out = gpuprof_test_get_u64 (s, "buffers");
   guint64 drops = gpuprof_test_get_u64 (s, "drops");
@@ -79,6 +25,18 @@ check_balance (const GstStructure * s, const Truth * truth)
       truth->in, out, drops, flushed, left);
 }
 
+/* Plays to EOS: the statistics of the queue q, balanced against @truth. */
+static GstStructure *
+queue_stats_at_eos (GstElement * p, const GpuprofTestCount * truth)
+{
+  GstStructure *s;
+
+  gpuprof_test_play_to_eos (p);
+  s = gpuprof_test_queue_stats ("pipeline0/q");
+  check_balance (s, truth);
+  return s;
+}
+
 /* A tee holds a second reference, so after a drop the queue copies the
  * next buffer to mark it DISCONT (a pointer never seen entering), and
  * dropped buffers return from videotestsrc's pool with their old pointers.
@@ -87,25 +45,24 @@ check_balance (const GstStructure * s, const Truth * truth)
 static void
 run_leaky_behind_tee (const gchar * leaky)
 {
-  Truth truth = { 0, 0 };
+  GpuprofTestCount truth = { 0 };
   gchar *desc = g_strdup_printf ("videotestsrc num-buffers=60 ! "
       "video/x-raw,width=160,height=120,framerate=120/1,format=NV12 ! "
-      "identity sleep-time=2000 ! tee name=t t. ! queue2 ! fakesink sync=true t. ! queue name=q "
+      "identity sleep-time=2000 ! tee name=t t. ! queue2 ! fakesink sync=true "
+      "t. ! queue name=q "
       "max-size-buffers=1 max-size-bytes=0 max-size-time=0 leaky=%s ! "
       "fakesink sync=true", leaky);
-  GstElement *p = parse_with_truth (desc, &truth);
+  GstElement *p = gpuprof_test_parse_counting (desc, "q", &truth);
   GstStructure *s;
 
-  gpuprof_test_play_to_eos (p);
-  s = gpuprof_test_queue_stats ("pipeline0/q");
-  check_balance (s, &truth);
+  s = queue_stats_at_eos (p, &truth);
   /* EOS left a drained queue: nothing was still inside */
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "left"), 0);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "flushed"), 0);
   fail_unless (gpuprof_test_get_u64 (s, "drops") > 0, "nothing dropped: "
       "the test did not test (in %d, out %d)", truth.in, truth.out);
   gst_structure_free (s);
-  stop (p);
+  gpuprof_test_stop (p);
   g_free (desc);
 }
 
@@ -139,10 +96,11 @@ idle_priority_cb (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
  * returns, when the level is read. A buffer was inside all the same. */
 GST_START_TEST (test_max_level_counts_buffers_taken_at_once)
 {
-  Truth truth = { 0, 0 };
-  GstElement *p = parse_with_truth ("fakesrc num-buffers=30 sizetype=fixed "
+  GpuprofTestCount truth = { 0 };
+  GstElement *p = gpuprof_test_parse_counting (
+      "fakesrc num-buffers=30 sizetype=fixed "
       "sizemax=100 ! identity name=up sleep-time=2000 ! queue name=q ! "
-      "fakesink sync=false", &truth);
+      "fakesink sync=false", "q", &truth);
   GstElement *up = gst_bin_get_by_name (GST_BIN (p), "up");
   GstPad *pad = gst_element_get_static_pad (up, "src");
   GstStructure *s;
@@ -157,9 +115,7 @@ GST_START_TEST (test_max_level_counts_buffers_taken_at_once)
   gst_object_unref (pad);
   gst_object_unref (up);
 
-  gpuprof_test_play_to_eos (p);
-  s = gpuprof_test_queue_stats ("pipeline0/q");
-  check_balance (s, &truth);
+  s = queue_stats_at_eos (p, &truth);
   fail_unless (truth.out > 0);
   fail_unless (gpuprof_test_get_u64 (s, "max-level-buffers") >= 1,
       "max level 0 buffers though %d buffers passed", truth.out);
@@ -167,7 +123,7 @@ GST_START_TEST (test_max_level_counts_buffers_taken_at_once)
       "max level %" G_GUINT64_FORMAT " bytes though buffers of 100 passed",
       gpuprof_test_get_u64 (s, "max-level-bytes"));
   gst_structure_free (s);
-  stop (p);
+  gpuprof_test_stop (p);
 }
 
 GST_END_TEST;
@@ -177,20 +133,19 @@ GST_END_TEST;
  * unpushed. That is not a leaky drop. */
 GST_START_TEST (test_downstream_stopped_is_left_not_drops)
 {
-  Truth truth = { 0, 0 };
-  GstElement *p = parse_with_truth ("fakesrc num-buffers=5 sizetype=fixed "
+  GpuprofTestCount truth = { 0 };
+  GstElement *p = gpuprof_test_parse_counting (
+      "fakesrc num-buffers=5 sizetype=fixed "
       "sizemax=10 ! queue name=q ! identity sleep-time=200000 ! "
-      "fakesink num-buffers=1", &truth);
+      "fakesink num-buffers=1", "q", &truth);
   GstStructure *s;
 
-  gpuprof_test_play_to_eos (p);
-  s = gpuprof_test_queue_stats ("pipeline0/q");
-  check_balance (s, &truth);
+  s = queue_stats_at_eos (p, &truth);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "drops"), 0);
   fail_unless (gpuprof_test_get_u64 (s, "left") > 0,
       "in %d, out %d: nothing left", truth.in, truth.out);
   gst_structure_free (s);
-  stop (p);
+  gpuprof_test_stop (p);
 }
 
 GST_END_TEST;
@@ -199,10 +154,11 @@ GST_END_TEST;
  * left, and the next run starts with an empty mirror. */
 GST_START_TEST (test_stopped_while_full_is_left)
 {
-  Truth truth = { 0, 0 };
-  GstElement *p = parse_with_truth ("fakesrc name=src num-buffers=1000 "
+  GpuprofTestCount truth = { 0 };
+  GstElement *p = gpuprof_test_parse_counting (
+      "fakesrc name=src num-buffers=1000 "
       "sizetype=fixed sizemax=10 ! queue name=q max-size-buffers=5 ! "
-      "identity sleep-time=20000 ! fakesink sync=false", &truth);
+      "identity sleep-time=20000 ! fakesink sync=false", "q", &truth);
   GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
   GstStructure *s;
   gint i;
@@ -227,13 +183,11 @@ GST_START_TEST (test_stopped_while_full_is_left)
   gst_element_set_state (p, GST_STATE_NULL);
   g_object_set (src, "num-buffers", 10, NULL);
   gst_object_unref (src);
-  gpuprof_test_play_to_eos (p);
-  s = gpuprof_test_queue_stats ("pipeline0/q");
-  check_balance (s, &truth);
+  s = queue_stats_at_eos (p, &truth);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "left"), 0);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "buffers"), 10);
   gst_structure_free (s);
-  stop (p);
+  gpuprof_test_stop (p);
 }
 
 GST_END_TEST;
