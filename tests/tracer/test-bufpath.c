@@ -14,11 +14,8 @@ static GstPadProbeReturn
 count_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
   guint64 *count = user_data;
-  guint n = 1;
 
-  if (GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_BUFFER_LIST)
-    n = gst_buffer_list_length (GST_PAD_PROBE_INFO_BUFFER_LIST (info));
-  __atomic_fetch_add (count, n, __ATOMIC_RELAXED);
+  __atomic_fetch_add (count, gpuprof_test_probe_buffers (info), __ATOMIC_RELAXED);
   return GST_PAD_PROBE_OK;
 }
 

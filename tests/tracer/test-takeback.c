@@ -14,11 +14,8 @@ static GstPadProbeReturn
 count_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
   gint *count = user_data;
-  guint n = 1;
 
-  if (GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_BUFFER_LIST)
-    n = gst_buffer_list_length (GST_PAD_PROBE_INFO_BUFFER_LIST (info));
-  g_atomic_int_add (count, n);
+  g_atomic_int_add (count, gpuprof_test_probe_buffers (info));
   return GST_PAD_PROBE_OK;
 }
 
