@@ -570,12 +570,21 @@ stop_session_locked (void)
   active = FALSE;
 }
 
+/* Process exit with a session still running (an application that never
+ * calls gst_deinit()): end it here. CUPTI registers its own exit handlers
+ * while the session starts, before this one, so this runs first and CUPTI
+ * still works: records still in buffers are delivered and settled for the
+ * tracer's exit report. Ending it later, from that report, called into a
+ * CUPTI already torn down (cuptiActivityDisable crashed on the H100). */
 static void
-flush_at_exit (void)
+stop_at_exit (void)
 {
-  /* CUPTI's samples do the same: records still in buffers are delivered */
-  if (g_atomic_int_get (&active))
-    gpuprof_cupti_flush (TRUE);
+  g_mutex_lock (&lock);
+  if (active) {
+    refcount = 0;
+    stop_session_locked ();
+  }
+  g_mutex_unlock (&lock);
 }
 
 /**
@@ -643,7 +652,7 @@ gpuprof_cupti_start (const GpuprofCuptiSettings * s, gchar ** reason)
   collector_stop = FALSE;
   collector = g_thread_new ("gpuprof-cupti", collector_main, NULL);
   if (!atexit_done) {
-    atexit (flush_at_exit);
+    atexit (stop_at_exit);
     atexit_done = TRUE;
   }
   GST_INFO ("CUPTI activity collection on (%s clock)",

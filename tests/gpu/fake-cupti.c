@@ -9,12 +9,16 @@
  * delivers the GPU records in one buffer and the host records in a later one,
  * so the join always sees a GPU record before its API record.
  *
+ * Like the real one, it registers an exit handler when a client subscribes
+ * and, once that ran, aborts on any call that needs its session (the real
+ * CUPTI crashes there).
  * Environment: FAKE_CUPTI_SUBSCRIBE_RESULT, FAKE_CUPTI_ENABLE_RESULT (a
  * CUptiResult to return), FAKE_CUPTI_DROPPED (records reported dropped once).
  */
 #include <cupti.h>
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +55,24 @@ env_result (const char *name)
 {
   const char *v = getenv (name);
   return v ? (CUptiResult) atoi (v) : CUPTI_SUCCESS;
+}
+
+static int torn_down;
+
+static void
+teardown_at_exit (void)
+{
+  torn_down = 1;
+}
+
+static void
+check_alive (const char *call)
+{
+  if (torn_down) {
+    fprintf (stderr, "fake CUPTI: %s called after CUPTI's exit teardown\n",
+        call);
+    abort ();
+  }
 }
 
 static void
@@ -192,6 +214,8 @@ cuptiActivityFlushAll (uint32_t flag)
 {
   Blob gpu, host;
 
+  check_alive ("cuptiActivityFlushAll");
+
   pthread_mutex_lock (&lock);
   gpu = gpu_blob;
   host = host_blob;
@@ -249,12 +273,14 @@ cuptiSetThreadIdType (CUpti_ActivityThreadIdType type)
 EXPORT CUptiResult
 cuptiActivityEnable (CUpti_ActivityKind kind)
 {
+  check_alive ("cuptiActivityEnable");
   return env_result ("FAKE_CUPTI_ENABLE_RESULT");
 }
 
 EXPORT CUptiResult
 cuptiActivityDisable (CUpti_ActivityKind kind)
 {
+  check_alive ("cuptiActivityDisable");
   return CUPTI_SUCCESS;
 }
 
@@ -295,7 +321,13 @@ EXPORT CUptiResult
 cuptiSubscribe (CUpti_SubscriberHandle * s, CUpti_CallbackFunc cb, void *data)
 {
   CUptiResult r = env_result ("FAKE_CUPTI_SUBSCRIBE_RESULT");
+  static int exit_handler;
 
+  check_alive ("cuptiSubscribe");
+  if (!exit_handler) {
+    atexit (teardown_at_exit);
+    exit_handler = 1;
+  }
   *s = r == CUPTI_SUCCESS ? (CUpti_SubscriberHandle) & lock : NULL;
   return r;
 }
@@ -303,6 +335,7 @@ cuptiSubscribe (CUpti_SubscriberHandle * s, CUpti_CallbackFunc cb, void *data)
 EXPORT CUptiResult
 cuptiUnsubscribe (CUpti_SubscriberHandle s)
 {
+  check_alive ("cuptiUnsubscribe");
   return CUPTI_SUCCESS;
 }
 
