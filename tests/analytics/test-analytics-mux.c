@@ -6,7 +6,7 @@
 #include <gst/video/video.h>
 
 #include "analytics-test-util.h"
-#include "gpuprof-analytics-meta.h"
+#include "analytics-meta.h"
 
 #define SECOND (GST_SECOND)
 
@@ -44,11 +44,11 @@ count_batches (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   BatchStats *s = data;
   GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
-  GpuprofBatchMeta *meta = gpuprof_buffer_get_batch_meta (buf);
+  AnalyticsBatchMeta *meta = analytics_buffer_get_batch_meta (buf);
   guint seen = 0, i;
   GstCaps *caps;
 
-  fail_unless (meta != NULL, "batch without GpuprofBatchMeta");
+  fail_unless (meta != NULL, "batch without AnalyticsBatchMeta");
   fail_unless_equals_uint64 (meta->batch_num, s->next_batch_num);
   s->next_batch_num++;
   s->batches++;
@@ -56,11 +56,11 @@ count_batches (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   s->per_reason[meta->reason]++;
   s->max_frames = MAX (s->max_frames, meta->n_frames);
   s->min_frames = MIN (s->min_frames, meta->n_frames);
-  if (meta->reason == GPUPROF_BATCH_PUSH_TIMEOUT) {
+  if (meta->reason == ANALYTICS_BATCH_PUSH_TIMEOUT) {
     s->min_timeout_wait = MIN (s->min_timeout_wait, meta->wait);
     s->max_timeout_frames = MAX (s->max_timeout_frames, meta->n_frames);
   }
-  if (meta->reason == GPUPROF_BATCH_PUSH_FULL)
+  if (meta->reason == ANALYTICS_BATCH_PUSH_FULL)
     s->min_full_wait = MIN (s->min_full_wait, meta->wait);
 
   for (i = 0; i < meta->n_frames; i++) {
@@ -101,7 +101,7 @@ GST_START_TEST (test_full_batches)
           20 * SECOND), GST_MESSAGE_EOS);
   fail_unless_equals_int (s.batches, 100);
   fail_unless_equals_int (s.frames, 400);
-  fail_unless_equals_int (s.per_reason[GPUPROF_BATCH_PUSH_FULL], 100);
+  fail_unless_equals_int (s.per_reason[ANALYTICS_BATCH_PUSH_FULL], 100);
   fail_unless_equals_int (s.min_frames, 4);
   fail_unless (s.one_frame_per_source);
   fail_unless (s.in_order);
@@ -129,7 +129,7 @@ GST_START_TEST (test_batch_smaller_than_inputs)
   fail_unless_equals_int (analytics_test_run (desc, "m", count_batches, &s,
           20 * SECOND), GST_MESSAGE_EOS);
   fail_unless_equals_int (s.batches, 60);
-  fail_unless_equals_int (s.per_reason[GPUPROF_BATCH_PUSH_FULL], 60);
+  fail_unless_equals_int (s.per_reason[ANALYTICS_BATCH_PUSH_FULL], 60);
   fail_unless (s.in_order);
   for (i = 0; i < 4; i++)
     fail_unless_equals_int (s.frames_of_source[i], 30);
@@ -156,7 +156,7 @@ check_layout (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   LayoutCheck *c = data;
   GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
-  GpuprofBatchMeta *meta = gpuprof_buffer_get_batch_meta (buf);
+  AnalyticsBatchMeta *meta = analytics_buffer_get_batch_meta (buf);
   GstMapInfo map;
   guint i, y, x;
 
@@ -223,12 +223,12 @@ GST_START_TEST (test_timeout_live)
   fail_unless_equals_int (analytics_test_run (desc, "m", count_batches, &s,
           20 * SECOND), GST_MESSAGE_EOS);
   fail_unless_equals_int (s.frames, 24);
-  fail_unless (s.per_reason[GPUPROF_BATCH_PUSH_TIMEOUT] >= 4,
+  fail_unless (s.per_reason[ANALYTICS_BATCH_PUSH_TIMEOUT] >= 4,
       "only %u of %u batches pushed by timeout",
-      s.per_reason[GPUPROF_BATCH_PUSH_TIMEOUT], s.batches);
-  fail_unless (s.per_reason[GPUPROF_BATCH_PUSH_FULL] <= 1,
-      "%u full batches", s.per_reason[GPUPROF_BATCH_PUSH_FULL]);
-  fail_unless (s.per_reason[GPUPROF_BATCH_PUSH_FULL] == 0
+      s.per_reason[ANALYTICS_BATCH_PUSH_TIMEOUT], s.batches);
+  fail_unless (s.per_reason[ANALYTICS_BATCH_PUSH_FULL] <= 1,
+      "%u full batches", s.per_reason[ANALYTICS_BATCH_PUSH_FULL]);
+  fail_unless (s.per_reason[ANALYTICS_BATCH_PUSH_FULL] == 0
       || s.min_full_wait >= 20 * GST_MSECOND,
       "a full batch left after %" GST_TIME_FORMAT ", before the timeout",
       GST_TIME_ARGS (s.min_full_wait));
@@ -256,8 +256,8 @@ GST_START_TEST (test_no_timeout_live)
   fail_unless_equals_int (analytics_test_run (desc, "m", count_batches, &s,
           20 * SECOND), GST_MESSAGE_EOS);
   fail_unless_equals_int (s.batches, 4);
-  fail_unless_equals_int (s.per_reason[GPUPROF_BATCH_PUSH_FULL], 4);
-  fail_unless_equals_int (s.per_reason[GPUPROF_BATCH_PUSH_TIMEOUT], 0);
+  fail_unless_equals_int (s.per_reason[ANALYTICS_BATCH_PUSH_FULL], 4);
+  fail_unless_equals_int (s.per_reason[ANALYTICS_BATCH_PUSH_TIMEOUT], 0);
   g_free (desc);
   g_free (srcs);
 }
@@ -283,8 +283,8 @@ GST_START_TEST (test_eos_all_inputs)
   fail_unless_equals_int (s.frames_of_source[1], 13);
   fail_unless_equals_int (s.frames_of_source[2], 20);
   /* 40 = 13 full batches + 1 frame pushed at EOS. */
-  fail_unless_equals_int (s.per_reason[GPUPROF_BATCH_PUSH_FULL], 13);
-  fail_unless_equals_int (s.per_reason[GPUPROF_BATCH_PUSH_EOS], 1);
+  fail_unless_equals_int (s.per_reason[ANALYTICS_BATCH_PUSH_FULL], 13);
+  fail_unless_equals_int (s.per_reason[ANALYTICS_BATCH_PUSH_EOS], 1);
   fail_unless (s.in_order);
 }
 

@@ -3,7 +3,7 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 
-#include "gpuprof-analytics-meta.h"
+#include "analytics-meta.h"
 #include "gpuprof-test-work.h"
 
 static GstHarness *
@@ -24,12 +24,13 @@ gray_frame (GstHarness * h, gint width, gint height, guint n_objects,
     gint box_w, gint box_h)
 {
   GstBuffer *buf = gst_harness_create_buffer (h, (gsize) width * height * 4);
-  GpuprofDetectionMeta *meta = gpuprof_buffer_add_detection_meta (buf, TRUE);
+  AnalyticsDetectionMeta *meta =
+      analytics_buffer_add_detection_meta (buf, TRUE);
   guint i;
 
   gst_buffer_memset (buf, 0, 128, (gsize) width * height * 4);
   for (i = 0; i < n_objects; i++) {
-    GpuprofObject o = { 0, };
+    AnalyticsObject o = { 0, };
 
     o.class_id = 0;
     o.track_id = 7;
