@@ -1,4 +1,4 @@
-/* Stage utilisation is a share of time: never above 100 % (issue 12, #13).
+/* Stage utilisation is a share of time: never above 100 %.
  * A synced sink in a short run waits for the clock on its last batch after
  * the aggregator's last push; its span, compared with the times its pads
  * saw in the same run, holds that wait. */

@@ -135,7 +135,8 @@ GST_START_TEST (test_pull_across_ghost_pad)
 
 GST_END_TEST;
 
-/* The case: a demuxer in a bin pulls the file (needs the clip) */
+/* A demuxer in a bin pulls the file through the bin's ghost pad, as in
+ * decodebin (needs the clip) */
 GST_START_TEST (test_demuxer_pulls_across_ghost_pad)
 {
   const gchar *clip = test_clip ();

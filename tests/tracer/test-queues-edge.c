@@ -1,5 +1,5 @@
-/* Queue counts on the shapes that broke them (issue 12: 6, 7, 12): a leaky
- * queue behind a tee (copied and pooled buffers), the level read after the
+/* Queue counts on the shapes that once miscounted them: a leaky queue
+ * behind a tee (copied and pooled buffers), the level read after the
  * queue's thread took the buffer, buffers a queue still held when
  * downstream stopped or the pipeline stopped. Every count is compared with
  * pad probes on the queue's own pads in the same run. */

@@ -1,4 +1,4 @@
-/* Pushes refused or cut short (found by the long fuzz runs, issue 12):
+/* Pushes refused or cut short (shapes the long fuzz runs miscounted):
  * - a buffer list GStreamer's default chain-list splits, whose third chain
  *   call fails: the rest of the list never crosses, so the pusher's out
  *   (and a queue's "buffers") counts only the calls made;
