@@ -181,6 +181,14 @@ gpuprof_test_timing (void)
   return g_getenv ("GPUPROF_TEST_NO_TIMING") == NULL;
 }
 
+const gchar *
+gpuprof_test_clip (void)
+{
+  const gchar *clip = g_getenv ("GPUPROF_TEST_CLIP");
+
+  return clip && g_file_test (clip, G_FILE_TEST_EXISTS) ? clip : NULL;
+}
+
 /* Under valgrind (tools/run-valgrind.sh sets GPUPROF_TEST_NO_TIMING) every
  * call is many times slower: only check that something was measured. */
 void

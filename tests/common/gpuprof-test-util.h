@@ -34,6 +34,9 @@ gchar *gpuprof_test_last_report (void);
 /* The report of @pipeline while it runs ("get-report"). */
 gchar *gpuprof_test_live_report (GstElement * pipeline);
 gboolean gpuprof_test_timing (void);
+/* The H.264 clip GPUPROF_TEST_CLIP names, %NULL when it is not there (the
+ * test that needs it skips). */
+const gchar *gpuprof_test_clip (void);
 void gpuprof_test_assert_near (const gchar * what, gdouble value,
     gdouble expected, gdouble tolerance);
 void gpuprof_test_assert_truth (const gchar * what, guint64 measured_ns,

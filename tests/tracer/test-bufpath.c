@@ -99,14 +99,6 @@ assert_link (GstElement * pipeline, const gchar * up, guint64 truth,
   gst_structure_free (d);
 }
 
-static const gchar *
-test_clip (void)
-{
-  const gchar *clip = g_getenv ("GPUPROF_TEST_CLIP");
-
-  return clip && g_file_test (clip, G_FILE_TEST_EXISTS) ? clip : NULL;
-}
-
 /* ------------------------------------------------------ ghost-pad pulls */
 
 /* A sink in a bin pulls through the bin's ghost pad: the pulls reach the
@@ -139,7 +131,7 @@ GST_END_TEST;
  * decodebin (needs the clip) */
 GST_START_TEST (test_demuxer_pulls_across_ghost_pad)
 {
-  const gchar *clip = test_clip ();
+  const gchar *clip = gpuprof_test_clip ();
   GstElement *p;
   gchar *desc;
   guint64 pulled = 0;
