@@ -10,7 +10,7 @@
 #include "gpuprof-snapshot.h"
 #include "gpuprof-summary.h"
 #include "gpuprof-trace.h"
-#include "gpuprof-test-names.h"
+#include "gpuprof-test-core.h"
 
 static gchar *tmpdir;
 
@@ -210,22 +210,13 @@ test_report_from_killed_trace (void)
 int
 main (int argc, char **argv)
 {
-  gint ret;
-
   gst_init (&argc, &argv);
   g_test_init (&argc, &argv, NULL);
   g_assert_nonnull (g_getenv ("GST_GPUPROF"));
   names = gpuprof_test_trace_names (element_names);
-  tmpdir = g_dir_make_tmp ("gpuprof-tools-XXXXXX", NULL);
+  tmpdir = gpuprof_test_tmpdir_new ("gpuprof-tools-XXXXXX");
   g_test_add_func ("/report/from-summary", test_report_from_summary);
   g_test_add_func ("/report/from-trace", test_report_from_trace);
   g_test_add_func ("/report/from-killed-trace", test_report_from_killed_trace);
-  ret = g_test_run ();
-  if (ret == 0) {
-    gchar *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);
-    ret = system (cmd);
-    g_free (cmd);
-  }
-  g_free (tmpdir);
-  return ret;
+  return gpuprof_test_tmpdir_done (tmpdir, g_test_run ());
 }

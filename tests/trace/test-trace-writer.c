@@ -13,7 +13,7 @@
 #include "gpuprof-snapshot.h"
 #include "gpuprof-summary.h"
 #include "gpuprof-trace.h"
-#include "gpuprof-test-names.h"
+#include "gpuprof-test-core.h"
 
 #define N_BUFFERS 500
 #define US 1000
@@ -355,27 +355,17 @@ test_element_filter (void)
 int
 main (int argc, char **argv)
 {
-  gint ret;
-
   gst_init (&argc, &argv);
   g_test_init (&argc, &argv, NULL);
   g_set_printerr_handler (count_printerr);
   g_assert_nonnull (g_getenv ("CHECK_TRACE"));
   names = gpuprof_test_trace_names (element_names);
-  tmpdir = g_dir_make_tmp ("gpuprof-trace-XXXXXX", NULL);
+  tmpdir = gpuprof_test_tmpdir_new ("gpuprof-trace-XXXXXX");
 
   g_test_add_func ("/trace/scenario", test_scenario);
   g_test_add_func ("/trace/unwritable-path", test_unwritable_path);
   g_test_add_func ("/trace/disk-full-mid-run", test_disk_full_mid_run);
   g_test_add_func ("/trace/size-cap", test_size_cap);
   g_test_add_func ("/trace/element-filter", test_element_filter);
-  ret = g_test_run ();
-
-  if (ret == 0) {
-    gchar *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);
-    g_assert_true (system (cmd) == 0);
-    g_free (cmd);
-  }
-  g_free (tmpdir);
-  return ret;
+  return gpuprof_test_tmpdir_done (tmpdir, g_test_run ());
 }

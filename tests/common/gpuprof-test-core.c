@@ -1,6 +1,7 @@
-/* See gpuprof-test-names.h. */
-#include "gpuprof-test-names.h"
+/* See gpuprof-test-core.h. */
+#include "gpuprof-test-core.h"
 
+#include <glib/gstdio.h>
 #include <string.h>
 
 static const gchar *
@@ -54,4 +55,44 @@ gpuprof_test_trace_names (const gchar * const *elements)
   };
 
   return names;
+}
+
+gchar *
+gpuprof_test_tmpdir_new (const gchar * tmpl)
+{
+  GError *err = NULL;
+  gchar *dir = g_dir_make_tmp (tmpl, &err);
+
+  g_assert_no_error (err);
+  return dir;
+}
+
+static gboolean
+remove_tree (const gchar * path)
+{
+  GDir *dir = g_dir_open (path, 0, NULL);
+  const gchar *name;
+  gboolean ok = TRUE;
+
+  if (dir) {
+    while ((name = g_dir_read_name (dir))) {
+      gchar *child = g_build_filename (path, name, NULL);
+
+      ok = remove_tree (child) && ok;
+      g_free (child);
+    }
+    g_dir_close (dir);
+  }
+  return g_remove (path) == 0 && ok;
+}
+
+gint
+gpuprof_test_tmpdir_done (gchar * tmpdir, gint status)
+{
+  if (status == 0 && !remove_tree (tmpdir)) {
+    g_printerr ("could not remove %s\n", tmpdir);
+    status = 1;
+  }
+  g_free (tmpdir);
+  return status;
 }
