@@ -58,3 +58,15 @@ analytics_test_sources (guint n, const gchar * src_props)
     g_string_append_printf (s, " videotestsrc %s ! m.sink_%u", src_props, i);
   return g_string_free (s, FALSE);
 }
+
+GstHarness *
+analytics_test_rgba_harness (const gchar * factory, gint width, gint height)
+{
+  GstHarness *h = gst_harness_new (factory);
+  gchar *caps = g_strdup_printf ("video/x-raw,format=RGBA,width=%d,height=%d,"
+      "framerate=30/1", width, height);
+
+  gst_harness_set_src_caps_str (h, caps);
+  g_free (caps);
+  return h;
+}

@@ -4,18 +4,15 @@
 #include <gst/check/gstharness.h>
 
 #include "analytics-meta.h"
+#include "analytics-test-util.h"
 #include "gpuprof-test-work.h"
 
 static GstHarness *
 osd_harness (gint width, gint height, guint cost)
 {
-  GstHarness *h = gst_harness_new ("analyticsosd");
-  gchar *caps = g_strdup_printf ("video/x-raw,format=RGBA,width=%d,height=%d,"
-      "framerate=30/1", width, height);
+  GstHarness *h = analytics_test_rgba_harness ("analyticsosd", width, height);
 
   g_object_set (h->element, "cost", cost, NULL);
-  gst_harness_set_src_caps_str (h, caps);
-  g_free (caps);
   return h;
 }
 

@@ -5,6 +5,7 @@
 #include <gst/check/gstharness.h>
 
 #include "analytics-meta.h"
+#include "analytics-test-util.h"
 #include "gpuprof-test-work.h"
 
 typedef struct
@@ -16,13 +17,10 @@ typedef struct
 static GstHarness *
 tracker_harness (gint width, gint height, guint max_age)
 {
-  GstHarness *h = gst_harness_new ("analyticstracker");
-  gchar *caps = g_strdup_printf ("video/x-raw,format=RGBA,width=%d,height=%d,"
-      "framerate=30/1", width, height);
+  GstHarness *h =
+      analytics_test_rgba_harness ("analyticstracker", width, height);
 
   g_object_set (h->element, "max-age", max_age, NULL);
-  gst_harness_set_src_caps_str (h, caps);
-  g_free (caps);
   return h;
 }
 
