@@ -88,17 +88,35 @@ count_batches (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
+/* Runs @desc to EOS, its analyticsmux named "m", counting the batches. */
+static void
+count_batches_to_eos (const gchar * desc, BatchStats * s)
+{
+  batch_stats_init (s);
+  fail_unless_equals_int (analytics_test_run (desc, "m", count_batches, s,
+          20 * SECOND), GST_MESSAGE_EOS);
+}
+
+/* analyticsmux with @mux_props, scaling to 32x24, fed by 4 videotestsrc
+ * with @src_props, to EOS */
+static void
+run_mux (const gchar * mux_props, const gchar * src_props, BatchStats * s)
+{
+  gchar *srcs = analytics_test_sources (4, src_props);
+  gchar *desc = g_strdup_printf ("analyticsmux name=m %s width=32 height=24 "
+      "! fakesink %s", mux_props, srcs);
+
+  count_batches_to_eos (desc, s);
+  g_free (desc);
+  g_free (srcs);
+}
+
 GST_START_TEST (test_full_batches)
 {
-  gchar *srcs = analytics_test_sources (4,
-      "num-buffers=100 ! video/x-raw,width=64,height=48");
-  gchar *desc = g_strdup_printf ("analyticsmux name=m batch-size=4 width=32 "
-      "height=24 ! fakesink %s", srcs);
   BatchStats s;
 
-  batch_stats_init (&s);
-  fail_unless_equals_int (analytics_test_run (desc, "m", count_batches, &s,
-          20 * SECOND), GST_MESSAGE_EOS);
+  run_mux ("batch-size=4", "num-buffers=100 ! video/x-raw,width=64,height=48",
+      &s);
   fail_unless_equals_int (s.batches, 100);
   fail_unless_equals_int (s.frames, 400);
   fail_unless_equals_int (s.per_reason[ANALYTICS_BATCH_PUSH_FULL], 100);
@@ -107,8 +125,6 @@ GST_START_TEST (test_full_batches)
   fail_unless (s.in_order);
   fail_unless_equals_int (s.caps_batch_size, 4);
   fail_unless_equals_int (s.caps_height, 24 * 4);
-  g_free (desc);
-  g_free (srcs);
 }
 
 GST_END_TEST;
@@ -118,23 +134,16 @@ GST_END_TEST;
  * alone once the others ended.) */
 GST_START_TEST (test_batch_smaller_than_inputs)
 {
-  gchar *srcs = analytics_test_sources (4,
-      "num-buffers=30 ! video/x-raw,width=64,height=48");
-  gchar *desc = g_strdup_printf ("analyticsmux name=m batch-size=2 width=32 "
-      "height=24 ! fakesink %s", srcs);
   BatchStats s;
   guint i;
 
-  batch_stats_init (&s);
-  fail_unless_equals_int (analytics_test_run (desc, "m", count_batches, &s,
-          20 * SECOND), GST_MESSAGE_EOS);
+  run_mux ("batch-size=2", "num-buffers=30 ! video/x-raw,width=64,height=48",
+      &s);
   fail_unless_equals_int (s.batches, 60);
   fail_unless_equals_int (s.per_reason[ANALYTICS_BATCH_PUSH_FULL], 60);
   fail_unless (s.in_order);
   for (i = 0; i < 4; i++)
     fail_unless_equals_int (s.frames_of_source[i], 30);
-  g_free (desc);
-  g_free (srcs);
 }
 
 GST_END_TEST;
@@ -213,15 +222,10 @@ GST_END_TEST;
  * record of the wait shows. */
 GST_START_TEST (test_timeout_live)
 {
-  gchar *srcs = analytics_test_sources (4, "is-live=true num-buffers=6 "
-      "! video/x-raw,width=64,height=48,framerate=10/1");
-  gchar *desc = g_strdup_printf ("analyticsmux name=m batch-size=8 "
-      "batched-push-timeout=20000 width=32 height=24 ! fakesink %s", srcs);
   BatchStats s;
 
-  batch_stats_init (&s);
-  fail_unless_equals_int (analytics_test_run (desc, "m", count_batches, &s,
-          20 * SECOND), GST_MESSAGE_EOS);
+  run_mux ("batch-size=8 batched-push-timeout=20000", "is-live=true "
+      "num-buffers=6 ! video/x-raw,width=64,height=48,framerate=10/1", &s);
   fail_unless_equals_int (s.frames, 24);
   fail_unless (s.per_reason[ANALYTICS_BATCH_PUSH_TIMEOUT] >= 4,
       "only %u of %u batches pushed by timeout",
@@ -237,8 +241,6 @@ GST_START_TEST (test_timeout_live)
       "timeout batch left after %" GST_TIME_FORMAT,
       GST_TIME_ARGS (s.min_timeout_wait));
   fail_unless_equals_int (s.caps_batch_size, 8);
-  g_free (desc);
-  g_free (srcs);
 }
 
 GST_END_TEST;
@@ -246,20 +248,13 @@ GST_END_TEST;
 /* Without a timeout the same live inputs fill batches of 8. */
 GST_START_TEST (test_no_timeout_live)
 {
-  gchar *srcs = analytics_test_sources (4, "is-live=true num-buffers=8 "
-      "! video/x-raw,width=64,height=48,framerate=30/1");
-  gchar *desc = g_strdup_printf ("analyticsmux name=m batch-size=8 "
-      "width=32 height=24 ! fakesink %s", srcs);
   BatchStats s;
 
-  batch_stats_init (&s);
-  fail_unless_equals_int (analytics_test_run (desc, "m", count_batches, &s,
-          20 * SECOND), GST_MESSAGE_EOS);
+  run_mux ("batch-size=8", "is-live=true num-buffers=8 "
+      "! video/x-raw,width=64,height=48,framerate=30/1", &s);
   fail_unless_equals_int (s.batches, 4);
   fail_unless_equals_int (s.per_reason[ANALYTICS_BATCH_PUSH_FULL], 4);
   fail_unless_equals_int (s.per_reason[ANALYTICS_BATCH_PUSH_TIMEOUT], 0);
-  g_free (desc);
-  g_free (srcs);
 }
 
 GST_END_TEST;
@@ -275,9 +270,7 @@ GST_START_TEST (test_eos_all_inputs)
       "videotestsrc num-buffers=20 ! video/x-raw,width=64,height=48 ! m.sink_2";
   BatchStats s;
 
-  batch_stats_init (&s);
-  fail_unless_equals_int (analytics_test_run (desc, "m", count_batches, &s,
-          20 * SECOND), GST_MESSAGE_EOS);
+  count_batches_to_eos (desc, &s);
   fail_unless_equals_int (s.frames, 40);
   fail_unless_equals_int (s.frames_of_source[0], 7);
   fail_unless_equals_int (s.frames_of_source[1], 13);
