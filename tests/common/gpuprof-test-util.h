@@ -22,6 +22,12 @@ GstElement *gpuprof_test_parse_counting (const gchar * description,
 void gpuprof_test_stop (GstElement * pipeline);
 /* "pipelineN/name": each test's pipeline has its own number without fork */
 gchar *gpuprof_test_path (GstElement * pipeline, const gchar * name);
+/* Plays @pipeline until EOS or an error, at most @timeout: returns
+ * GST_MESSAGE_EOS, GST_MESSAGE_ERROR (its text in @error when not %NULL,
+ * to free) or 0 when neither came in time. Leaves the state as it is. */
+GstMessageType gpuprof_test_play (GstElement * pipeline,
+    GstClockTime timeout, gchar ** error);
+/* Plays @pipeline to EOS (60 s at most); an error fails the test. */
 void gpuprof_test_play_to_eos (GstElement * pipeline);
 GstStructure *gpuprof_test_element_stats (const gchar * path);
 GstStructure *gpuprof_test_queue_stats (const gchar * path);
