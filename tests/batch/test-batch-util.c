@@ -134,11 +134,5 @@ batch_util_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  g_setenv ("GST_TRACERS", "gpuprof(report=off,cupti=off)", TRUE);
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (batch_util_suite (), "gpuprof-batch-util",
-      __FILE__);
-}
+GPUPROF_TEST_MAIN (batch_util, "gpuprof-batch-util",
+    "gpuprof(report=off,cupti=off)");

@@ -355,10 +355,4 @@ batch_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  g_setenv ("GST_TRACERS", "gpuprof(report=off,nvtx=off)", TRUE);
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (batch_suite (), "gpuprof-batch", __FILE__);
-}
+GPUPROF_TEST_MAIN (batch, "gpuprof-batch", "gpuprof(report=off,nvtx=off)");

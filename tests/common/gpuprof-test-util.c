@@ -27,6 +27,15 @@ gpuprof_test_tracer (void)
   return found;
 }
 
+gint
+gpuprof_test_main (gint * argc, gchar *** argv, const gchar * tracers,
+    Suite * (*suite) (void), const gchar * name, const gchar * file)
+{
+  g_setenv ("GST_TRACERS", tracers, TRUE);
+  gst_check_init (argc, argv);
+  return gst_check_run_suite (suite (), name, file);
+}
+
 GstMessageType
 gpuprof_test_play (GstElement * pipeline, GstClockTime timeout,
     gchar ** error)

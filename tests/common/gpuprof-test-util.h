@@ -11,6 +11,22 @@
 
 G_BEGIN_DECLS
 
+/* Runs the suite that @suite returns under GST_TRACERS=@tracers, set
+ * before gst_check_init() so that the tracer is there from the start;
+ * @file is the test's source (__FILE__). Returns main's exit status. */
+gint gpuprof_test_main (gint * argc, gchar *** argv, const gchar * tracers,
+    Suite * (*suite) (void), const gchar * name, const gchar * file);
+
+/* GST_CHECK_MAIN with the tracer: main () runs @prefix_suite () as @name
+ * under GST_TRACERS=@tracers. */
+#define GPUPROF_TEST_MAIN(prefix, name, tracers)                      \
+int                                                                   \
+main (int argc, char **argv)                                          \
+{                                                                     \
+  return gpuprof_test_main (&argc, &argv, tracers, prefix##_suite,    \
+      name, __FILE__);                                                \
+}
+
 GstTracer *gpuprof_test_tracer (void);
 GstElement *gpuprof_test_parse (const gchar * description);
 GstElement *gpuprof_test_run (const gchar * description);

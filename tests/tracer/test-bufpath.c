@@ -493,7 +493,6 @@ int
 main (int argc, char **argv)
 {
   prctl (PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-  g_setenv ("GST_TRACERS", "gpuprof(report=off,cupti=off)", TRUE);
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (bufpath_suite (), "gpuprof-bufpath", __FILE__);
+  return gpuprof_test_main (&argc, &argv, "gpuprof(report=off,cupti=off)",
+      bufpath_suite, "gpuprof-bufpath", __FILE__);
 }

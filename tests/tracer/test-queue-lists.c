@@ -127,11 +127,5 @@ queue_lists_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  g_setenv ("GST_TRACERS", "gpuprof(report=off,cupti=off)", TRUE);
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (queue_lists_suite (), "gpuprof-queue-lists",
-      __FILE__);
-}
+GPUPROF_TEST_MAIN (queue_lists, "gpuprof-queue-lists",
+    "gpuprof(report=off,cupti=off)");

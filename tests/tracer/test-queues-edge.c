@@ -208,11 +208,5 @@ queues_edge_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  g_setenv ("GST_TRACERS", "gpuprof(report=off,cupti=off)", TRUE);
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (queues_edge_suite (), "gpuprof-queues-edge",
-      __FILE__);
-}
+GPUPROF_TEST_MAIN (queues_edge, "gpuprof-queues-edge",
+    "gpuprof(report=off,cupti=off)");

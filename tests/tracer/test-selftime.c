@@ -267,8 +267,6 @@ main (int argc, char **argv)
   /* shorter sleeps, closer to the planted costs (streaming threads inherit
    * it); the truth is measured anyway */
   prctl (PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-  g_setenv ("GST_TRACERS", "gpuprof(report=off)", TRUE);
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (selftime_suite (), "gpuprof-selftime",
-      __FILE__);
+  return gpuprof_test_main (&argc, &argv, "gpuprof(report=off)",
+      selftime_suite, "gpuprof-selftime", __FILE__);
 }

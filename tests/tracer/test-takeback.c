@@ -200,11 +200,5 @@ takeback_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  g_setenv ("GST_TRACERS", "gpuprof(report=off,cupti=off)", TRUE);
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (takeback_suite (), "gpuprof-takeback",
-      __FILE__);
-}
+GPUPROF_TEST_MAIN (takeback, "gpuprof-takeback",
+    "gpuprof(report=off,cupti=off)");
