@@ -5,13 +5,13 @@
 
 #include "analytics-frames.h"
 
-/* A buffer without GpuprofBatchMeta is one frame of the negotiated size, so
+/* A buffer without AnalyticsBatchMeta is one frame of the negotiated size, so
  * the stand-ins also run on plain RGBA video. */
 gboolean
-gpuprof_frame_layout_init (GpuprofFrameLayout * layout, GstBuffer * buffer,
+analytics_frame_layout_init (AnalyticsFrameLayout * layout, GstBuffer * buffer,
     const GstVideoInfo * info)
 {
-  const GpuprofBatchMeta *meta = gpuprof_buffer_get_batch_meta (buffer);
+  const AnalyticsBatchMeta *meta = analytics_buffer_get_batch_meta (buffer);
 
   if (meta) {
     layout->n_frames = meta->n_frames;
@@ -31,7 +31,7 @@ gpuprof_frame_layout_init (GpuprofFrameLayout * layout, GstBuffer * buffer,
 }
 
 guint
-gpuprof_frame_layout_source (const GpuprofFrameLayout * layout, guint frame)
+analytics_frame_layout_source (const AnalyticsFrameLayout * layout, guint frame)
 {
   return layout->batch ? layout->batch->frames[frame].source_id : 0;
 }

@@ -5,7 +5,7 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
-#include "gpuprof-analytics-meta.h"
+#include "analytics-meta.h"
 
 G_BEGIN_DECLS
 
@@ -15,13 +15,13 @@ typedef struct
   guint width;
   guint height;
   guint stride;
-  const GpuprofBatchMeta *batch;        /* NULL for a plain single frame */
-} GpuprofFrameLayout;
+  const AnalyticsBatchMeta *batch;        /* NULL for a plain single frame */
+} AnalyticsFrameLayout;
 
-gboolean gpuprof_frame_layout_init (GpuprofFrameLayout * layout,
+gboolean analytics_frame_layout_init (AnalyticsFrameLayout * layout,
     GstBuffer * buffer, const GstVideoInfo * info);
 
-guint gpuprof_frame_layout_source (const GpuprofFrameLayout * layout,
+guint analytics_frame_layout_source (const AnalyticsFrameLayout * layout,
     guint frame);
 
 G_END_DECLS

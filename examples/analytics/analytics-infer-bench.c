@@ -53,15 +53,15 @@ fill_frames (uint8_t * data, int n)
 }
 
 static void
-cpu_launch (const GpuprofNet * net, const uint8_t * frames, int n,
+cpu_launch (const AnalyticsNet * net, const uint8_t * frames, int n,
     float *features, float *scratch, float *out)
 {
   int i;
 
   for (i = 0; i < n; i++)
-    gpuprof_net_preprocess_cpu (frames + (size_t) i * HEIGHT * STRIDE, WIDTH,
-        HEIGHT, STRIDE, features + (size_t) i * GPUPROF_NET_IN);
-  gpuprof_net_forward_cpu (net, features, n, scratch, out);
+    analytics_net_preprocess_cpu (frames + (size_t) i * HEIGHT * STRIDE, WIDTH,
+        HEIGHT, STRIDE, features + (size_t) i * ANALYTICS_NET_IN);
+  analytics_net_forward_cpu (net, features, n, scratch, out);
 }
 
 int
@@ -71,9 +71,9 @@ main (int argc, char **argv)
   int i, bs;
   uint8_t *frames;
   float *features, *scratch, *cpu_out, *gpu_out;
-  GpuprofNet *net;
+  AnalyticsNet *net;
 #ifdef HAVE_ANALYTICS_CUDA
-  GpuprofGpuEngine *gpu;
+  AnalyticsGpuEngine *gpu;
   char err[256] = "";
 #endif
 
@@ -97,12 +97,12 @@ main (int argc, char **argv)
     }
   }
 
-  net = gpuprof_net_new (size, layers, fp16);
+  net = analytics_net_new (size, layers, fp16);
   frames = malloc ((size_t) max_batch * HEIGHT * STRIDE);
-  features = malloc (sizeof (float) * max_batch * GPUPROF_NET_IN);
-  scratch = malloc (sizeof (float) * gpuprof_net_scratch_floats (net));
-  cpu_out = malloc (sizeof (float) * max_batch * GPUPROF_NET_OUT);
-  gpu_out = malloc (sizeof (float) * max_batch * GPUPROF_NET_OUT);
+  features = malloc (sizeof (float) * max_batch * ANALYTICS_NET_IN);
+  scratch = malloc (sizeof (float) * analytics_net_scratch_floats (net));
+  cpu_out = malloc (sizeof (float) * max_batch * ANALYTICS_NET_OUT);
+  gpu_out = malloc (sizeof (float) * max_batch * ANALYTICS_NET_OUT);
   if (!net || !frames || !features || !scratch || !cpu_out || !gpu_out)
     return 1;
   fill_frames (frames, max_batch);
@@ -110,43 +110,43 @@ main (int argc, char **argv)
       fp16 ? "fp16" : "fp32", WIDTH, HEIGHT);
 
 #ifdef HAVE_ANALYTICS_CUDA
-  gpu = gpuprof_gpu_engine_new (net, err, sizeof (err));
+  gpu = analytics_gpu_engine_new (net, err, sizeof (err));
   if (gpu) {
     double max_diff = 0.0;
     int flips = 0;
 
-    printf ("GPU: %s\n", gpuprof_gpu_engine_device_name (gpu));
+    printf ("GPU: %s\n", analytics_gpu_engine_device_name (gpu));
     /* Same math: logits and decisions (logit > 0.405 = sigmoid 0.6). */
     cpu_launch (net, frames, max_batch, features, scratch, cpu_out);
-    if (gpuprof_gpu_engine_run (gpu, frames, max_batch, WIDTH, HEIGHT, STRIDE,
+    if (analytics_gpu_engine_run (gpu, frames, max_batch, WIDTH, HEIGHT, STRIDE,
             gpu_out, err, sizeof (err))) {
       fprintf (stderr, "GPU run failed: %s\n", err);
       return 1;
     }
-    for (i = 0; i < max_batch * GPUPROF_NET_OUT; i++) {
+    for (i = 0; i < max_batch * ANALYTICS_NET_OUT; i++) {
       double d = fabs (cpu_out[i] - gpu_out[i]);
 
       max_diff = d > max_diff ? d : max_diff;
       flips += (cpu_out[i] > 0.405f) != (gpu_out[i] > 0.405f);
     }
     printf ("GPU vs CPU: max |logit difference| %.3g, decisions differing "
-        "%d of %d\n", max_diff, flips, max_batch * GPUPROF_NET_OUT);
+        "%d of %d\n", max_diff, flips, max_batch * ANALYTICS_NET_OUT);
 
     printf ("%-6s %14s %14s\n", "batch", "GPU us/launch", "GPU us/frame");
     for (bs = 1; bs <= max_batch; bs *= 2) {
       double t0;
 
       for (i = 0; i < 3; i++)
-        gpuprof_gpu_engine_run (gpu, frames, bs, WIDTH, HEIGHT, STRIDE,
+        analytics_gpu_engine_run (gpu, frames, bs, WIDTH, HEIGHT, STRIDE,
             gpu_out, err, sizeof (err));
       t0 = now_us ();
       for (i = 0; i < iters; i++)
-        gpuprof_gpu_engine_run (gpu, frames, bs, WIDTH, HEIGHT, STRIDE,
+        analytics_gpu_engine_run (gpu, frames, bs, WIDTH, HEIGHT, STRIDE,
             gpu_out, err, sizeof (err));
       t0 = (now_us () - t0) / iters;
       printf ("%-6d %14.1f %14.1f\n", bs, t0, t0 / bs);
     }
-    gpuprof_gpu_engine_free (gpu);
+    analytics_gpu_engine_free (gpu);
   } else {
     printf ("GPU: none (%s)\n", err);
   }
@@ -167,7 +167,7 @@ main (int argc, char **argv)
     }
   }
 
-  gpuprof_net_free (net);
+  analytics_net_free (net);
   free (frames);
   free (features);
   free (scratch);

@@ -1,5 +1,5 @@
 /* CUDA implementation of the analyticsinfer network: the same math as
- * gpuprof_net_preprocess_cpu () and gpuprof_net_forward_cpu ().
+ * analytics_net_preprocess_cpu () and analytics_net_forward_cpu ().
  *
  * Cost per launch = a fixed part (one kernel per layer, each reading all the
  * weights; a 16-row tile runs whether 1 or 16 frames fill it) + a per-frame
@@ -17,14 +17,14 @@
 
 #define TILE 16
 
-struct GpuprofGpuEngine
+struct AnalyticsGpuEngine
 {
   int n_layers;
-  int dims[GPUPROF_NET_MAX_LAYERS + 1];
+  int dims[ANALYTICS_NET_MAX_LAYERS + 1];
   int max_dim;
   int fp16;
-  void *w[GPUPROF_NET_MAX_LAYERS];      /* float or __half */
-  void *b[GPUPROF_NET_MAX_LAYERS];
+  void *w[ANALYTICS_NET_MAX_LAYERS];      /* float or __half */
+  void *b[ANALYTICS_NET_MAX_LAYERS];
   cudaStream_t stream;
   char name[256];
 
@@ -32,7 +32,7 @@ struct GpuprofGpuEngine
   uint8_t *d_frames;
   size_t frames_cap;
   void *d_act[2];               /* max_frames x max_dim */
-  float *d_out;                 /* max_frames x GPUPROF_NET_OUT */
+  float *d_out;                 /* max_frames x ANALYTICS_NET_OUT */
   int max_frames;
 };
 
@@ -69,9 +69,11 @@ preprocess_kernel (const uint8_t * frames, int width, int height, int stride,
 {
   __shared__ unsigned int sums[256];
   int cell = blockIdx.x, frame = blockIdx.y;
-  int cy = cell / GPUPROF_NET_GRID, cx = cell % GPUPROF_NET_GRID;
-  int y0 = cy * height / GPUPROF_NET_GRID, y1 = (cy + 1) * height / GPUPROF_NET_GRID;
-  int x0 = cx * width / GPUPROF_NET_GRID, x1 = (cx + 1) * width / GPUPROF_NET_GRID;
+  int cy = cell / ANALYTICS_NET_GRID, cx = cell % ANALYTICS_NET_GRID;
+  int y0 = cy * height / ANALYTICS_NET_GRID;
+  int y1 = (cy + 1) * height / ANALYTICS_NET_GRID;
+  int x0 = cx * width / ANALYTICS_NET_GRID;
+  int x1 = (cx + 1) * width / ANALYTICS_NET_GRID;
   int cw = x1 - x0, n = cw * (y1 - y0);
   const uint8_t *base = frames + (size_t) frame * height * stride;
   unsigned int sum = 0;
@@ -89,7 +91,7 @@ preprocess_kernel (const uint8_t * frames, int width, int height, int stride,
   }
   if (threadIdx.x == 0) {
     float v = n ? (float) sums[0] / (1020.0f * n) - 0.5f : 0.0f;
-    features[(size_t) frame * GPUPROF_NET_IN + cell] = from_float < T > (v);
+    features[(size_t) frame * ANALYTICS_NET_IN + cell] = from_float < T > (v);
   }
 }
 
@@ -166,10 +168,10 @@ upload (const float *src, size_t n, int fp16, char *err, size_t err_len)
   return dev;
 }
 
-extern "C" GpuprofGpuEngine *
-gpuprof_gpu_engine_new (const GpuprofNet * net, char *err, size_t err_len)
+extern "C" AnalyticsGpuEngine *
+analytics_gpu_engine_new (const AnalyticsNet * net, char *err, size_t err_len)
 {
-  GpuprofGpuEngine *e;
+  AnalyticsGpuEngine *e;
   cudaDeviceProp prop;
   int count = 0, l;
 
@@ -185,7 +187,7 @@ gpuprof_gpu_engine_new (const GpuprofNet * net, char *err, size_t err_len)
           err, err_len))
     return NULL;
 
-  e = (GpuprofGpuEngine *) calloc (1, sizeof (GpuprofGpuEngine));
+  e = (AnalyticsGpuEngine *) calloc (1, sizeof (AnalyticsGpuEngine));
   if (!e)
     return NULL;
   snprintf (e->name, sizeof (e->name), "%s", prop.name);
@@ -206,7 +208,7 @@ gpuprof_gpu_engine_new (const GpuprofNet * net, char *err, size_t err_len)
         (size_t) net->dims[l] * net->dims[l + 1], net->fp16, err, err_len);
     e->b[l] = upload (net->bias[l], net->dims[l + 1], net->fp16, err, err_len);
     if (!e->w[l] || !e->b[l]) {
-      gpuprof_gpu_engine_free (e);
+      analytics_gpu_engine_free (e);
       return NULL;
     }
   }
@@ -214,7 +216,7 @@ gpuprof_gpu_engine_new (const GpuprofNet * net, char *err, size_t err_len)
 }
 
 static int
-ensure_capacity (GpuprofGpuEngine * e, int n_frames, size_t frame_bytes,
+ensure_capacity (AnalyticsGpuEngine * e, int n_frames, size_t frame_bytes,
     char *err, size_t err_len)
 {
   size_t elem = e->fp16 ? sizeof (__half) : sizeof (float);
@@ -240,7 +242,7 @@ ensure_capacity (GpuprofGpuEngine * e, int n_frames, size_t frame_bytes,
         check (cudaMalloc (&e->d_act[1], elem * n_frames * e->max_dim),
             "cudaMalloc", err, err_len) ||
         check (cudaMalloc ((void **) &e->d_out,
-                sizeof (float) * n_frames * GPUPROF_NET_OUT), "cudaMalloc",
+                sizeof (float) * n_frames * ANALYTICS_NET_OUT), "cudaMalloc",
             err, err_len))
       return -1;
     e->max_frames = n_frames;
@@ -249,12 +251,12 @@ ensure_capacity (GpuprofGpuEngine * e, int n_frames, size_t frame_bytes,
 }
 
 template < typename T > static void
-launch (GpuprofGpuEngine * e, int n_frames, int width, int height, int stride)
+launch (AnalyticsGpuEngine * e, int n_frames, int width, int height, int stride)
 {
   T *a = (T *) e->d_act[0], *b = (T *) e->d_act[1];
   int l;
 
-  preprocess_kernel < T > <<<dim3 (GPUPROF_NET_IN, n_frames), 256, 0,
+  preprocess_kernel < T > <<<dim3 (ANALYTICS_NET_IN, n_frames), 256, 0,
       e->stream >>> (e->d_frames, width, height, stride, a);
   for (l = 0; l < e->n_layers; l++) {
     int head = (l == e->n_layers - 1), n = e->dims[l + 1];
@@ -270,7 +272,7 @@ launch (GpuprofGpuEngine * e, int n_frames, int width, int height, int stride)
 }
 
 extern "C" int
-gpuprof_gpu_engine_run (GpuprofGpuEngine * e, const uint8_t * frames,
+analytics_gpu_engine_run (AnalyticsGpuEngine * e, const uint8_t * frames,
     int n_frames, int width, int height, int stride, float *out, char *err,
     size_t err_len)
 {
@@ -288,7 +290,7 @@ gpuprof_gpu_engine_run (GpuprofGpuEngine * e, const uint8_t * frames,
     launch < float >(e, n_frames, width, height, stride);
   if (check (cudaGetLastError (), "kernel launch", err, err_len) ||
       check (cudaMemcpyAsync (out, e->d_out,
-              sizeof (float) * n_frames * GPUPROF_NET_OUT,
+              sizeof (float) * n_frames * ANALYTICS_NET_OUT,
               cudaMemcpyDeviceToHost, e->stream), "cudaMemcpyAsync D2H", err,
           err_len) ||
       check (cudaStreamSynchronize (e->stream), "cudaStreamSynchronize", err,
@@ -298,19 +300,19 @@ gpuprof_gpu_engine_run (GpuprofGpuEngine * e, const uint8_t * frames,
 }
 
 extern "C" const char *
-gpuprof_gpu_engine_device_name (GpuprofGpuEngine * e)
+analytics_gpu_engine_device_name (AnalyticsGpuEngine * e)
 {
   return e->name;
 }
 
 extern "C" void
-gpuprof_gpu_engine_free (GpuprofGpuEngine * e)
+analytics_gpu_engine_free (AnalyticsGpuEngine * e)
 {
   int l;
 
   if (!e)
     return;
-  for (l = 0; l < GPUPROF_NET_MAX_LAYERS; l++) {
+  for (l = 0; l < ANALYTICS_NET_MAX_LAYERS; l++) {
     cudaFree (e->w[l]);
     cudaFree (e->b[l]);
   }

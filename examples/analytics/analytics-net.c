@@ -13,7 +13,7 @@
 /* Round to the nearest IEEE half (ties to even), back in a float: the CPU
  * emulation of fp16 storage. */
 float
-gpuprof_net_round_half (float v)
+analytics_net_round_half (float v)
 {
 #if defined(__FLT16_MAX__)
   return (float) (_Float16) v;
@@ -50,23 +50,23 @@ uniform (uint64_t * state)
       - 1.0f;
 }
 
-GpuprofNet *
-gpuprof_net_new (int hidden_size, int hidden_layers, int fp16)
+AnalyticsNet *
+analytics_net_new (int hidden_size, int hidden_layers, int fp16)
 {
-  GpuprofNet *net = calloc (1, sizeof (GpuprofNet));
+  AnalyticsNet *net = calloc (1, sizeof (AnalyticsNet));
   uint64_t state = 0x6770757072f0f0ull;
   int l;
 
-  if (!net || hidden_layers < 1 || hidden_layers >= GPUPROF_NET_MAX_LAYERS) {
+  if (!net || hidden_layers < 1 || hidden_layers >= ANALYTICS_NET_MAX_LAYERS) {
     free (net);
     return NULL;
   }
   net->n_layers = hidden_layers + 1;
   net->fp16 = fp16;
-  net->dims[0] = GPUPROF_NET_IN;
+  net->dims[0] = ANALYTICS_NET_IN;
   for (l = 1; l < net->n_layers; l++)
     net->dims[l] = hidden_size;
-  net->dims[net->n_layers] = GPUPROF_NET_OUT;
+  net->dims[net->n_layers] = ANALYTICS_NET_OUT;
 
   for (l = 0; l < net->n_layers; l++) {
     int k = net->dims[l], n = net->dims[l + 1], i;
@@ -78,7 +78,7 @@ gpuprof_net_new (int hidden_size, int hidden_layers, int fp16)
     net->weights[l] = malloc (sizeof (float) * k * n);
     net->bias[l] = malloc (sizeof (float) * n);
     if (!net->weights[l] || !net->bias[l]) {
-      gpuprof_net_free (net);
+      analytics_net_free (net);
       return NULL;
     }
     for (i = 0; i < k * n; i++)
@@ -87,22 +87,22 @@ gpuprof_net_new (int hidden_size, int hidden_layers, int fp16)
       net->bias[l][i] = head ? -1.0f : 0.1f * uniform (&state);
     if (fp16) {
       for (i = 0; i < k * n; i++)
-        net->weights[l][i] = gpuprof_net_round_half (net->weights[l][i]);
+        net->weights[l][i] = analytics_net_round_half (net->weights[l][i]);
       for (i = 0; i < n; i++)
-        net->bias[l][i] = gpuprof_net_round_half (net->bias[l][i]);
+        net->bias[l][i] = analytics_net_round_half (net->bias[l][i]);
     }
   }
   return net;
 }
 
 void
-gpuprof_net_free (GpuprofNet * net)
+analytics_net_free (AnalyticsNet * net)
 {
   int l;
 
   if (!net)
     return;
-  for (l = 0; l < GPUPROF_NET_MAX_LAYERS; l++) {
+  for (l = 0; l < ANALYTICS_NET_MAX_LAYERS; l++) {
     free (net->weights[l]);
     free (net->bias[l]);
   }
@@ -110,7 +110,7 @@ gpuprof_net_free (GpuprofNet * net)
 }
 
 size_t
-gpuprof_net_scratch_floats (const GpuprofNet * net)
+analytics_net_scratch_floats (const AnalyticsNet * net)
 {
   int l, max = 0;
 
@@ -120,18 +120,18 @@ gpuprof_net_scratch_floats (const GpuprofNet * net)
 }
 
 void
-gpuprof_net_preprocess_cpu (const uint8_t * frame, int width, int height,
+analytics_net_preprocess_cpu (const uint8_t * frame, int width, int height,
     int stride, float *features)
 {
   int cy, cx, x, y;
 
-  for (cy = 0; cy < GPUPROF_NET_GRID; cy++) {
-    int y0 = cy * height / GPUPROF_NET_GRID;
-    int y1 = (cy + 1) * height / GPUPROF_NET_GRID;
+  for (cy = 0; cy < ANALYTICS_NET_GRID; cy++) {
+    int y0 = cy * height / ANALYTICS_NET_GRID;
+    int y1 = (cy + 1) * height / ANALYTICS_NET_GRID;
 
-    for (cx = 0; cx < GPUPROF_NET_GRID; cx++) {
-      int x0 = cx * width / GPUPROF_NET_GRID;
-      int x1 = (cx + 1) * width / GPUPROF_NET_GRID;
+    for (cx = 0; cx < ANALYTICS_NET_GRID; cx++) {
+      int x0 = cx * width / ANALYTICS_NET_GRID;
+      int x1 = (cx + 1) * width / ANALYTICS_NET_GRID;
       uint32_t sum = 0;
       int n = (y1 - y0) * (x1 - x0);
 
@@ -142,7 +142,7 @@ gpuprof_net_preprocess_cpu (const uint8_t * frame, int width, int height,
           sum += p[0] + 2 * p[1] + p[2];
       }
       /* Integer sum: the GPU gets the same value whatever its order. */
-      features[cy * GPUPROF_NET_GRID + cx] =
+      features[cy * ANALYTICS_NET_GRID + cx] =
           n ? (float) sum / (1020.0f * n) - 0.5f : 0.0f;
     }
   }
@@ -171,26 +171,26 @@ dense (const float *in, const float *w, const float *bias, int k, int n,
 
     if (relu && v < 0.0f)
       v = 0.0f;
-    out[j] = fp16 ? gpuprof_net_round_half (v) : v;
+    out[j] = fp16 ? analytics_net_round_half (v) : v;
   }
 }
 
 void
-gpuprof_net_forward_cpu (const GpuprofNet * net, const float *features,
+analytics_net_forward_cpu (const AnalyticsNet * net, const float *features,
     int n_frames, float *scratch, float *out)
 {
-  size_t half = gpuprof_net_scratch_floats (net) / 2;
+  size_t half = analytics_net_scratch_floats (net) / 2;
   int f, l;
 
   for (f = 0; f < n_frames; f++) {
-    const float *in = features + (size_t) f * GPUPROF_NET_IN;
+    const float *in = features + (size_t) f * ANALYTICS_NET_IN;
     float *a = scratch, *b = scratch + half;
 
-    for (l = 0; l < GPUPROF_NET_IN; l++)
-      a[l] = net->fp16 ? gpuprof_net_round_half (in[l]) : in[l];
+    for (l = 0; l < ANALYTICS_NET_IN; l++)
+      a[l] = net->fp16 ? analytics_net_round_half (in[l]) : in[l];
     for (l = 0; l < net->n_layers; l++) {
       int head = (l == net->n_layers - 1);
-      float *dst = head ? out + (size_t) f * GPUPROF_NET_OUT : b;
+      float *dst = head ? out + (size_t) f * ANALYTICS_NET_OUT : b;
 
       dense (a, net->weights[l], net->bias[l], net->dims[l], net->dims[l + 1],
           !head, net->fp16, dst);

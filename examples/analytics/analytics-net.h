@@ -4,7 +4,7 @@
  *
  *   frame (RGBA) -> 16x16 grid of mean luma - 0.5       (preprocess, per frame)
  *   -> dense size + ReLU, (layers - 1) x dense size + ReLU
- *   -> dense 8x8 anchors x GPUPROF_NET_CLASSES logits   (head)
+ *   -> dense 8x8 anchors x ANALYTICS_NET_CLASSES logits   (head)
  * Weights are fixed pseudo-random numbers; the output is a detection per
  * anchor whose best class logit passes the threshold.
  */
@@ -17,37 +17,40 @@
 extern "C" {
 #endif
 
-#define GPUPROF_NET_GRID 16             /* input: GRID x GRID cells */
-#define GPUPROF_NET_IN (GPUPROF_NET_GRID * GPUPROF_NET_GRID)
-#define GPUPROF_NET_ANCHOR_GRID 8       /* output: ANCHOR_GRID^2 anchors */
-#define GPUPROF_NET_ANCHORS (GPUPROF_NET_ANCHOR_GRID * GPUPROF_NET_ANCHOR_GRID)
-#define GPUPROF_NET_CLASSES 4
-#define GPUPROF_NET_OUT (GPUPROF_NET_ANCHORS * GPUPROF_NET_CLASSES)
-#define GPUPROF_NET_MAX_LAYERS 64
+#define ANALYTICS_NET_GRID 16             /* input: GRID x GRID cells */
+#define ANALYTICS_NET_IN (ANALYTICS_NET_GRID * ANALYTICS_NET_GRID)
+#define ANALYTICS_NET_ANCHOR_GRID 8       /* output: ANCHOR_GRID^2 anchors */
+#define ANALYTICS_NET_ANCHORS \
+    (ANALYTICS_NET_ANCHOR_GRID * ANALYTICS_NET_ANCHOR_GRID)
+#define ANALYTICS_NET_CLASSES 4
+#define ANALYTICS_NET_OUT (ANALYTICS_NET_ANCHORS * ANALYTICS_NET_CLASSES)
+#define ANALYTICS_NET_MAX_LAYERS 64
 
 typedef struct
 {
   int n_layers;                 /* dense layers, hidden ones + head */
-  int dims[GPUPROF_NET_MAX_LAYERS + 1]; /* dims[0] = IN, dims[n_layers] = OUT */
-  float *weights[GPUPROF_NET_MAX_LAYERS];       /* dims[l] x dims[l+1], row-major */
-  float *bias[GPUPROF_NET_MAX_LAYERS];  /* dims[l+1] */
+  /* dims[0] = IN, dims[n_layers] = OUT */
+  int dims[ANALYTICS_NET_MAX_LAYERS + 1];
+  /* dims[l] x dims[l+1], row-major */
+  float *weights[ANALYTICS_NET_MAX_LAYERS];
+  float *bias[ANALYTICS_NET_MAX_LAYERS];        /* dims[l+1] */
   int fp16;                     /* round weights and activations to half */
-} GpuprofNet;
+} AnalyticsNet;
 
 /* hidden_layers >= 1 layers of hidden_size units, then the head. */
-GpuprofNet *gpuprof_net_new (int hidden_size, int hidden_layers, int fp16);
-void gpuprof_net_free (GpuprofNet * net);
+AnalyticsNet *analytics_net_new (int hidden_size, int hidden_layers, int fp16);
+void analytics_net_free (AnalyticsNet * net);
 
 /* Scratch the CPU forward pass needs per frame, in floats. */
-size_t gpuprof_net_scratch_floats (const GpuprofNet * net);
+size_t analytics_net_scratch_floats (const AnalyticsNet * net);
 
-/* CPU path. frame: RGBA rows of stride bytes. out: GPUPROF_NET_OUT logits. */
-void gpuprof_net_preprocess_cpu (const uint8_t * frame, int width, int height,
+/* CPU path. frame: RGBA rows of stride bytes. out: ANALYTICS_NET_OUT logits. */
+void analytics_net_preprocess_cpu (const uint8_t * frame, int width, int height,
     int stride, float *features);
-void gpuprof_net_forward_cpu (const GpuprofNet * net, const float *features,
+void analytics_net_forward_cpu (const AnalyticsNet * net, const float *features,
     int n_frames, float *scratch, float *out);
 
-float gpuprof_net_round_half (float v);
+float analytics_net_round_half (float v);
 
 #ifdef __cplusplus
 }

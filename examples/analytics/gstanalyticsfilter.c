@@ -40,9 +40,9 @@ gst_analytics_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstAnalyticsFilter *filter = GST_ANALYTICS_FILTER (trans);
   GstAnalyticsFilterPrivate *priv =
       gst_analytics_filter_get_instance_private (filter);
-  GpuprofFrameLayout layout;
+  AnalyticsFrameLayout layout;
 
-  if (!gpuprof_frame_layout_init (&layout, buf, &priv->info)) {
+  if (!analytics_frame_layout_init (&layout, buf, &priv->info)) {
     GST_ELEMENT_ERROR (filter, STREAM, FORMAT, (NULL),
         ("buffer of %" G_GSIZE_FORMAT " bytes smaller than its %u frames",
             gst_buffer_get_size (buf), layout.n_frames));

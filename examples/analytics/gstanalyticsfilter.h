@@ -22,7 +22,7 @@ struct _GstAnalyticsFilterClass
   GstBaseTransformClass parent_class;
 
   GstFlowReturn (*process) (GstAnalyticsFilter * filter, GstBuffer * buffer,
-      const GpuprofFrameLayout * layout);
+      const AnalyticsFrameLayout * layout);
 };
 
 G_END_DECLS

@@ -8,7 +8,7 @@
  * @title: analyticsinfer
  *
  * Runs a small detection network on the frames of each batch, in place, and
- * attaches the detections as a #GpuprofDetectionMeta. The frames of a batch
+ * attaches the detections as a #AnalyticsDetectionMeta. The frames of a batch
  * go through the network batch-size frames per launch; each launch costs a
  * fixed part (a kernel per layer reading all the weights) plus a part per
  * frame (upload, preprocess, GEMM rows), so small launches waste the GPU as
@@ -19,7 +19,7 @@
  * interval=N it infers one batch and skips the next N, as nvinfer does; a
  * skipped batch gets no detection meta.
  *
- * Input: the batches of analyticsmux (#GpuprofBatchMeta tells where the
+ * Input: the batches of analyticsmux (#AnalyticsBatchMeta tells where the
  * frames are), or any RGBA video, one frame per buffer.
  *
  * ## Example launch line
@@ -82,14 +82,14 @@ struct _GstAnalyticsInfer
   GstAnalyticsInferDevice active_device;        /* AUTO until started */
 
   /* streaming thread (and start/stop) only */
-  GpuprofNet *net;
+  AnalyticsNet *net;
 #ifdef HAVE_ANALYTICS_CUDA
-  GpuprofGpuEngine *gpu;
+  AnalyticsGpuEngine *gpu;
 #endif
   guint64 batches_seen;
-  float *features;              /* batch_size x GPUPROF_NET_IN */
+  float *features;              /* batch_size x ANALYTICS_NET_IN */
   float *scratch;
-  float *logits;                /* batch_size x GPUPROF_NET_OUT */
+  float *logits;                /* batch_size x ANALYTICS_NET_OUT */
   guint buffers_frames;         /* frames the three arrays above hold */
 };
 
@@ -141,10 +141,10 @@ infer_open_gpu (GstAnalyticsInfer * self)
 #ifdef HAVE_ANALYTICS_CUDA
   char err[256] = "";
 
-  self->gpu = gpuprof_gpu_engine_new (self->net, err, sizeof (err));
+  self->gpu = analytics_gpu_engine_new (self->net, err, sizeof (err));
   if (self->gpu) {
     GST_INFO_OBJECT (self, "inference on %s",
-        gpuprof_gpu_engine_device_name (self->gpu));
+        analytics_gpu_engine_device_name (self->gpu));
     return TRUE;
   }
   GST_INFO_OBJECT (self, "no GPU: %s", err);
@@ -162,7 +162,7 @@ gst_analytics_infer_start (GstBaseTransform * trans)
   gboolean on_gpu = FALSE;
 
   GST_OBJECT_LOCK (self);
-  self->net = gpuprof_net_new (self->size, self->layers,
+  self->net = analytics_net_new (self->size, self->layers,
       self->precision == GST_ANALYTICS_INFER_FP16);
   device = self->device;
   if (self->net && device != GST_ANALYTICS_INFER_DEVICE_CPU)
@@ -192,9 +192,9 @@ gst_analytics_infer_stop (GstBaseTransform * trans)
   GstAnalyticsInfer *self = GST_ANALYTICS_INFER (trans);
 
 #ifdef HAVE_ANALYTICS_CUDA
-  g_clear_pointer (&self->gpu, gpuprof_gpu_engine_free);
+  g_clear_pointer (&self->gpu, analytics_gpu_engine_free);
 #endif
-  g_clear_pointer (&self->net, gpuprof_net_free);
+  g_clear_pointer (&self->net, analytics_net_free);
   g_clear_pointer (&self->features, g_free);
   g_clear_pointer (&self->scratch, g_free);
   g_clear_pointer (&self->logits, g_free);
@@ -214,40 +214,40 @@ infer_ensure_buffers (GstAnalyticsInfer * self, guint frames)
   g_free (self->features);
   g_free (self->logits);
   g_free (self->scratch);
-  self->features = g_new (float, (gsize) frames * GPUPROF_NET_IN);
-  self->logits = g_new (float, (gsize) frames * GPUPROF_NET_OUT);
-  self->scratch = g_new (float, gpuprof_net_scratch_floats (self->net));
+  self->features = g_new (float, (gsize) frames * ANALYTICS_NET_IN);
+  self->logits = g_new (float, (gsize) frames * ANALYTICS_NET_OUT);
+  self->scratch = g_new (float, analytics_net_scratch_floats (self->net));
   self->buffers_frames = frames;
 }
 
 /* Anchors whose best class passes the threshold become objects, with a box
  * around the anchor's cell that grows with the confidence. */
 static void
-infer_decode (const GpuprofFrameLayout * layout, guint frame,
+infer_decode (const AnalyticsFrameLayout * layout, guint frame,
     const float *logits, gfloat threshold, GArray * objects)
 {
   guint a, c;
-  gint cw = layout->width / GPUPROF_NET_ANCHOR_GRID;
-  gint ch = layout->height / GPUPROF_NET_ANCHOR_GRID;
+  gint cw = layout->width / ANALYTICS_NET_ANCHOR_GRID;
+  gint ch = layout->height / ANALYTICS_NET_ANCHOR_GRID;
 
-  for (a = 0; a < GPUPROF_NET_ANCHORS; a++) {
-    const float *l = logits + a * GPUPROF_NET_CLASSES;
+  for (a = 0; a < ANALYTICS_NET_ANCHORS; a++) {
+    const float *l = logits + a * ANALYTICS_NET_CLASSES;
     guint best = 0;
     gfloat conf;
-    GpuprofObject obj = { 0, };
+    AnalyticsObject obj = { 0, };
     gint cx, cy;
 
-    for (c = 1; c < GPUPROF_NET_CLASSES; c++)
+    for (c = 1; c < ANALYTICS_NET_CLASSES; c++)
       if (l[c] > l[best])
         best = c;
     conf = 1.0f / (1.0f + expf (-l[best]));
     if (conf < threshold)
       continue;
 
-    cx = (a % GPUPROF_NET_ANCHOR_GRID) * cw + cw / 2;
-    cy = (a / GPUPROF_NET_ANCHOR_GRID) * ch + ch / 2;
+    cx = (a % ANALYTICS_NET_ANCHOR_GRID) * cw + cw / 2;
+    cy = (a / ANALYTICS_NET_ANCHOR_GRID) * ch + ch / 2;
     obj.frame = frame;
-    obj.source_id = gpuprof_frame_layout_source (layout, frame);
+    obj.source_id = analytics_frame_layout_source (layout, frame);
     obj.class_id = best;
     obj.confidence = conf;
     obj.w = MAX (2, (gint) (cw * (0.5f + conf)));
@@ -260,7 +260,7 @@ infer_decode (const GpuprofFrameLayout * layout, guint frame,
 
 /* One launch: frames [first, first + n) of the batch. */
 static gboolean
-infer_launch (GstAnalyticsInfer * self, const GpuprofFrameLayout * layout,
+infer_launch (GstAnalyticsInfer * self, const AnalyticsFrameLayout * layout,
     const guint8 * data, guint first, guint n)
 {
   const guint8 *frames = data + (gsize) first * layout->height * layout->stride;
@@ -270,7 +270,7 @@ infer_launch (GstAnalyticsInfer * self, const GpuprofFrameLayout * layout,
   if (self->gpu) {
     char err[256] = "";
 
-    if (gpuprof_gpu_engine_run (self->gpu, frames, n, layout->width,
+    if (analytics_gpu_engine_run (self->gpu, frames, n, layout->width,
             layout->height, layout->stride, self->logits, err,
             sizeof (err)) != 0) {
       GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL), ("CUDA: %s", err));
@@ -280,20 +280,20 @@ infer_launch (GstAnalyticsInfer * self, const GpuprofFrameLayout * layout,
   }
 #endif
   for (i = 0; i < n; i++)
-    gpuprof_net_preprocess_cpu (frames +
+    analytics_net_preprocess_cpu (frames +
         (gsize) i * layout->height * layout->stride, layout->width,
-        layout->height, layout->stride, self->features + i * GPUPROF_NET_IN);
-  gpuprof_net_forward_cpu (self->net, self->features, n, self->scratch,
+        layout->height, layout->stride, self->features + i * ANALYTICS_NET_IN);
+  analytics_net_forward_cpu (self->net, self->features, n, self->scratch,
       self->logits);
   return TRUE;
 }
 
 static GstFlowReturn
 gst_analytics_infer_process (GstAnalyticsFilter * filter, GstBuffer * buf,
-    const GpuprofFrameLayout * layout)
+    const AnalyticsFrameLayout * layout)
 {
   GstAnalyticsInfer *self = GST_ANALYTICS_INFER (filter);
-  GpuprofDetectionMeta *meta;
+  AnalyticsDetectionMeta *meta;
   GstMapInfo map;
   guint batch_size, interval, first, i;
   gfloat threshold;
@@ -313,14 +313,14 @@ gst_analytics_infer_process (GstAnalyticsFilter * filter, GstBuffer * buf,
   if (!gst_buffer_map (buf, &map, GST_MAP_READ))
     return GST_FLOW_ERROR;
 
-  meta = gpuprof_buffer_add_detection_meta (buf, TRUE);
+  meta = analytics_buffer_add_detection_meta (buf, TRUE);
   infer_ensure_buffers (self, MIN (batch_size, layout->n_frames));
   for (first = 0; ok && first < layout->n_frames; first += batch_size) {
     guint n = MIN (batch_size, layout->n_frames - first);
 
     ok = infer_launch (self, layout, map.data, first, n);
     for (i = 0; ok && i < n; i++)
-      infer_decode (layout, first + i, self->logits + i * GPUPROF_NET_OUT,
+      infer_decode (layout, first + i, self->logits + i * ANALYTICS_NET_OUT,
           threshold, meta->objects);
   }
   gst_buffer_unmap (buf, &map);
@@ -489,7 +489,7 @@ gst_analytics_infer_class_init (GstAnalyticsInferClass * klass)
    */
   g_object_class_install_property (gobject_class, PROP_LAYERS,
       g_param_spec_uint ("layers", "Layers", "Hidden layers",
-          1, GPUPROF_NET_MAX_LAYERS - 1, DEFAULT_LAYERS, G_PARAM_READWRITE |
+          1, ANALYTICS_NET_MAX_LAYERS - 1, DEFAULT_LAYERS, G_PARAM_READWRITE |
           G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
 
   /**

@@ -16,7 +16,7 @@
  * The batch buffer is `video/x-raw, format=RGBA, width=W,
  * height=H*batch-size, batch-size=B`: the frames lie one under the other,
  * frame i in rows [i*H, (i+1)*H). A partial batch has the same size; its
- * unused rows are zero. Each batch carries a #GpuprofBatchMeta (number,
+ * unused rows are zero. Each batch carries a #AnalyticsBatchMeta (number,
  * frame count, push reason, formation wait, source pad and PTS per frame).
  *
  * A batch takes at most ceil(batch-size / live inputs) frames from one input,
@@ -39,7 +39,7 @@
 #include <string.h>
 
 #include "gstanalyticsmux.h"
-#include "gpuprof-analytics-meta.h"
+#include "analytics-meta.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_analytics_mux_debug);
 #define GST_CAT_DEFAULT gst_analytics_mux_debug
@@ -527,10 +527,10 @@ mux_send_caps (GstAnalyticsMux * mux, guint batch_size)
 /* Copies the frames into one buffer laid out as the caps say. */
 static GstBuffer *
 mux_assemble (GstAnalyticsMux * mux, GPtrArray * frames, guint batch_size,
-    GpuprofBatchPushReason reason, guint64 batch_num, GstClockTime wait)
+    AnalyticsBatchPushReason reason, guint64 batch_num, GstClockTime wait)
 {
   GstBuffer *outbuf = NULL;
-  GpuprofBatchMeta *meta;
+  AnalyticsBatchMeta *meta;
   GstMapInfo map;
   guint stride = GST_VIDEO_INFO_PLANE_STRIDE (&mux->frame_info, 0);
   guint row_bytes = mux->frame_info.width * 4;
@@ -543,7 +543,7 @@ mux_assemble (GstAnalyticsMux * mux, GPtrArray * frames, guint batch_size,
     return NULL;
 
   gst_buffer_map (outbuf, &map, GST_MAP_WRITE);
-  meta = gpuprof_buffer_add_batch_meta (outbuf, frames->len);
+  meta = analytics_buffer_add_batch_meta (outbuf, frames->len);
   for (i = 0; i < frames->len; i++) {
     MuxFrame *f = g_ptr_array_index (frames, i);
     GstVideoFrame vf;
@@ -593,7 +593,7 @@ mux_assemble (GstAnalyticsMux * mux, GPtrArray * frames, guint batch_size,
 static void
 gst_analytics_mux_loop (GstAnalyticsMux * mux)
 {
-  GpuprofBatchPushReason reason;
+  AnalyticsBatchPushReason reason;
   GPtrArray *frames;
   GstBuffer *outbuf;
   GstFlowReturn ret;
@@ -610,12 +610,12 @@ gst_analytics_mux_loop (GstAnalyticsMux * mux)
     }
     mux_take_frames (mux);
     if (mux->batch->len >= mux->batch_size) {
-      reason = GPUPROF_BATCH_PUSH_FULL;
+      reason = ANALYTICS_BATCH_PUSH_FULL;
       break;
     }
     if (mux_all_eos (mux)) {
       if (mux->batch->len > 0) {
-        reason = GPUPROF_BATCH_PUSH_EOS;
+        reason = ANALYTICS_BATCH_PUSH_EOS;
         break;
       }
       goto eos_locked;
@@ -624,7 +624,7 @@ gst_analytics_mux_loop (GstAnalyticsMux * mux)
       gint64 deadline = mux->batch_first_arrival + mux->timeout_us;
 
       if (g_get_monotonic_time () >= deadline) {
-        reason = GPUPROF_BATCH_PUSH_TIMEOUT;
+        reason = ANALYTICS_BATCH_PUSH_TIMEOUT;
         break;
       }
       g_cond_wait_until (&mux->cond, &mux->lock, deadline);
@@ -652,7 +652,7 @@ gst_analytics_mux_loop (GstAnalyticsMux * mux)
   }
   outbuf = mux_assemble (mux, frames, batch_size, reason, batch_num, wait);
   GST_LOG_OBJECT (mux, "batch %" G_GUINT64_FORMAT ": %u frames (%s)",
-      batch_num, frames->len, gpuprof_batch_push_reason_name (reason));
+      batch_num, frames->len, analytics_batch_push_reason_name (reason));
   g_ptr_array_unref (frames);
   if (!outbuf) {
     ret = GST_FLOW_FLUSHING;

@@ -7,7 +7,7 @@
  * SECTION:element-analyticsosd
  * @title: analyticsosd
  *
- * Draws the objects of the #GpuprofDetectionMeta into the frames, in place,
+ * Draws the objects of the #AnalyticsDetectionMeta into the frames, in place,
  * on the CPU: a translucent fill (alpha blending every pixel of the box), a
  * border in the class colour, and the track id in a small bitmap font. Like
  * a real OSD it is expensive; cost=N repeats the drawing N times, to plant a
@@ -63,8 +63,8 @@ G_DEFINE_TYPE (GstAnalyticsOsd, gst_analytics_osd, GST_TYPE_ANALYTICS_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (analyticsosd, "analyticsosd", GST_RANK_NONE,
     GST_TYPE_ANALYTICS_OSD);
 
-/* RGBA per class (GPUPROF_N_CLASSES). */
-static const guint8 class_colors[GPUPROF_N_CLASSES][3] = {
+/* RGBA per class (ANALYTICS_N_CLASSES). */
+static const guint8 class_colors[ANALYTICS_N_CLASSES][3] = {
   {255, 64, 64}, {64, 255, 64}, {64, 128, 255}, {255, 224, 32},
 };
 
@@ -126,10 +126,10 @@ canvas_number (const Canvas * c, gint x, gint y, guint64 number,
 }
 
 static void
-osd_draw_object (const Canvas * c, const GpuprofObject * o, guint border,
+osd_draw_object (const Canvas * c, const AnalyticsObject * o, guint border,
     gboolean fill, gboolean text)
 {
-  const guint8 *rgb = class_colors[o->class_id % GPUPROF_N_CLASSES];
+  const guint8 *rgb = class_colors[o->class_id % ANALYTICS_N_CLASSES];
   gint b = border;
 
   if (fill)
@@ -147,10 +147,10 @@ osd_draw_object (const Canvas * c, const GpuprofObject * o, guint border,
 
 static GstFlowReturn
 gst_analytics_osd_process (GstAnalyticsFilter * filter, GstBuffer * buf,
-    const GpuprofFrameLayout * layout)
+    const AnalyticsFrameLayout * layout)
 {
   GstAnalyticsOsd *self = GST_ANALYTICS_OSD (filter);
-  GpuprofDetectionMeta *meta = gpuprof_buffer_get_detection_meta (buf);
+  AnalyticsDetectionMeta *meta = analytics_buffer_get_detection_meta (buf);
   GstMapInfo map;
   guint cost, border, pass, i;
   gboolean fill, text;
@@ -170,7 +170,8 @@ gst_analytics_osd_process (GstAnalyticsFilter * filter, GstBuffer * buf,
 
   for (pass = 0; pass < cost; pass++) {
     for (i = 0; i < meta->objects->len; i++) {
-      const GpuprofObject *o = &g_array_index (meta->objects, GpuprofObject, i);
+      const AnalyticsObject *o =
+          &g_array_index (meta->objects, AnalyticsObject, i);
       Canvas c;
 
       if (o->frame >= layout->n_frames)

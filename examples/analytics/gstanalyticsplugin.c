@@ -11,7 +11,7 @@
 #include "gstanalyticsinfer.h"
 #include "gstanalyticstracker.h"
 #include "gstanalyticsosd.h"
-#include "gpuprof-analytics-meta.h"
+#include "analytics-meta.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -19,8 +19,8 @@ plugin_init (GstPlugin * plugin)
   gboolean ret = FALSE;
 
   /* Register the metas up front so apps can look them up by name. */
-  gpuprof_batch_meta_get_info ();
-  gpuprof_detection_meta_get_info ();
+  analytics_batch_meta_get_info ();
+  analytics_detection_meta_get_info ();
 
   ret |= GST_ELEMENT_REGISTER (analyticsmux, plugin);
   ret |= GST_ELEMENT_REGISTER (analyticsinfer, plugin);

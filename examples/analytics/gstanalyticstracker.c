@@ -14,7 +14,7 @@
  * detections (histograms: box area per detection; matching: detections x
  * tracks).
  *
- * It reads and updates the #GpuprofDetectionMeta in place: track_id of every
+ * It reads and updates the #AnalyticsDetectionMeta in place: track_id of every
  * matched or new object. On a batch that analyticsinfer skipped (interval),
  * it adds a meta with inferred=FALSE holding the tracks seen at the last
  * inference, their age counting the frames since.
@@ -105,8 +105,8 @@ box_iou (gint ax, gint ay, gint aw, gint ah, gint bx, gint by, gint bw,
 /* Normalised luma histogram of a box: the appearance a real tracker would
  * take from a re-id network, at a cost proportional to the box area. */
 static void
-box_histogram (const GpuprofFrameLayout * layout, const guint8 * frame,
-    const GpuprofObject * o, gfloat * hist)
+box_histogram (const AnalyticsFrameLayout * layout, const guint8 * frame,
+    const AnalyticsObject * o, gfloat * hist)
 {
   guint counts[HIST_BINS] = { 0, };
   gint x0 = CLAMP (o->x, 0, (gint) layout->width);
@@ -160,7 +160,7 @@ candidate_compare (gconstpointer a, gconstpointer b)
 }
 
 static void
-track_update (Track * t, const GpuprofObject * o, const gfloat * hist)
+track_update (Track * t, const AnalyticsObject * o, const gfloat * hist)
 {
   gint b;
 
@@ -180,7 +180,7 @@ track_update (Track * t, const GpuprofObject * o, const gfloat * hist)
 /* Matches the detections objs[0..n) of one frame to the source's tracks. */
 static void
 tracker_match_frame (GstAnalyticsTracker * self, GArray * tracks,
-    GpuprofObject * objs, guint n, const GpuprofFrameLayout * layout,
+    AnalyticsObject * objs, guint n, const AnalyticsFrameLayout * layout,
     const guint8 * frame, gfloat iou_threshold, gboolean appearance, guint max_age)
 {
   gboolean *track_taken, *det_taken;
@@ -269,7 +269,7 @@ tracker_carry_frame (GArray * tracks, guint frame, guint source_id,
 
   for (i = tracks->len; i-- > 0;) {
     Track *t = &g_array_index (tracks, Track, i);
-    GpuprofObject o = { 0, };
+    AnalyticsObject o = { 0, };
 
     if (++t->age > max_age) {
       g_array_remove_index_fast (tracks, i);
@@ -293,10 +293,10 @@ tracker_carry_frame (GArray * tracks, guint frame, guint source_id,
 
 static GstFlowReturn
 gst_analytics_tracker_process (GstAnalyticsFilter * filter, GstBuffer * buf,
-    const GpuprofFrameLayout * layout)
+    const AnalyticsFrameLayout * layout)
 {
   GstAnalyticsTracker *self = GST_ANALYTICS_TRACKER (filter);
-  GpuprofDetectionMeta *meta;
+  AnalyticsDetectionMeta *meta;
   GstMapInfo map;
   guint max_age, f, first = 0;
   gfloat iou_threshold;
@@ -309,13 +309,13 @@ gst_analytics_tracker_process (GstAnalyticsFilter * filter, GstBuffer * buf,
   GST_OBJECT_UNLOCK (self);
 
 
-  meta = gpuprof_buffer_get_detection_meta (buf);
+  meta = analytics_buffer_get_detection_meta (buf);
   if (!meta || !meta->inferred) {
     if (!meta)
-      meta = gpuprof_buffer_add_detection_meta (buf, FALSE);
+      meta = analytics_buffer_add_detection_meta (buf, FALSE);
     g_array_set_size (meta->objects, 0);
     for (f = 0; f < layout->n_frames; f++) {
-      guint source = gpuprof_frame_layout_source (layout, f);
+      guint source = analytics_frame_layout_source (layout, f);
 
       tracker_carry_frame (tracker_tracks (self, source), f, source, max_age,
           meta->objects);
@@ -327,13 +327,14 @@ gst_analytics_tracker_process (GstAnalyticsFilter * filter, GstBuffer * buf,
     return GST_FLOW_ERROR;
   /* Objects are ordered by frame: one run per frame. */
   for (f = 0; f < layout->n_frames; f++) {
-    GpuprofObject *objs = &g_array_index (meta->objects, GpuprofObject, first);
+    AnalyticsObject *objs =
+        &g_array_index (meta->objects, AnalyticsObject, first);
     guint n = 0;
 
     while (first + n < meta->objects->len && objs[n].frame == f)
       n++;
     tracker_match_frame (self,
-        tracker_tracks (self, gpuprof_frame_layout_source (layout, f)),
+        tracker_tracks (self, analytics_frame_layout_source (layout, f)),
         objs, n, layout, map.data + (gsize) f * layout->height * layout->stride,
         iou_threshold, appearance, max_age);
     first += n;

@@ -2,6 +2,7 @@
 #include <gst/check/gstcheck.h>
 
 #include "analytics-test-util.h"
+#include "gpuprof-test-util.h"
 
 GstMessageType
 analytics_test_run (const gchar * description, const gchar * probe_element,
@@ -9,9 +10,8 @@ analytics_test_run (const gchar * description, const gchar * probe_element,
 {
   GError *error = NULL;
   GstElement *pipeline = gst_parse_launch (description, &error);
-  GstMessage *msg;
-  GstMessageType type = 0;
-  GstBus *bus;
+  GstMessageType type;
+  gchar *text = NULL;
 
   fail_unless (pipeline != NULL, "%s: %s", description,
       error ? error->message : "?");
@@ -28,22 +28,11 @@ analytics_test_run (const gchar * description, const gchar * probe_element,
     gst_object_unref (el);
   }
 
-  bus = gst_element_get_bus (pipeline);
-  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_timed_pop_filtered (bus, timeout,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  if (msg) {
-    type = GST_MESSAGE_TYPE (msg);
-    if (type == GST_MESSAGE_ERROR) {
-      gst_message_parse_error (msg, &error, NULL);
-      GST_WARNING ("pipeline error: %s", error->message);
-      g_clear_error (&error);
-    }
-    gst_message_unref (msg);
-  }
+  type = gpuprof_test_play (pipeline, timeout, &text);
+  if (type == GST_MESSAGE_ERROR)
+    GST_WARNING ("pipeline error: %s", text);
+  g_free (text);
   gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (bus);
   gst_object_unref (pipeline);
   return type;
 }
@@ -57,4 +46,16 @@ analytics_test_sources (guint n, const gchar * src_props)
   for (i = 0; i < n; i++)
     g_string_append_printf (s, " videotestsrc %s ! m.sink_%u", src_props, i);
   return g_string_free (s, FALSE);
+}
+
+GstHarness *
+analytics_test_rgba_harness (const gchar * factory, gint width, gint height)
+{
+  GstHarness *h = gst_harness_new (factory);
+  gchar *caps = g_strdup_printf ("video/x-raw,format=RGBA,width=%d,height=%d,"
+      "framerate=30/1", width, height);
+
+  gst_harness_set_src_caps_str (h, caps);
+  g_free (caps);
+  return h;
 }

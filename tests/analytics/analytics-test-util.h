@@ -2,6 +2,7 @@
 #pragma once
 
 #include <gst/gst.h>
+#include <gst/check/gstharness.h>
 
 G_BEGIN_DECLS
 
@@ -15,5 +16,9 @@ GstMessageType analytics_test_run (const gchar * description,
 
 /* "videotestsrc ... ! m.sink_0 videotestsrc ... ! m.sink_1 ..." */
 gchar *analytics_test_sources (guint n, const gchar * src_props);
+
+/* A harness around a new @factory element fed RGBA frames of this size. */
+GstHarness *analytics_test_rgba_harness (const gchar * factory, gint width,
+    gint height);
 
 G_END_DECLS

@@ -5,7 +5,7 @@
 #include <gst/check/gstcheck.h>
 
 #include "analytics-test-util.h"
-#include "gpuprof-analytics-meta.h"
+#include "analytics-meta.h"
 
 #define SOURCES(n, frames) \
   analytics_test_sources ((n), "pattern=smpte100 num-buffers=" #frames \
@@ -17,7 +17,7 @@ typedef struct
   guint inferred;
   guint objects;
   gint active_device;
-  GArray *first;                /* GpuprofObject of the first batch */
+  GArray *first;                /* AnalyticsObject of the first batch */
   GArray *ids_first[4];         /* track ids per source, first batch */
   gboolean ids_stable;          /* same ids per source in every batch */
   gboolean consistent;          /* frame / source / box agree with the batch */
@@ -30,7 +30,7 @@ infer_stats_init (InferStats * s)
   guint i;
 
   memset (s, 0, sizeof (*s));
-  s->first = g_array_new (FALSE, FALSE, sizeof (GpuprofObject));
+  s->first = g_array_new (FALSE, FALSE, sizeof (AnalyticsObject));
   for (i = 0; i < G_N_ELEMENTS (s->ids_first); i++)
     s->ids_first[i] = g_array_new (FALSE, FALSE, sizeof (guint64));
   s->ids_stable = TRUE;
@@ -72,8 +72,8 @@ collect_objects (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   InferStats *s = data;
   GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
-  GpuprofBatchMeta *batch = gpuprof_buffer_get_batch_meta (buf);
-  GpuprofDetectionMeta *det = gpuprof_buffer_get_detection_meta (buf);
+  AnalyticsBatchMeta *batch = analytics_buffer_get_batch_meta (buf);
+  AnalyticsDetectionMeta *det = analytics_buffer_get_detection_meta (buf);
   GstObject *parent = gst_pad_get_parent (pad);
   GArray *ids[4];
   guint i;
@@ -94,14 +94,14 @@ collect_objects (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   for (i = 0; i < 4; i++)
     ids[i] = g_array_new (FALSE, FALSE, sizeof (guint64));
   for (i = 0; i < det->objects->len; i++) {
-    GpuprofObject *o = &g_array_index (det->objects, GpuprofObject, i);
+    AnalyticsObject *o = &g_array_index (det->objects, AnalyticsObject, i);
 
     if (o->frame >= batch->n_frames ||
         o->source_id != batch->frames[o->frame].source_id ||
         o->x < 0 || o->y < 0 || o->w <= 0 || o->h <= 0 ||
         o->x + o->w > (gint) batch->frame_width ||
         o->y + o->h > (gint) batch->frame_height ||
-        o->class_id >= GPUPROF_N_CLASSES ||
+        o->class_id >= ANALYTICS_N_CLASSES ||
         (i > 0 && o->frame < (o - 1)->frame))
       s->consistent = FALSE;
     if (o->source_id < 4 && o->track_id)
@@ -143,8 +143,8 @@ same_objects (GArray * a, GArray * b)
   if (a->len != b->len)
     return FALSE;
   for (i = 0; i < a->len; i++) {
-    GpuprofObject *x = &g_array_index (a, GpuprofObject, i);
-    GpuprofObject *y = &g_array_index (b, GpuprofObject, i);
+    AnalyticsObject *x = &g_array_index (a, AnalyticsObject, i);
+    AnalyticsObject *y = &g_array_index (b, AnalyticsObject, i);
 
     if (x->frame != y->frame || x->class_id != y->class_id || x->x != y->x ||
         x->y != y->y || x->w != y->w || x->h != y->h)

@@ -6,7 +6,7 @@
 #include <gst/video/video.h>
 
 #include "analytics-test-util.h"
-#include "gpuprof-analytics-meta.h"
+#include "analytics-meta.h"
 
 #define SECOND (GST_SECOND)
 
@@ -44,11 +44,11 @@ count_batches (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   BatchStats *s = data;
   GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
-  GpuprofBatchMeta *meta = gpuprof_buffer_get_batch_meta (buf);
+  AnalyticsBatchMeta *meta = analytics_buffer_get_batch_meta (buf);
   guint seen = 0, i;
   GstCaps *caps;
 
-  fail_unless (meta != NULL, "batch without GpuprofBatchMeta");
+  fail_unless (meta != NULL, "batch without AnalyticsBatchMeta");
   fail_unless_equals_uint64 (meta->batch_num, s->next_batch_num);
   s->next_batch_num++;
   s->batches++;
@@ -56,11 +56,11 @@ count_batches (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   s->per_reason[meta->reason]++;
   s->max_frames = MAX (s->max_frames, meta->n_frames);
   s->min_frames = MIN (s->min_frames, meta->n_frames);
-  if (meta->reason == GPUPROF_BATCH_PUSH_TIMEOUT) {
+  if (meta->reason == ANALYTICS_BATCH_PUSH_TIMEOUT) {
     s->min_timeout_wait = MIN (s->min_timeout_wait, meta->wait);
     s->max_timeout_frames = MAX (s->max_timeout_frames, meta->n_frames);
   }
-  if (meta->reason == GPUPROF_BATCH_PUSH_FULL)
+  if (meta->reason == ANALYTICS_BATCH_PUSH_FULL)
     s->min_full_wait = MIN (s->min_full_wait, meta->wait);
 
   for (i = 0; i < meta->n_frames; i++) {
@@ -88,27 +88,43 @@ count_batches (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
+/* Runs @desc to EOS, its analyticsmux named "m", counting the batches. */
+static void
+count_batches_to_eos (const gchar * desc, BatchStats * s)
+{
+  batch_stats_init (s);
+  fail_unless_equals_int (analytics_test_run (desc, "m", count_batches, s,
+          20 * SECOND), GST_MESSAGE_EOS);
+}
+
+/* analyticsmux with @mux_props, scaling to 32x24, fed by 4 videotestsrc
+ * with @src_props, to EOS */
+static void
+run_mux (const gchar * mux_props, const gchar * src_props, BatchStats * s)
+{
+  gchar *srcs = analytics_test_sources (4, src_props);
+  gchar *desc = g_strdup_printf ("analyticsmux name=m %s width=32 height=24 "
+      "! fakesink %s", mux_props, srcs);
+
+  count_batches_to_eos (desc, s);
+  g_free (desc);
+  g_free (srcs);
+}
+
 GST_START_TEST (test_full_batches)
 {
-  gchar *srcs = analytics_test_sources (4,
-      "num-buffers=100 ! video/x-raw,width=64,height=48");
-  gchar *desc = g_strdup_printf ("analyticsmux name=m batch-size=4 width=32 "
-      "height=24 ! fakesink %s", srcs);
   BatchStats s;
 
-  batch_stats_init (&s);
-  fail_unless_equals_int (analytics_test_run (desc, "m", count_batches, &s,
-          20 * SECOND), GST_MESSAGE_EOS);
+  run_mux ("batch-size=4", "num-buffers=100 ! video/x-raw,width=64,height=48",
+      &s);
   fail_unless_equals_int (s.batches, 100);
   fail_unless_equals_int (s.frames, 400);
-  fail_unless_equals_int (s.per_reason[GPUPROF_BATCH_PUSH_FULL], 100);
+  fail_unless_equals_int (s.per_reason[ANALYTICS_BATCH_PUSH_FULL], 100);
   fail_unless_equals_int (s.min_frames, 4);
   fail_unless (s.one_frame_per_source);
   fail_unless (s.in_order);
   fail_unless_equals_int (s.caps_batch_size, 4);
   fail_unless_equals_int (s.caps_height, 24 * 4);
-  g_free (desc);
-  g_free (srcs);
 }
 
 GST_END_TEST;
@@ -118,23 +134,16 @@ GST_END_TEST;
  * alone once the others ended.) */
 GST_START_TEST (test_batch_smaller_than_inputs)
 {
-  gchar *srcs = analytics_test_sources (4,
-      "num-buffers=30 ! video/x-raw,width=64,height=48");
-  gchar *desc = g_strdup_printf ("analyticsmux name=m batch-size=2 width=32 "
-      "height=24 ! fakesink %s", srcs);
   BatchStats s;
   guint i;
 
-  batch_stats_init (&s);
-  fail_unless_equals_int (analytics_test_run (desc, "m", count_batches, &s,
-          20 * SECOND), GST_MESSAGE_EOS);
+  run_mux ("batch-size=2", "num-buffers=30 ! video/x-raw,width=64,height=48",
+      &s);
   fail_unless_equals_int (s.batches, 60);
-  fail_unless_equals_int (s.per_reason[GPUPROF_BATCH_PUSH_FULL], 60);
+  fail_unless_equals_int (s.per_reason[ANALYTICS_BATCH_PUSH_FULL], 60);
   fail_unless (s.in_order);
   for (i = 0; i < 4; i++)
     fail_unless_equals_int (s.frames_of_source[i], 30);
-  g_free (desc);
-  g_free (srcs);
 }
 
 GST_END_TEST;
@@ -156,7 +165,7 @@ check_layout (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   LayoutCheck *c = data;
   GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
-  GpuprofBatchMeta *meta = gpuprof_buffer_get_batch_meta (buf);
+  AnalyticsBatchMeta *meta = analytics_buffer_get_batch_meta (buf);
   GstMapInfo map;
   guint i, y, x;
 
@@ -213,22 +222,17 @@ GST_END_TEST;
  * record of the wait shows. */
 GST_START_TEST (test_timeout_live)
 {
-  gchar *srcs = analytics_test_sources (4, "is-live=true num-buffers=6 "
-      "! video/x-raw,width=64,height=48,framerate=10/1");
-  gchar *desc = g_strdup_printf ("analyticsmux name=m batch-size=8 "
-      "batched-push-timeout=20000 width=32 height=24 ! fakesink %s", srcs);
   BatchStats s;
 
-  batch_stats_init (&s);
-  fail_unless_equals_int (analytics_test_run (desc, "m", count_batches, &s,
-          20 * SECOND), GST_MESSAGE_EOS);
+  run_mux ("batch-size=8 batched-push-timeout=20000", "is-live=true "
+      "num-buffers=6 ! video/x-raw,width=64,height=48,framerate=10/1", &s);
   fail_unless_equals_int (s.frames, 24);
-  fail_unless (s.per_reason[GPUPROF_BATCH_PUSH_TIMEOUT] >= 4,
+  fail_unless (s.per_reason[ANALYTICS_BATCH_PUSH_TIMEOUT] >= 4,
       "only %u of %u batches pushed by timeout",
-      s.per_reason[GPUPROF_BATCH_PUSH_TIMEOUT], s.batches);
-  fail_unless (s.per_reason[GPUPROF_BATCH_PUSH_FULL] <= 1,
-      "%u full batches", s.per_reason[GPUPROF_BATCH_PUSH_FULL]);
-  fail_unless (s.per_reason[GPUPROF_BATCH_PUSH_FULL] == 0
+      s.per_reason[ANALYTICS_BATCH_PUSH_TIMEOUT], s.batches);
+  fail_unless (s.per_reason[ANALYTICS_BATCH_PUSH_FULL] <= 1,
+      "%u full batches", s.per_reason[ANALYTICS_BATCH_PUSH_FULL]);
+  fail_unless (s.per_reason[ANALYTICS_BATCH_PUSH_FULL] == 0
       || s.min_full_wait >= 20 * GST_MSECOND,
       "a full batch left after %" GST_TIME_FORMAT ", before the timeout",
       GST_TIME_ARGS (s.min_full_wait));
@@ -237,8 +241,6 @@ GST_START_TEST (test_timeout_live)
       "timeout batch left after %" GST_TIME_FORMAT,
       GST_TIME_ARGS (s.min_timeout_wait));
   fail_unless_equals_int (s.caps_batch_size, 8);
-  g_free (desc);
-  g_free (srcs);
 }
 
 GST_END_TEST;
@@ -246,20 +248,13 @@ GST_END_TEST;
 /* Without a timeout the same live inputs fill batches of 8. */
 GST_START_TEST (test_no_timeout_live)
 {
-  gchar *srcs = analytics_test_sources (4, "is-live=true num-buffers=8 "
-      "! video/x-raw,width=64,height=48,framerate=30/1");
-  gchar *desc = g_strdup_printf ("analyticsmux name=m batch-size=8 "
-      "width=32 height=24 ! fakesink %s", srcs);
   BatchStats s;
 
-  batch_stats_init (&s);
-  fail_unless_equals_int (analytics_test_run (desc, "m", count_batches, &s,
-          20 * SECOND), GST_MESSAGE_EOS);
+  run_mux ("batch-size=8", "is-live=true num-buffers=8 "
+      "! video/x-raw,width=64,height=48,framerate=30/1", &s);
   fail_unless_equals_int (s.batches, 4);
-  fail_unless_equals_int (s.per_reason[GPUPROF_BATCH_PUSH_FULL], 4);
-  fail_unless_equals_int (s.per_reason[GPUPROF_BATCH_PUSH_TIMEOUT], 0);
-  g_free (desc);
-  g_free (srcs);
+  fail_unless_equals_int (s.per_reason[ANALYTICS_BATCH_PUSH_FULL], 4);
+  fail_unless_equals_int (s.per_reason[ANALYTICS_BATCH_PUSH_TIMEOUT], 0);
 }
 
 GST_END_TEST;
@@ -275,16 +270,14 @@ GST_START_TEST (test_eos_all_inputs)
       "videotestsrc num-buffers=20 ! video/x-raw,width=64,height=48 ! m.sink_2";
   BatchStats s;
 
-  batch_stats_init (&s);
-  fail_unless_equals_int (analytics_test_run (desc, "m", count_batches, &s,
-          20 * SECOND), GST_MESSAGE_EOS);
+  count_batches_to_eos (desc, &s);
   fail_unless_equals_int (s.frames, 40);
   fail_unless_equals_int (s.frames_of_source[0], 7);
   fail_unless_equals_int (s.frames_of_source[1], 13);
   fail_unless_equals_int (s.frames_of_source[2], 20);
   /* 40 = 13 full batches + 1 frame pushed at EOS. */
-  fail_unless_equals_int (s.per_reason[GPUPROF_BATCH_PUSH_FULL], 13);
-  fail_unless_equals_int (s.per_reason[GPUPROF_BATCH_PUSH_EOS], 1);
+  fail_unless_equals_int (s.per_reason[ANALYTICS_BATCH_PUSH_FULL], 13);
+  fail_unless_equals_int (s.per_reason[ANALYTICS_BATCH_PUSH_EOS], 1);
   fail_unless (s.in_order);
 }
 

@@ -3,19 +3,16 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 
-#include "gpuprof-analytics-meta.h"
+#include "analytics-meta.h"
+#include "analytics-test-util.h"
 #include "gpuprof-test-work.h"
 
 static GstHarness *
 osd_harness (gint width, gint height, guint cost)
 {
-  GstHarness *h = gst_harness_new ("analyticsosd");
-  gchar *caps = g_strdup_printf ("video/x-raw,format=RGBA,width=%d,height=%d,"
-      "framerate=30/1", width, height);
+  GstHarness *h = analytics_test_rgba_harness ("analyticsosd", width, height);
 
   g_object_set (h->element, "cost", cost, NULL);
-  gst_harness_set_src_caps_str (h, caps);
-  g_free (caps);
   return h;
 }
 
@@ -24,12 +21,13 @@ gray_frame (GstHarness * h, gint width, gint height, guint n_objects,
     gint box_w, gint box_h)
 {
   GstBuffer *buf = gst_harness_create_buffer (h, (gsize) width * height * 4);
-  GpuprofDetectionMeta *meta = gpuprof_buffer_add_detection_meta (buf, TRUE);
+  AnalyticsDetectionMeta *meta =
+      analytics_buffer_add_detection_meta (buf, TRUE);
   guint i;
 
   gst_buffer_memset (buf, 0, 128, (gsize) width * height * 4);
   for (i = 0; i < n_objects; i++) {
-    GpuprofObject o = { 0, };
+    AnalyticsObject o = { 0, };
 
     o.class_id = 0;
     o.track_id = 7;

@@ -4,7 +4,8 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 
-#include "gpuprof-analytics-meta.h"
+#include "analytics-meta.h"
+#include "analytics-test-util.h"
 #include "gpuprof-test-work.h"
 
 typedef struct
@@ -16,13 +17,10 @@ typedef struct
 static GstHarness *
 tracker_harness (gint width, gint height, guint max_age)
 {
-  GstHarness *h = gst_harness_new ("analyticstracker");
-  gchar *caps = g_strdup_printf ("video/x-raw,format=RGBA,width=%d,height=%d,"
-      "framerate=30/1", width, height);
+  GstHarness *h =
+      analytics_test_rgba_harness ("analyticstracker", width, height);
 
   g_object_set (h->element, "max-age", max_age, NULL);
-  gst_harness_set_src_caps_str (h, caps);
-  g_free (caps);
   return h;
 }
 
@@ -33,15 +31,15 @@ push_frame (GstHarness * h, gint width, gint height, const Box * boxes,
     guint n)
 {
   GstBuffer *buf = gst_harness_create_buffer (h, (gsize) width * height * 4);
-  GpuprofDetectionMeta *meta;
+  AnalyticsDetectionMeta *meta;
   GArray *ids = g_array_new (FALSE, FALSE, sizeof (guint64));
   guint i;
 
   gst_buffer_memset (buf, 0, 0x80, (gsize) width * height * 4);
   if (boxes) {
-    meta = gpuprof_buffer_add_detection_meta (buf, TRUE);
+    meta = analytics_buffer_add_detection_meta (buf, TRUE);
     for (i = 0; i < n; i++) {
-      GpuprofObject o = { 0, };
+      AnalyticsObject o = { 0, };
 
       o.class_id = boxes[i].class_id;
       o.confidence = 0.9f;
@@ -54,12 +52,12 @@ push_frame (GstHarness * h, gint width, gint height, const Box * boxes,
   }
   buf = gst_harness_push_and_pull (h, buf);
   fail_unless (buf != NULL);
-  meta = gpuprof_buffer_get_detection_meta (buf);
+  meta = analytics_buffer_get_detection_meta (buf);
   fail_unless (meta != NULL, "tracker left a frame without meta");
   fail_unless_equals_int (meta->inferred, boxes != NULL);
   for (i = 0; i < meta->objects->len; i++)
     g_array_append_val (ids,
-        g_array_index (meta->objects, GpuprofObject, i).track_id);
+        g_array_index (meta->objects, AnalyticsObject, i).track_id);
   gst_buffer_unref (buf);
   return ids;
 }
@@ -130,7 +128,7 @@ GST_START_TEST (test_cost_grows_with_detections)
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (many); i++) {
-    many[i].class_id = i % GPUPROF_N_CLASSES;
+    many[i].class_id = i % ANALYTICS_N_CLASSES;
     many[i].x = (i % 8) * 80;
     many[i].y = (i / 8) * 60;
     many[i].w = 80;

@@ -77,10 +77,4 @@ nvtx_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  g_setenv ("GST_TRACERS", "gpuprof(report=off)", TRUE);
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (nvtx_suite (), "gpuprof-batch-nvtx", __FILE__);
-}
+GPUPROF_TEST_MAIN (nvtx, "gpuprof-batch-nvtx", "gpuprof(report=off)");

@@ -1,4 +1,4 @@
-/* Stage utilisation is a share of time: never above 100 % (issue 12, #13).
+/* Stage utilisation is a share of time: never above 100 %.
  * A synced sink in a short run waits for the clock on its last batch after
  * the aggregator's last push; its span, compared with the times its pads
  * saw in the same run, holds that wait. */
@@ -134,11 +134,5 @@ batch_util_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  g_setenv ("GST_TRACERS", "gpuprof(report=off,cupti=off)", TRUE);
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (batch_util_suite (), "gpuprof-batch-util",
-      __FILE__);
-}
+GPUPROF_TEST_MAIN (batch_util, "gpuprof-batch-util",
+    "gpuprof(report=off,cupti=off)");

@@ -3,7 +3,7 @@
  * Counts are exact; times are only compared with each other, never with a
  * tight threshold, so a loaded 2-core machine passes too. */
 #include "gpuprof-test-util.h"
-#include "gpuprof-analytics-meta.h"
+#include "analytics-meta.h"
 
 #include <math.h>
 #include <string.h>
@@ -117,8 +117,8 @@ static GstPadProbeReturn
 mux_truth_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   MuxTruth *t = data;
-  GpuprofBatchMeta *meta =
-      gpuprof_buffer_get_batch_meta (GST_PAD_PROBE_INFO_BUFFER (info));
+  AnalyticsBatchMeta *meta =
+      analytics_buffer_get_batch_meta (GST_PAD_PROBE_INFO_BUFFER (info));
 
   /* one streaming thread (the mux's task) writes; read after EOS */
   if (meta) {
@@ -159,16 +159,16 @@ GST_START_TEST (test_timeout_pushes)
    * valgrind, GPUPROF_TEST_NO_TIMING, stalled live sources let rounds meet
    * in full batches: the comparisons with the mux's record below stay) */
   if (gpuprof_test_timing ())
-    fail_unless (truth.per_reason[GPUPROF_BATCH_PUSH_TIMEOUT] * 2 > batches,
+    fail_unless (truth.per_reason[ANALYTICS_BATCH_PUSH_TIMEOUT] * 2 > batches,
         "%" GST_PTR_FORMAT, s);
   /* the tracer tells full from timeout as the mux did; the last partial
    * batch, pushed at EOS, is the mux's EOS */
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "full"),
-      truth.per_reason[GPUPROF_BATCH_PUSH_FULL]);
+      truth.per_reason[ANALYTICS_BATCH_PUSH_FULL]);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "timeout")
       + gpuprof_test_get_u64 (s, "eos"),
-      truth.per_reason[GPUPROF_BATCH_PUSH_TIMEOUT]
-      + truth.per_reason[GPUPROF_BATCH_PUSH_EOS]);
+      truth.per_reason[ANALYTICS_BATCH_PUSH_TIMEOUT]
+      + truth.per_reason[ANALYTICS_BATCH_PUSH_EOS]);
   /* frames over batches of 8 */
   fail_unless (fabs (gpuprof_test_get_double (s, "fill") -
           20.0 / (8.0 * batches)) < 1e-9, "%" GST_PTR_FORMAT, s);
@@ -355,10 +355,4 @@ batch_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  g_setenv ("GST_TRACERS", "gpuprof(report=off,nvtx=off)", TRUE);
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (batch_suite (), "gpuprof-batch", __FILE__);
-}
+GPUPROF_TEST_MAIN (batch, "gpuprof-batch", "gpuprof(report=off,nvtx=off)");

@@ -27,24 +27,50 @@ gpuprof_test_tracer (void)
   return found;
 }
 
-void
-gpuprof_test_play_to_eos (GstElement * pipeline)
+gint
+gpuprof_test_main (gint * argc, gchar *** argv, const gchar * tracers,
+    Suite * (*suite) (void), const gchar * name, const gchar * file)
+{
+  g_setenv ("GST_TRACERS", tracers, TRUE);
+  gst_check_init (argc, argv);
+  return gst_check_run_suite (suite (), name, file);
+}
+
+GstMessageType
+gpuprof_test_play (GstElement * pipeline, GstClockTime timeout,
+    gchar ** error)
 {
   GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessageType type = 0;
   GstMessage *msg;
 
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+  msg = gst_bus_timed_pop_filtered (bus, timeout,
       GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "no EOS within 60 s");
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    GError *err = NULL;
-    gst_message_parse_error (msg, &err, NULL);
-    fail ("pipeline error: %s", err->message);
+  if (msg) {
+    type = GST_MESSAGE_TYPE (msg);
+    if (type == GST_MESSAGE_ERROR && error) {
+      GError *err = NULL;
+
+      gst_message_parse_error (msg, &err, NULL);
+      *error = g_strdup (err->message);
+      g_error_free (err);
+    }
+    gst_message_unref (msg);
   }
-  gst_message_unref (msg);
   gst_object_unref (bus);
+  return type;
+}
+
+void
+gpuprof_test_play_to_eos (GstElement * pipeline)
+{
+  gchar *error = NULL;
+  GstMessageType type = gpuprof_test_play (pipeline, 60 * GST_SECOND, &error);
+
+  fail_unless (type != 0, "no EOS within 60 s");
+  fail_unless (type == GST_MESSAGE_EOS, "pipeline error: %s", error);
 }
 
 /* Parses a description that may use the test elements (gpuprofwork,
@@ -179,6 +205,14 @@ gboolean
 gpuprof_test_timing (void)
 {
   return g_getenv ("GPUPROF_TEST_NO_TIMING") == NULL;
+}
+
+const gchar *
+gpuprof_test_clip (void)
+{
+  const gchar *clip = g_getenv ("GPUPROF_TEST_CLIP");
+
+  return clip && g_file_test (clip, G_FILE_TEST_EXISTS) ? clip : NULL;
 }
 
 /* Under valgrind (tools/run-valgrind.sh sets GPUPROF_TEST_NO_TIMING) every

@@ -11,6 +11,22 @@
 
 G_BEGIN_DECLS
 
+/* Runs the suite that @suite returns under GST_TRACERS=@tracers, set
+ * before gst_check_init() so that the tracer is there from the start;
+ * @file is the test's source (__FILE__). Returns main's exit status. */
+gint gpuprof_test_main (gint * argc, gchar *** argv, const gchar * tracers,
+    Suite * (*suite) (void), const gchar * name, const gchar * file);
+
+/* GST_CHECK_MAIN with the tracer: main () runs @prefix_suite () as @name
+ * under GST_TRACERS=@tracers. */
+#define GPUPROF_TEST_MAIN(prefix, name, tracers)                      \
+int                                                                   \
+main (int argc, char **argv)                                          \
+{                                                                     \
+  return gpuprof_test_main (&argc, &argv, tracers, prefix##_suite,    \
+      name, __FILE__);                                                \
+}
+
 GstTracer *gpuprof_test_tracer (void);
 GstElement *gpuprof_test_parse (const gchar * description);
 GstElement *gpuprof_test_run (const gchar * description);
@@ -22,6 +38,12 @@ GstElement *gpuprof_test_parse_counting (const gchar * description,
 void gpuprof_test_stop (GstElement * pipeline);
 /* "pipelineN/name": each test's pipeline has its own number without fork */
 gchar *gpuprof_test_path (GstElement * pipeline, const gchar * name);
+/* Plays @pipeline until EOS or an error, at most @timeout: returns
+ * GST_MESSAGE_EOS, GST_MESSAGE_ERROR (its text in @error when not %NULL,
+ * to free) or 0 when neither came in time. Leaves the state as it is. */
+GstMessageType gpuprof_test_play (GstElement * pipeline,
+    GstClockTime timeout, gchar ** error);
+/* Plays @pipeline to EOS (60 s at most); an error fails the test. */
 void gpuprof_test_play_to_eos (GstElement * pipeline);
 GstStructure *gpuprof_test_element_stats (const gchar * path);
 GstStructure *gpuprof_test_queue_stats (const gchar * path);
@@ -34,6 +56,9 @@ gchar *gpuprof_test_last_report (void);
 /* The report of @pipeline while it runs ("get-report"). */
 gchar *gpuprof_test_live_report (GstElement * pipeline);
 gboolean gpuprof_test_timing (void);
+/* The H.264 clip GPUPROF_TEST_CLIP names, %NULL when it is not there (the
+ * test that needs it skips). */
+const gchar *gpuprof_test_clip (void);
 void gpuprof_test_assert_near (const gchar * what, gdouble value,
     gdouble expected, gdouble tolerance);
 void gpuprof_test_assert_truth (const gchar * what, guint64 measured_ns,

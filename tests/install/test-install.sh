@@ -15,13 +15,9 @@
 set -u
 build=$1 prefix=$2 libdir_opt=$3 libdir=$4 plugindir=$5 bindir=$6
 gst_pluginsdir=$7 have_tool=$8 params_md=$9
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../common/check-lib.sh"
+tmp=$out
 root=$tmp/root
-fails=0
-check() { # what, condition
-  if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fails=$((fails + 1)); fi
-}
 
 # the build is there already: copy it, build nothing
 meson install -C "$build" --no-rebuild --quiet --destdir "$root" \
@@ -98,5 +94,4 @@ if [ "$have_tool" = yes ]; then
 fi
 
 [ "$fails" -ne 0 ] && { echo "--- stderr of the run:"; cat "$tmp/err"; }
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+checks_done

@@ -10,6 +10,7 @@
 #include "gpuprof-snapshot.h"
 #include "gpuprof-summary.h"
 #include "gpuprof-trace.h"
+#include "gpuprof-test-core.h"
 
 static gchar *tmpdir;
 
@@ -113,27 +114,12 @@ test_report_from_summary (void)
   gpuprof_snapshot_free (snap);
 }
 
-static gchar *
-names_element (guint32 id, gpointer data)
-{
-  return g_strdup_printf ("pipeline0/%s", id == 1 ? "a" : id == 2 ? "q" : "b");
-}
-
-static gchar *
-names_thread (guint32 id, gpointer data)
-{
-  return g_strdup (id == 1 ? "src:src" : "q:src");
-}
-
-static gchar *
-names_pipeline (gpointer data)
-{
-  return g_strdup ("pipeline0");
-}
-
-static const GpuprofTraceNames names = {
-  NULL, names_element, NULL, names_thread, names_pipeline
+/* element ids 1, 2, 3 */
+static const gchar *const element_names[] = { "pipeline0/a", "pipeline0/q",
+  "pipeline0/b", NULL
 };
+
+static GpuprofTraceNames names;
 
 /* 100 buffers: a (2 µs self) and q on thread 1, b (5 µs self) on thread 2 */
 static void
@@ -224,21 +210,13 @@ test_report_from_killed_trace (void)
 int
 main (int argc, char **argv)
 {
-  gint ret;
-
   gst_init (&argc, &argv);
   g_test_init (&argc, &argv, NULL);
   g_assert_nonnull (g_getenv ("GST_GPUPROF"));
-  tmpdir = g_dir_make_tmp ("gpuprof-tools-XXXXXX", NULL);
+  names = gpuprof_test_trace_names (element_names);
+  tmpdir = gpuprof_test_tmpdir_new ("gpuprof-tools-XXXXXX");
   g_test_add_func ("/report/from-summary", test_report_from_summary);
   g_test_add_func ("/report/from-trace", test_report_from_trace);
   g_test_add_func ("/report/from-killed-trace", test_report_from_killed_trace);
-  ret = g_test_run ();
-  if (ret == 0) {
-    gchar *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);
-    ret = system (cmd);
-    g_free (cmd);
-  }
-  g_free (tmpdir);
-  return ret;
+  return gpuprof_test_tmpdir_done (tmpdir, g_test_run ());
 }

@@ -41,13 +41,13 @@ expect() { # expect WHAT GOT WANT
   if [ "$2" = "$3" ]; then ok "$1: $2"; else bad "$1: $2, expected $3"; fi
 }
 
-# N2: two streams of a multiqueue number their buffers each from 1
+# two streams of a multiqueue number their buffers each from 1
 run mq eos "fakesrc num-buffers=5 ! q.sink_0 fakesrc num-buffers=7 ! q.sink_1
   multiqueue name=q q.src_0 ! fakesink q.src_1 ! fakesink"
 check_trace --async "pipeline0/q=$in" --arrows "$out" "$dir/mq.json"
 expect "mq: residencies pushed" "$(ended mq pushed)" "$out"
 
-# N4: a leaky queue drops most: arrows only for the buffers it pushed
+# a leaky queue drops most: arrows only for the buffers it pushed
 run leaky eos "fakesrc num-buffers=50 ! queue name=q max-size-buffers=1
   leaky=downstream ! identity sleep-time=1000 ! fakesink"
 check_trace --async "pipeline0/q=$in" --arrows "$out" "$dir/leaky.json"
@@ -55,7 +55,7 @@ expect "leaky: residencies pushed" "$(ended leaky pushed)" "$out"
 expect "leaky: residencies dropped" "$(ended leaky dropped)" "$((in - out))"
 [ "$((in - out))" -gt 0 ] || bad "leaky: nothing dropped, the test did not test"
 
-# N3: the application exits with buffers in the queue, never stopping its
+# the application exits with buffers in the queue, never stopping its
 # pipeline: they are left, their residencies end when the trace closes
 run exit exit "fakesrc sizetype=fixed sizemax=64 ! queue name=q
   max-size-buffers=5 max-size-bytes=0 max-size-time=0 !
@@ -65,7 +65,7 @@ expect "exit: residencies pushed" "$(ended exit pushed)" "$out"
 expect "exit: residencies left" "$(ended exit left)" "$((in - out))"
 [ "$((in - out))" -gt 0 ] || bad "exit: nothing inside at exit, the test did not test"
 
-# N1: lists (rtpvrawpay, small mtu) are one residency of n buffers
+# lists (rtpvrawpay, small mtu) are one residency of n buffers
 run lists eos "videotestsrc num-buffers=10 !
   video/x-raw,format=RGB,width=160,height=120 ! rtpvrawpay mtu=600 !
   queue name=q ! fakesink"

@@ -13,15 +13,19 @@
 #include "gpuprof-snapshot.h"
 #include "gpuprof-summary.h"
 #include "gpuprof-trace.h"
+#include "gpuprof-test-core.h"
 
 #define N_BUFFERS 500
 #define US 1000
 
 enum
 { SRC = 1, A, Q, B, SINK };
-static const gchar *element_names[] = { NULL, "pipeline0/src", "pipeline0/a",
-  "pipeline0/q", "pipeline0/b", "pipeline0/sink"
+/* element id i is element_names[i - 1] */
+static const gchar *const element_names[] = { "pipeline0/src", "pipeline0/a",
+  "pipeline0/q", "pipeline0/b", "pipeline0/sink", NULL
 };
+
+static GpuprofTraceNames names;
 
 static gchar *tmpdir;
 static guint printerr_count;
@@ -33,40 +37,12 @@ count_printerr (const gchar * msg)
   g_test_message ("printerr: %s", msg);
 }
 
-static gchar *
-element_path (guint32 id, gpointer user_data)
-{
-  return id < G_N_ELEMENTS (element_names) ? g_strdup (element_names[id]) :
-      NULL;
-}
-
-static gchar *
-pad_name (guint32 id, gpointer user_data)
-{
-  return g_strdup_printf ("%s:sink", element_names[id - 10] + 10);
-}
-
-static gchar *
-thread_name (guint32 id, gpointer user_data)
-{
-  return g_strdup (id == 1 ? "src:src" : id == 2 ? "q:src" : "main");
-}
-
-static gchar *
-pipeline_name (gpointer user_data)
-{
-  return g_strdup ("pipeline0");
-}
-
-static const GpuprofTraceNames names = {
-  NULL, element_path, pad_name, thread_name, pipeline_name
-};
-
 static GpuprofEvent
 chain (guint32 thread, guint32 element, guint64 ts, guint64 dur, guint64 seq)
 {
-  GpuprofEvent ev = { GPUPROF_EVENT_CHAIN, element, element + 10, thread, ts,
-    dur, seq, seq * 40 * US * 1000, 4096, dur / 2, seq + 1, 0
+  GpuprofEvent ev = { GPUPROF_EVENT_CHAIN, element,
+    element + GPUPROF_TEST_PAD_BASE, thread, ts, dur, seq,
+    seq * 40 * US * 1000, 4096, dur / 2, seq + 1, 0
   };
   return ev;
 }
@@ -147,7 +123,7 @@ add_element (GpuprofSnapshot * snap, guint32 id, const gchar * role,
 {
   GpuprofElementRow row = { 0, };
 
-  row.path = g_strdup (element_names[id]);
+  row.path = g_strdup (element_names[id - 1]);
   row.factory = g_strdup ("identity");
   row.role = g_strdup (role);
   row.thread = g_strdup ("src:src");
@@ -379,26 +355,17 @@ test_element_filter (void)
 int
 main (int argc, char **argv)
 {
-  gint ret;
-
   gst_init (&argc, &argv);
   g_test_init (&argc, &argv, NULL);
   g_set_printerr_handler (count_printerr);
   g_assert_nonnull (g_getenv ("CHECK_TRACE"));
-  tmpdir = g_dir_make_tmp ("gpuprof-trace-XXXXXX", NULL);
+  names = gpuprof_test_trace_names (element_names);
+  tmpdir = gpuprof_test_tmpdir_new ("gpuprof-trace-XXXXXX");
 
   g_test_add_func ("/trace/scenario", test_scenario);
   g_test_add_func ("/trace/unwritable-path", test_unwritable_path);
   g_test_add_func ("/trace/disk-full-mid-run", test_disk_full_mid_run);
   g_test_add_func ("/trace/size-cap", test_size_cap);
   g_test_add_func ("/trace/element-filter", test_element_filter);
-  ret = g_test_run ();
-
-  if (ret == 0) {
-    gchar *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);
-    g_assert_true (system (cmd) == 0);
-    g_free (cmd);
-  }
-  g_free (tmpdir);
-  return ret;
+  return gpuprof_test_tmpdir_done (tmpdir, g_test_run ());
 }

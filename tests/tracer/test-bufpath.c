@@ -99,14 +99,6 @@ assert_link (GstElement * pipeline, const gchar * up, guint64 truth,
   gst_structure_free (d);
 }
 
-static const gchar *
-test_clip (void)
-{
-  const gchar *clip = g_getenv ("GPUPROF_TEST_CLIP");
-
-  return clip && g_file_test (clip, G_FILE_TEST_EXISTS) ? clip : NULL;
-}
-
 /* ------------------------------------------------------ ghost-pad pulls */
 
 /* A sink in a bin pulls through the bin's ghost pad: the pulls reach the
@@ -135,10 +127,11 @@ GST_START_TEST (test_pull_across_ghost_pad)
 
 GST_END_TEST;
 
-/* The case: a demuxer in a bin pulls the file (needs the clip) */
+/* A demuxer in a bin pulls the file through the bin's ghost pad, as in
+ * decodebin (needs the clip) */
 GST_START_TEST (test_demuxer_pulls_across_ghost_pad)
 {
-  const gchar *clip = test_clip ();
+  const gchar *clip = gpuprof_test_clip ();
   GstElement *p;
   gchar *desc;
   guint64 pulled = 0;
@@ -500,7 +493,6 @@ int
 main (int argc, char **argv)
 {
   prctl (PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-  g_setenv ("GST_TRACERS", "gpuprof(report=off,cupti=off)", TRUE);
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (bufpath_suite (), "gpuprof-bufpath", __FILE__);
+  return gpuprof_test_main (&argc, &argv, "gpuprof(report=off,cupti=off)",
+      bufpath_suite, "gpuprof-bufpath", __FILE__);
 }

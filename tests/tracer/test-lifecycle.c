@@ -267,11 +267,4 @@ lifecycle_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  g_setenv ("GST_TRACERS", "gpuprof(report=off)", TRUE);
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (lifecycle_suite (), "gpuprof-lifecycle",
-      __FILE__);
-}
+GPUPROF_TEST_MAIN (lifecycle, "gpuprof-lifecycle", "gpuprof(report=off)");

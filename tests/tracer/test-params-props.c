@@ -77,11 +77,4 @@ params_props_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  g_setenv ("GST_TRACERS", TRACERS, TRUE);
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (params_props_suite (), "gpuprof-params-props",
-      __FILE__);
-}
+GPUPROF_TEST_MAIN (params_props, "gpuprof-params-props", TRACERS);

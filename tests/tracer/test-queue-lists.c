@@ -1,7 +1,7 @@
-/* Buffer lists through a queue (fuzzer bug N1): the queue table counts
- * buffers, a list of n as n, like the elements table and like the queue
- * itself. Every count is compared with pad probes on the queue's own pads
- * in the same run, which count a list as its length. */
+/* Buffer lists through a queue: the queue table counts buffers, a list of
+ * n as n, like the elements table and like the queue itself. Every count
+ * is compared with pad probes on the queue's own pads in the same run,
+ * which count a list as its length. */
 #include "gpuprof-test-util.h"
 
 /* rtpvrawpay with a small mtu pushes one list of many packets per frame */
@@ -127,11 +127,5 @@ queue_lists_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  g_setenv ("GST_TRACERS", "gpuprof(report=off,cupti=off)", TRUE);
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (queue_lists_suite (), "gpuprof-queue-lists",
-      __FILE__);
-}
+GPUPROF_TEST_MAIN (queue_lists, "gpuprof-queue-lists",
+    "gpuprof(report=off,cupti=off)");

@@ -1,5 +1,5 @@
-/* Queue counts on the shapes that broke them (issue 12: 6, 7, 12): a leaky
- * queue behind a tee (copied and pooled buffers), the level read after the
+/* Queue counts on the shapes that once miscounted them: a leaky queue
+ * behind a tee (copied and pooled buffers), the level read after the
  * queue's thread took the buffer, buffers a queue still held when
  * downstream stopped or the pipeline stopped. Every count is compared with
  * pad probes on the queue's own pads in the same run. */
@@ -208,11 +208,5 @@ queues_edge_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  g_setenv ("GST_TRACERS", "gpuprof(report=off,cupti=off)", TRUE);
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (queues_edge_suite (), "gpuprof-queues-edge",
-      __FILE__);
-}
+GPUPROF_TEST_MAIN (queues_edge, "gpuprof-queues-edge",
+    "gpuprof(report=off,cupti=off)");

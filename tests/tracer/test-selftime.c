@@ -204,12 +204,12 @@ GST_END_TEST;
  * pulls are filesrc's work, the loop between pushes is qtdemux's. */
 GST_START_TEST (test_pull_mode_charged_upstream)
 {
-  const gchar *clip = g_getenv ("GPUPROF_TEST_CLIP");
+  const gchar *clip = gpuprof_test_clip ();
   gchar *desc;
   GstElement *p;
   GstStructure *src, *demux;
 
-  if (!clip || !g_file_test (clip, G_FILE_TEST_EXISTS)) {
+  if (!clip) {
     GST_INFO ("no test clip (GPUPROF_TEST_CLIP): skipped");
     return;
   }
@@ -267,8 +267,6 @@ main (int argc, char **argv)
   /* shorter sleeps, closer to the planted costs (streaming threads inherit
    * it); the truth is measured anyway */
   prctl (PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-  g_setenv ("GST_TRACERS", "gpuprof(report=off)", TRUE);
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (selftime_suite (), "gpuprof-selftime",
-      __FILE__);
+  return gpuprof_test_main (&argc, &argv, "gpuprof(report=off)",
+      selftime_suite, "gpuprof-selftime", __FILE__);
 }

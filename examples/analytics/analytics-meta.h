@@ -1,7 +1,7 @@
 /* gpuprof analytics examples: metas carried by the batch buffers.
  *
- * analyticsmux attaches a GpuprofBatchMeta to each batch it pushes;
- * analyticsinfer attaches a GpuprofDetectionMeta, which analyticstracker
+ * analyticsmux attaches a AnalyticsBatchMeta to each batch it pushes;
+ * analyticsinfer attaches a AnalyticsDetectionMeta, which analyticstracker
  * fills with track ids and analyticsosd draws. The names carry the project
  * prefix so they never clash with GStreamer's own analytics library (1.24+).
  *
@@ -16,23 +16,23 @@
 G_BEGIN_DECLS
 
 /**
- * GpuprofBatchPushReason:
- * @GPUPROF_BATCH_PUSH_FULL: batch-size frames were collected
- * @GPUPROF_BATCH_PUSH_TIMEOUT: batched-push-timeout expired since the
+ * AnalyticsBatchPushReason:
+ * @ANALYTICS_BATCH_PUSH_FULL: batch-size frames were collected
+ * @ANALYTICS_BATCH_PUSH_TIMEOUT: batched-push-timeout expired since the
  *     batch's first frame
- * @GPUPROF_BATCH_PUSH_EOS: all inputs ended; the rest was pushed
+ * @ANALYTICS_BATCH_PUSH_EOS: all inputs ended; the rest was pushed
  *
  * Why analyticsmux pushed a batch.
  */
 typedef enum
 {
-  GPUPROF_BATCH_PUSH_FULL = 0,
-  GPUPROF_BATCH_PUSH_TIMEOUT = 1,
-  GPUPROF_BATCH_PUSH_EOS = 2,
-} GpuprofBatchPushReason;
+  ANALYTICS_BATCH_PUSH_FULL = 0,
+  ANALYTICS_BATCH_PUSH_TIMEOUT = 1,
+  ANALYTICS_BATCH_PUSH_EOS = 2,
+} AnalyticsBatchPushReason;
 
 /**
- * GpuprofBatchFrame:
+ * AnalyticsBatchFrame:
  * @source_id: index N of the mux sink pad sink_N the frame came from
  * @pts: the frame's PTS as the source stamped it
  * @running_time: the frame's running time on its sink pad
@@ -47,10 +47,10 @@ typedef struct
   GstClockTime pts;
   GstClockTime running_time;
   guint64 frame_num;
-} GpuprofBatchFrame;
+} AnalyticsBatchFrame;
 
 /**
- * GpuprofBatchMeta:
+ * AnalyticsBatchMeta:
  * @meta: parent
  * @batch_num: number of the batch on the mux, from 0
  * @batch_size: the mux's batch-size when it formed the batch
@@ -72,28 +72,29 @@ typedef struct
   guint frame_width;
   guint frame_height;
   guint stride;
-  GpuprofBatchPushReason reason;
+  AnalyticsBatchPushReason reason;
   GstClockTime wait;
-  GpuprofBatchFrame *frames;
-} GpuprofBatchMeta;
+  AnalyticsBatchFrame *frames;
+} AnalyticsBatchMeta;
 
-GType gpuprof_batch_meta_api_get_type (void);
-const GstMetaInfo *gpuprof_batch_meta_get_info (void);
-#define GPUPROF_BATCH_META_API_TYPE (gpuprof_batch_meta_api_get_type ())
+GType analytics_batch_meta_api_get_type (void);
+const GstMetaInfo *analytics_batch_meta_get_info (void);
+#define ANALYTICS_BATCH_META_API_TYPE (analytics_batch_meta_api_get_type ())
 
-#define gpuprof_buffer_get_batch_meta(b) \
-  ((GpuprofBatchMeta *) gst_buffer_get_meta ((b), GPUPROF_BATCH_META_API_TYPE))
+#define analytics_buffer_get_batch_meta(b) \
+  ((AnalyticsBatchMeta *) gst_buffer_get_meta ((b), \
+      ANALYTICS_BATCH_META_API_TYPE))
 
-GpuprofBatchMeta *gpuprof_buffer_add_batch_meta (GstBuffer * buffer,
+AnalyticsBatchMeta *analytics_buffer_add_batch_meta (GstBuffer * buffer,
     guint n_frames);
 
-const gchar *gpuprof_batch_push_reason_name (GpuprofBatchPushReason reason);
+const gchar *analytics_batch_push_reason_name (AnalyticsBatchPushReason reason);
 
 /**
- * GpuprofObject:
+ * AnalyticsObject:
  * @frame: index of the frame in the batch (row block of the buffer)
- * @source_id: the frame's source (GpuprofBatchFrame.source_id)
- * @class_id: class of the detection, 0..GPUPROF_N_CLASSES-1
+ * @source_id: the frame's source (AnalyticsBatchFrame.source_id)
+ * @class_id: class of the detection, 0..ANALYTICS_N_CLASSES-1
  * @confidence: 0..1
  * @x: left edge in frame pixels
  * @y: top edge in frame pixels
@@ -114,16 +115,16 @@ typedef struct
   gint x, y, w, h;
   guint64 track_id;
   guint age;
-} GpuprofObject;
+} AnalyticsObject;
 
-#define GPUPROF_N_CLASSES 4
+#define ANALYTICS_N_CLASSES 4
 
 /**
- * GpuprofDetectionMeta:
+ * AnalyticsDetectionMeta:
  * @meta: parent
  * @inferred: TRUE when analyticsinfer ran on this batch; FALSE when the
  *     batch was skipped (interval) and the objects come from the tracker
- * @objects: (element-type GpuprofObject): the objects of all frames of the
+ * @objects: (element-type AnalyticsObject): the objects of all frames of the
  *     batch, ordered by frame
  */
 typedef struct
@@ -132,17 +133,18 @@ typedef struct
 
   gboolean inferred;
   GArray *objects;
-} GpuprofDetectionMeta;
+} AnalyticsDetectionMeta;
 
-GType gpuprof_detection_meta_api_get_type (void);
-const GstMetaInfo *gpuprof_detection_meta_get_info (void);
-#define GPUPROF_DETECTION_META_API_TYPE (gpuprof_detection_meta_api_get_type ())
+GType analytics_detection_meta_api_get_type (void);
+const GstMetaInfo *analytics_detection_meta_get_info (void);
+#define ANALYTICS_DETECTION_META_API_TYPE \
+    (analytics_detection_meta_api_get_type ())
 
-#define gpuprof_buffer_get_detection_meta(b) \
-  ((GpuprofDetectionMeta *) gst_buffer_get_meta ((b), \
-      GPUPROF_DETECTION_META_API_TYPE))
+#define analytics_buffer_get_detection_meta(b) \
+  ((AnalyticsDetectionMeta *) gst_buffer_get_meta ((b), \
+      ANALYTICS_DETECTION_META_API_TYPE))
 
-GpuprofDetectionMeta *gpuprof_buffer_add_detection_meta (GstBuffer * buffer,
+AnalyticsDetectionMeta *analytics_buffer_add_detection_meta (GstBuffer * buffer,
     gboolean inferred);
 
 G_END_DECLS

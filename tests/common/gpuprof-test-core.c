@@ -1,0 +1,98 @@
+/* See gpuprof-test-core.h. */
+#include "gpuprof-test-core.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+static const gchar *
+element_at (guint32 id, const gchar * const *elements)
+{
+  guint32 i;
+
+  if (id == 0)
+    return NULL;
+  for (i = 1; i < id && elements[i - 1]; i++);
+  return elements[i - 1];
+}
+
+static gchar *
+element_path (guint32 id, gpointer user_data)
+{
+  return g_strdup (element_at (id, user_data));
+}
+
+static gchar *
+pad_name (guint32 id, gpointer user_data)
+{
+  const gchar *path;
+
+  if (id <= GPUPROF_TEST_PAD_BASE)
+    return NULL;
+  path = element_at (id - GPUPROF_TEST_PAD_BASE, user_data);
+  if (!path)
+    return NULL;
+  return g_strdup_printf ("%s:sink", strrchr (path, '/') ?
+      strrchr (path, '/') + 1 : path);
+}
+
+static gchar *
+thread_name (guint32 id, gpointer user_data)
+{
+  return g_strdup (id == 1 ? "src:src" : id == 2 ? "q:src" : "main");
+}
+
+static gchar *
+pipeline_name (gpointer user_data)
+{
+  return g_strdup ("pipeline0");
+}
+
+GpuprofTraceNames
+gpuprof_test_trace_names (const gchar * const *elements)
+{
+  GpuprofTraceNames names = { (gpointer) elements, element_path, pad_name,
+    thread_name, pipeline_name
+  };
+
+  return names;
+}
+
+gchar *
+gpuprof_test_tmpdir_new (const gchar * tmpl)
+{
+  GError *err = NULL;
+  gchar *dir = g_dir_make_tmp (tmpl, &err);
+
+  g_assert_no_error (err);
+  return dir;
+}
+
+static gboolean
+remove_tree (const gchar * path)
+{
+  GDir *dir = g_dir_open (path, 0, NULL);
+  const gchar *name;
+  gboolean ok = TRUE;
+
+  if (dir) {
+    while ((name = g_dir_read_name (dir))) {
+      gchar *child = g_build_filename (path, name, NULL);
+
+      ok = remove_tree (child) && ok;
+      g_free (child);
+    }
+    g_dir_close (dir);
+  }
+  return g_remove (path) == 0 && ok;
+}
+
+gint
+gpuprof_test_tmpdir_done (gchar * tmpdir, gint status)
+{
+  if (status == 0 && !remove_tree (tmpdir)) {
+    g_printerr ("could not remove %s\n", tmpdir);
+    status = 1;
+  }
+  g_free (tmpdir);
+  return status;
+}

@@ -1,0 +1,28 @@
+/* Helpers of the tests that drive the core library without a pipeline
+ * (GLib tests): the names the trace writer asks for (GpuprofTraceNames) as
+ * one table instead of a set of callbacks in each test, and a temporary
+ * folder for the files they write. */
+#pragma once
+
+#include "gpuprof-trace.h"
+
+G_BEGIN_DECLS
+
+/* Pad ids of the made-up pipeline: pad GPUPROF_TEST_PAD_BASE + i is the
+ * sink pad of element i. */
+#define GPUPROF_TEST_PAD_BASE 10
+
+/* Names of a pipeline "pipeline0" whose element id i is @elements[i - 1]
+ * (a %NULL-terminated table, kept by the caller), pad id
+ * GPUPROF_TEST_PAD_BASE + i is "<element's own name>:sink", thread 1
+ * "src:src", thread 2 "q:src" and any other thread "main". */
+GpuprofTraceNames gpuprof_test_trace_names (const gchar * const *elements);
+
+/* A new temporary folder (g_dir_make_tmp() with @tmpl); aborts on failure. */
+gchar *gpuprof_test_tmpdir_new (const gchar * tmpl);
+/* Ends the run: removes @tmpdir with what is in it when @status is 0 (a
+ * failed run keeps its files to look at), frees it and returns @status, or
+ * 1 when the folder could not be removed. */
+gint gpuprof_test_tmpdir_done (gchar * tmpdir, gint status);
+
+G_END_DECLS
