@@ -93,7 +93,7 @@ GST_START_TEST (test_listeners_one_registry)
   static const GpuprofGpuListener both = { count_op, count_settled };
   static const GpuprofGpuListener op_only = { count_op, NULL };
   static const GpuprofGpuListener settled_only = { NULL, count_settled };
-  Counts tr = { TR, }, me = { ME, }, st = { TR, };
+  Counts tr = { .channel = TR }, me = { .channel = ME }, st = { .channel = TR };
   guint id_tr, id_me, id_st;
   guint64 seq;
 
@@ -263,6 +263,80 @@ GST_START_TEST (test_remove_from_own_settled)
 
 GST_END_TEST;
 
+/* ---- per-thread state, meter channel alone ---- */
+
+typedef struct
+{
+  const gchar *name;            /* gpuprof_gpu_set_thread_name(), or NULL */
+  guint32 element;              /* chain call before the launch, 0: none */
+  guint32 tid;
+} Launcher;
+
+static gpointer
+launcher_thread (gpointer data)
+{
+  Launcher *l = data;
+
+  l->tid = gpuprof_gpu_current_thread_id ();
+  if (l->name)
+    gpuprof_gpu_set_thread_name (l->name);
+  if (l->element)
+    launch_in_call (ME, l->element, 1, 1000, 30);
+  /* outside any chain call: only the thread's state can attribute it */
+  fake_launch (&src, GPUPROF_GPU_OP_KERNEL, "loop", 0, 2000, 2007, 0);
+  return NULL;
+}
+
+/* What gpuprofmeter relies on without the tracer: each thread's last
+ * element and name, kept by the thread and read by tid when its records
+ * settle on another thread. */
+GST_START_TEST (test_thread_state_meter_only)
+{
+  Launcher a = { "worker-a", 11, 0 }, b = { "worker-b", 0, 0 };
+  GpuprofGpuElementStats e;
+  GpuprofGpuTotals t;
+  GArray *un;
+  GThread *th;
+
+  gpuprof_gpu_enable_channel (TR, FALSE);
+  th = g_thread_new ("a", launcher_thread, &a);
+  g_thread_join (th);
+  th = g_thread_new ("b", launcher_thread, &b);
+  g_thread_join (th);
+  fail_unless (a.tid != 0 && b.tid != 0 && a.tid != b.tid);
+  deliver_new ();
+  gpuprof_gpu_settle (1, GPUPROF_GPU_SETTLE_JOINED);
+
+  fail_unless (gpuprof_gpu_get_element (ME, 11, &e));
+  fail_unless_equals_uint64 (e.cost.kernel_ns, 30 + 7);
+  fail_unless_equals_uint64 (e.by_thread_ns, 7);
+  gpuprof_gpu_get_totals (ME, &t);
+  fail_unless_equals_uint64 (t.external_ns, 30);
+  fail_unless_equals_uint64 (t.thread_ns, 7);
+  fail_unless_equals_uint64 (t.unattributed_ns, 7);
+  un = gpuprof_gpu_get_unattributed (ME);
+  fail_unless_equals_int (un->len, 1);
+  fail_unless_equals_int (g_array_index (un, GpuprofGpuThreadStats,
+          0).thread_id, b.tid);
+  fail_unless_equals_string (g_array_index (un, GpuprofGpuThreadStats,
+          0).name, "worker-b");
+  g_array_unref (un);
+
+  /* reset forgets the threads' last elements, not only the records */
+  gpuprof_gpu_channel_enter (ME, 12, 1);
+  gpuprof_gpu_channel_exit (ME);
+  gpuprof_gpu_reset ();
+  fake_launch (&src, GPUPROF_GPU_OP_KERNEL, "loop", 0, 3000, 3005, 0);
+  deliver_new ();
+  gpuprof_gpu_settle (2, GPUPROF_GPU_SETTLE_JOINED);
+  fail_if (gpuprof_gpu_get_element (ME, 12, &e));
+  gpuprof_gpu_get_totals (ME, &t);
+  fail_unless_equals_uint64 (t.thread_ns, 0);
+  fail_unless_equals_uint64 (t.unattributed_ns, 5);
+}
+
+GST_END_TEST;
+
 /* ---- the ring of recent buffers, default size ---- */
 
 /* GpuprofGpuConfig documents GPUPROF_GPU_DEFAULT_RING_SIZE: with no
@@ -347,6 +421,7 @@ gpu_engine_suite (void)
   tcase_add_test (tc, test_listeners_one_registry);
   tcase_add_test (tc, test_remove_waits_for_settled_call);
   tcase_add_test (tc, test_remove_from_own_settled);
+  tcase_add_test (tc, test_thread_state_meter_only);
   tcase_add_test (tc, test_ring_default_size);
   tcase_add_test (tc, test_external_ids);
   tcase_add_test (tc, test_batch_ids);
