@@ -6,7 +6,7 @@
 #include "config.h"
 #endif
 
-#include "gpuprof-gpu-private.h"
+#include "gpuprof-gpu.h"
 
 /* ---- element paths, per channel (set once, before streaming) ---- */
 

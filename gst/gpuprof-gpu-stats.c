@@ -66,8 +66,11 @@ typedef struct
 } Device;
 
 /* the statistics' state: all under _gpuprof_gpu.lock */
-static Channel channels[GPUPROF_GPU_N_CHANNELS];
-static GHashTable *devices;     /* device id -> Device */
+static struct
+{
+  Channel channels[GPUPROF_GPU_N_CHANNELS];
+  GHashTable *devices;          /* device id -> Device */
+} sums;
 
 static void
 element_agg_free (gpointer p)
@@ -113,9 +116,9 @@ _gpuprof_gpu_stats_init_locked (void)
 {
   guint c;
 
-  devices = g_hash_table_new_full (NULL, NULL, NULL, device_free);
+  sums.devices = g_hash_table_new_full (NULL, NULL, NULL, device_free);
   for (c = 0; c < GPUPROF_GPU_N_CHANNELS; c++)
-    channel_init (&channels[c]);
+    channel_init (&sums.channels[c]);
 }
 
 void
@@ -123,9 +126,9 @@ _gpuprof_gpu_stats_clear_locked (void)
 {
   guint c;
 
-  g_clear_pointer (&devices, g_hash_table_unref);
+  g_clear_pointer (&sums.devices, g_hash_table_unref);
   for (c = 0; c < GPUPROF_GPU_N_CHANNELS; c++)
-    channel_clear (&channels[c]);
+    channel_clear (&sums.channels[c]);
 }
 
 /* -- accounting -- */
@@ -238,7 +241,7 @@ void
 _gpuprof_gpu_stats_account_locked (const GpuprofGpuSettledOp * so,
     guint64 ns, gboolean graph)
 {
-  Channel *ch = &channels[so->channel];
+  Channel *ch = &sums.channels[so->channel];
 
   ch->totals.total_ns += ns;
   ch->totals.records++;
@@ -356,13 +359,15 @@ device_commit (Device * d, gboolean force)
 void
 _gpuprof_gpu_stats_device_add_locked (const GpuprofGpuOp * op)
 {
-  Device *d = g_hash_table_lookup (devices, GUINT_TO_POINTER (op->device_id));
+  Device *d = g_hash_table_lookup (sums.devices,
+      GUINT_TO_POINTER (op->device_id));
 
   if (!d) {
     d = g_new0 (Device, 1);
     d->device_id = op->device_id;
     d->pending = g_array_new (FALSE, FALSE, sizeof (Interval));
-    g_hash_table_insert (devices, GUINT_TO_POINTER (op->device_id), d);
+    g_hash_table_insert (sums.devices, GUINT_TO_POINTER (op->device_id),
+        d);
   }
   device_add_interval (d, op->start, op->end);
 }
@@ -374,7 +379,7 @@ _gpuprof_gpu_stats_commit_locked (gboolean force)
   GHashTableIter it;
   gpointer v;
 
-  g_hash_table_iter_init (&it, devices);
+  g_hash_table_iter_init (&it, sums.devices);
   while (g_hash_table_iter_next (&it, NULL, &v))
     device_commit (v, force);
 }
@@ -392,7 +397,7 @@ gpuprof_gpu_get_totals (GpuprofGpuChannel channel, GpuprofGpuTotals * totals)
 {
   g_mutex_lock (&_gpuprof_gpu.lock);
   _gpuprof_gpu_ensure_init_locked ();
-  *totals = channels[channel].totals;
+  *totals = sums.channels[channel].totals;
   _gpuprof_gpu_join_fill_totals_locked (totals);
   g_mutex_unlock (&_gpuprof_gpu.lock);
 }
@@ -424,7 +429,7 @@ gpuprof_gpu_get_elements (GpuprofGpuChannel channel)
 
   g_mutex_lock (&_gpuprof_gpu.lock);
   _gpuprof_gpu_ensure_init_locked ();
-  g_hash_table_iter_init (&it, channels[channel].elements);
+  g_hash_table_iter_init (&it, sums.channels[channel].elements);
   while (g_hash_table_iter_next (&it, &k, &v)) {
     ElementAgg *a = v;
     GpuprofGpuElementStats s = { GPOINTER_TO_UINT (k), a->cost,
@@ -455,7 +460,7 @@ gpuprof_gpu_get_element (GpuprofGpuChannel channel, guint32 element_id,
   stats->element_id = element_id;
   g_mutex_lock (&_gpuprof_gpu.lock);
   _gpuprof_gpu_ensure_init_locked ();
-  a = g_hash_table_lookup (channels[channel].elements,
+  a = g_hash_table_lookup (sums.channels[channel].elements,
       GUINT_TO_POINTER (element_id));
   if (a) {
     stats->cost = a->cost;
@@ -490,7 +495,7 @@ gpuprof_gpu_get_unattributed (GpuprofGpuChannel channel)
 
   g_mutex_lock (&_gpuprof_gpu.lock);
   _gpuprof_gpu_ensure_init_locked ();
-  g_hash_table_iter_init (&it, channels[channel].unattributed);
+  g_hash_table_iter_init (&it, sums.channels[channel].unattributed);
   while (g_hash_table_iter_next (&it, NULL, &v))
     g_array_append_vals (out, v, 1);
   g_mutex_unlock (&_gpuprof_gpu.lock);
@@ -538,10 +543,10 @@ gpuprof_gpu_get_top_kernels (GpuprofGpuChannel channel, guint n)
 
   g_mutex_lock (&_gpuprof_gpu.lock);
   _gpuprof_gpu_ensure_init_locked ();
-  g_hash_table_iter_init (&it, channels[channel].elements);
+  g_hash_table_iter_init (&it, sums.channels[channel].elements);
   while (g_hash_table_iter_next (&it, &k, &v))
     collect_kernels (out, ((ElementAgg *) v)->kernels, GPOINTER_TO_UINT (k));
-  collect_kernels (out, channels[channel].unattributed_kernels, 0);
+  collect_kernels (out, sums.channels[channel].unattributed_kernels, 0);
   g_mutex_unlock (&_gpuprof_gpu.lock);
   g_array_sort (out, kernel_cmp);
   if (n && out->len > n)
@@ -568,7 +573,7 @@ gpuprof_gpu_get_devices (guint64 wall_start, guint64 wall_end)
 
   g_mutex_lock (&_gpuprof_gpu.lock);
   _gpuprof_gpu_ensure_init_locked ();
-  g_hash_table_iter_init (&it, devices);
+  g_hash_table_iter_init (&it, sums.devices);
   while (g_hash_table_iter_next (&it, NULL, &v)) {
     Device *d = v;
     GpuprofGpuDeviceStats s = { 0, };
@@ -623,7 +628,7 @@ gpuprof_gpu_get_buffer_cost (GpuprofGpuChannel channel, guint32 element_id,
   memset (cost, 0, sizeof (*cost));
   g_mutex_lock (&_gpuprof_gpu.lock);
   _gpuprof_gpu_ensure_init_locked ();
-  slot = g_hash_table_lookup (channels[channel].ring_index, &key);
+  slot = g_hash_table_lookup (sums.channels[channel].ring_index, &key);
   if (slot)
     *cost = slot->cost;
   g_mutex_unlock (&_gpuprof_gpu.lock);
