@@ -50,11 +50,12 @@
  *   G_TYPE_UINT64)
  *
  * ## Meta
- * With `attach-meta`, each buffer gets a #GpuprofGpuMeta (gpuprof-meter-meta.h) with
- * the same figures for that buffer. To have them when the buffer passes, the
- * meter flushes CUPTI synchronously at each buffer: the figures are complete
- * only where the upstream GPU work has finished when the buffer reaches the
- * meter (after cudadownload or another element that synchronises the GPU).
+ * With `attach-meta`, each buffer gets a #GpuprofGpuMeta
+ * (gpuprof-meter-meta.h) with the same figures for that buffer. To have them
+ * when the buffer passes, the meter flushes CUPTI synchronously at each
+ * buffer: the figures are complete only where the upstream GPU work has
+ * finished when the buffer reaches the meter (after cudadownload or another
+ * element that synchronises the GPU).
  *
  * ## Without a GPU
  * Buffers pass unchanged, no gpuprofmeter message is posted, and one warning
