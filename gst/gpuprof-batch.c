@@ -79,7 +79,7 @@ typedef struct
 typedef struct
 {
   gconstpointer key;            /* the batch's buffer */
-  guint64 id;                   /* aggregator id << 40 | batch number */
+  GpuprofBatchId id;            /* gpuprof_batch_id_make () */
 } Slot;
 
 struct _GpuprofBatches
@@ -217,7 +217,7 @@ slot_index (gconstpointer key)
           (0x9E3779B97F4A7C15)) >> 52) & (N_SLOTS - 1);
 }
 
-static guint64
+static GpuprofBatchId
 slot_lookup (GpuprofBatches * b, gconstpointer key)
 {
   guint i = slot_index (key), k;
@@ -226,7 +226,7 @@ slot_lookup (GpuprofBatches * b, gconstpointer key)
   for (k = 0; k < 2; k++) {
     Slot *s = &b->slots[(i + k) & (N_SLOTS - 1)];
     if (__atomic_load_n (&s->key, __ATOMIC_ACQUIRE) == key) {
-      guint64 id = LOAD (&s->id);
+      GpuprofBatchId id = LOAD (&s->id);
       if (__atomic_load_n (&s->key, __ATOMIC_ACQUIRE) == key)
         return id;
     }
@@ -235,7 +235,7 @@ slot_lookup (GpuprofBatches * b, gconstpointer key)
 }
 
 static void
-slot_insert (GpuprofBatches * b, gconstpointer key, guint64 id)
+slot_insert (GpuprofBatches * b, gconstpointer key, GpuprofBatchId id)
 {
   guint i = slot_index (key);
   Slot *s = &b->slots[i], *next = &b->slots[(i + 1) & (N_SLOTS - 1)];
@@ -375,7 +375,7 @@ agg_push (GpuprofBatches * b, GpuprofElement * e, GstBuffer * buffer,
   STORE (&r->push_ts, ts);
   STORE (&r->frames, frames);
   __atomic_store_n (&r->num, seq, __ATOMIC_RELEASE);
-  slot_insert (b, buffer, gpuprof_gpu_encode_id (e->id, seq));
+  slot_insert (b, buffer, gpuprof_batch_id_make (e->id, seq));
   if (G_UNLIKELY (!LOAD (&b->active)))
     STORE (&b->active, 1);
   return seq;
@@ -402,10 +402,10 @@ gpuprof_batches_eos (GpuprofBatches * b, GpuprofPad * pad)
 /* The batch 'id' if its aggregator still knows it (a stale pointer of a
  * long-gone batch does not match). */
 static Recent *
-recent_of (GpuprofBatches * b, guint64 id, Recent * copy)
+recent_of (GpuprofBatches * b, GpuprofBatchId id, Recent * copy)
 {
-  guint64 num = id & GPUPROF_GPU_SEQ_MASK;
-  Elem *agg = elem_by_id (b, (guint32) (id >> GPUPROF_GPU_SEQ_BITS));
+  guint64 num = gpuprof_batch_id_num (id);
+  Elem *agg = elem_by_id (b, gpuprof_batch_id_aggregator (id));
   Recent *r;
 
   if (!agg || !agg->agg)
@@ -425,7 +425,7 @@ gpuprof_batches_chain_pre (GpuprofBatches * b, GpuprofThread * t,
 {
   GpuprofElement *e = f->element;
   Recent copy;
-  guint64 id;
+  GpuprofBatchId id;
   Elem *st;
 
   if (e->role == GPUPROF_ROLE_AGGREGATOR) {
@@ -440,7 +440,7 @@ gpuprof_batches_chain_pre (GpuprofBatches * b, GpuprofThread * t,
   if (!(st = elem_get (b, e, FALSE)))
     return 0;
   if (e->role == GPUPROF_ROLE_SINK) {
-    Elem *agg = elem_by_id (b, (guint32) (id >> GPUPROF_GPU_SEQ_BITS));
+    Elem *agg = elem_by_id (b, gpuprof_batch_id_aggregator (id));
     gpuprof_histogram_record (&agg->agg->latency_hist,
         ts > copy.push_ts ? ts - copy.push_ts : 0);
   }
@@ -473,7 +473,7 @@ gpuprof_batches_chain_post (GpuprofBatches * b, GpuprofThread * t,
   fill = (guint) MIN (f->batch_frames, N_FILLS - 1);
   ADD (&st->fills[fill].count, 1);
   ADD (&st->fills[fill].self_ns, self_ns);
-  STORE (&st->agg_id, (guint32) (f->batch_id >> GPUPROF_GPU_SEQ_BITS));
+  STORE (&st->agg_id, gpuprof_batch_id_aggregator (f->batch_id));
   /* the batch ended here: its pointer may be recycled for anything */
   if (f->element->role == GPUPROF_ROLE_SINK)
     slot_remove (b, f->key);

@@ -19,6 +19,40 @@
 
 G_BEGIN_DECLS
 
+/**
+ * GpuprofBatchId:
+ *
+ * A batch being followed downstream (a buffer's slot, GpuprofFrame.batch_id):
+ * the aggregator's element id (gpuprof-objects) in the top 24 bits, its
+ * batch number (from 1) in the low 40; 0 is "no batch". Its own encoding,
+ * not a GPU external correlation id (GpuprofGpuExternalId): the GPU code is
+ * told only the batch number, as the sequence of the chain call.
+ */
+typedef guint64 GpuprofBatchId;
+
+#define GPUPROF_BATCH_NUM_BITS 40
+#define GPUPROF_BATCH_NUM_MASK ((G_GUINT64_CONSTANT (1) << GPUPROF_BATCH_NUM_BITS) - 1)
+#define GPUPROF_BATCH_AGGREGATOR_MAX ((1u << (64 - GPUPROF_BATCH_NUM_BITS)) - 1)
+
+static inline GpuprofBatchId
+gpuprof_batch_id_make (guint32 aggregator_id, guint64 num)
+{
+  return ((guint64) (aggregator_id & GPUPROF_BATCH_AGGREGATOR_MAX) <<
+      GPUPROF_BATCH_NUM_BITS) | (num & GPUPROF_BATCH_NUM_MASK);
+}
+
+static inline guint32
+gpuprof_batch_id_aggregator (GpuprofBatchId id)
+{
+  return (guint32) (id >> GPUPROF_BATCH_NUM_BITS);
+}
+
+static inline guint64
+gpuprof_batch_id_num (GpuprofBatchId id)
+{
+  return id & GPUPROF_BATCH_NUM_MASK;
+}
+
 typedef struct _GpuprofBatches GpuprofBatches;
 
 GpuprofBatches *gpuprof_batches_new (void);

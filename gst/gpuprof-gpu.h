@@ -8,10 +8,15 @@
  *  - hot path, on streaming threads: gpuprof_gpu_chain_enter() / _exit()
  *    push/pop an external correlation id through a backend (CUPTI) and keep a
  *    per-thread "last active element". O(1), no allocation, no lock; one
- *    branch when GPU attribution is off.
+ *    branch when GPU attribution is off. Its per-thread state is its own,
+ *    not the tracer's GpuprofThread: gpuprofmeter uses it without the
+ *    tracer, and the record side reads it by OS thread id from the CUPTI
+ *    thread (gpuprof-gpu-hotpath.c).
  *  - record side, on the CUPTI thread (or whoever flushes): gpuprof_gpu_add_*()
- *    take records in any order, gpuprof_gpu_settle() attributes the joined
- *    ones, and the query functions return plain structs. One mutex guards it.
+ *    take records in any order, gpuprof_gpu_settle() joins and attributes
+ *    them, the statistics sum them, listeners get each settled op, and the
+ *    query functions return plain structs. One mutex guards it.
+ * Files: gpuprof-gpu-private.h.
  *
  * Times are CLOCK_MONOTONIC nanoseconds (the loader registers a CUPTI
  * timestamp callback returning that clock), the base of gst_util_get_timestamp().
@@ -42,9 +47,20 @@ typedef enum
 
 #define GPUPROF_GPU_N_CHANNELS 2
 
-/* External correlation id: element id in the top 24 bits, buffer/batch
- * sequence in the low 40 bits (10^12 buffers; a PTS in ns wraps after 18
- * minutes, which only matters within the meter's ring of recent buffers). */
+/**
+ * GpuprofGpuExternalId:
+ *
+ * The external correlation id pushed around a chain call and found again in
+ * CUPTI's external correlation records: the channel's element id in the top
+ * 24 bits, the buffer/batch sequence in the low 40 bits (10^12 buffers; a
+ * PTS in ns, the meter's sequence, wraps after 18 minutes, which only
+ * matters within the ring of recent buffers). Made by
+ * gpuprof_gpu_encode_id(), read by gpuprof_gpu_id_element() and
+ * gpuprof_gpu_id_seq(); it means nothing outside the GPU code (batch ids
+ * have their own encoding, gpuprof-batch.h).
+ */
+typedef guint64 GpuprofGpuExternalId;
+
 #define GPUPROF_GPU_ELEMENT_BITS 24
 #define GPUPROF_GPU_SEQ_BITS 40
 #define GPUPROF_GPU_SEQ_MASK ((G_GUINT64_CONSTANT (1) << GPUPROF_GPU_SEQ_BITS) - 1)
@@ -52,7 +68,7 @@ typedef enum
 /* sequence meaning "no buffer": cost goes to the element, not to a buffer */
 #define GPUPROF_GPU_SEQ_NONE GPUPROF_GPU_SEQ_MASK
 
-static inline guint64
+static inline GpuprofGpuExternalId
 gpuprof_gpu_encode_id (guint32 element_id, guint64 seq)
 {
   return ((guint64) (element_id & GPUPROF_GPU_ELEMENT_MAX) <<
@@ -60,13 +76,13 @@ gpuprof_gpu_encode_id (guint32 element_id, guint64 seq)
 }
 
 static inline guint32
-gpuprof_gpu_id_element (guint64 id)
+gpuprof_gpu_id_element (GpuprofGpuExternalId id)
 {
   return (guint32) (id >> GPUPROF_GPU_SEQ_BITS);
 }
 
 static inline guint64
-gpuprof_gpu_id_seq (guint64 id)
+gpuprof_gpu_id_seq (GpuprofGpuExternalId id)
 {
   return id & GPUPROF_GPU_SEQ_MASK;
 }
@@ -82,7 +98,7 @@ gpuprof_gpu_id_seq (guint64 id)
  */
 typedef struct
 {
-  void (*push) (GpuprofGpuChannel channel, guint64 id);
+  void (*push) (GpuprofGpuChannel channel, GpuprofGpuExternalId id);
   void (*pop) (GpuprofGpuChannel channel);
 } GpuprofGpuBackend;
 
@@ -195,7 +211,7 @@ void gpuprof_gpu_add_op (const GpuprofGpuOp * op);
 void gpuprof_gpu_add_api (guint32 correlation_id, guint32 thread_id,
     guint32 cbid, guint64 start, guint64 end);
 void gpuprof_gpu_add_external (guint32 correlation_id,
-    GpuprofGpuChannel channel, guint64 external_id);
+    GpuprofGpuChannel channel, GpuprofGpuExternalId external_id);
 void gpuprof_gpu_add_dropped (guint64 n_records);
 /**
  * GpuprofGpuSettleMode:
@@ -218,11 +234,15 @@ void gpuprof_gpu_settle (guint64 now, GpuprofGpuSettleMode mode);
 /**
  * GpuprofGpuConfig:
  * @retain_ns: how long a record waits for the records it joins with, in
- *   arrival time (default 2 s); then it is attributed with what it has
- * @max_pending: correlation ids kept at most (default 262144); the oldest is
- *   attributed with what it has beyond that
+ *   arrival time (default %GPUPROF_GPU_DEFAULT_RETAIN_NS, 2 s); then it is
+ *   attributed with what it has
+ * @max_pending: correlation ids kept at most (default
+ *   %GPUPROF_GPU_DEFAULT_MAX_PENDING, 262144); the oldest is attributed with
+ *   what it has beyond that
  * @ring_size: per channel, (element, sequence) costs kept for the most recent
- *   buffers (default 1024)
+ *   buffers (default %GPUPROF_GPU_DEFAULT_RING_SIZE, 8192):
+ *   gpuprof_gpu_get_buffer_cost() finds a buffer while fewer than this many
+ *   newer ones carried GPU work
  */
 typedef struct
 {
@@ -231,13 +251,13 @@ typedef struct
   guint ring_size;
 } GpuprofGpuConfig;
 
+#define GPUPROF_GPU_DEFAULT_RETAIN_NS (2 * GST_SECOND)
+#define GPUPROF_GPU_DEFAULT_MAX_PENDING 262144
+#define GPUPROF_GPU_DEFAULT_RING_SIZE 8192
+
 void gpuprof_gpu_configure (const GpuprofGpuConfig * config);
 void gpuprof_gpu_reset (void);
 
-typedef void (*GpuprofGpuSettleFunc) (gpointer user_data);
-guint gpuprof_gpu_add_settle_listener (GpuprofGpuSettleFunc func,
-    gpointer user_data);
-void gpuprof_gpu_remove_settle_listener (guint id);
 guint64 gpuprof_gpu_settled_arrival (void);
 
 /**
@@ -268,8 +288,8 @@ typedef enum
  * @api_end: its end
  * @unjoined: settled without its API record (timeout, capacity, end of run)
  *
- * One settled GPU record as an op listener sees it: the same attribution
- * as the statistics.
+ * One settled GPU record, attributed for one channel: what a listener's op
+ * function gets, and what the statistics sum (one attribution rule).
  */
 typedef struct
 {
@@ -284,11 +304,23 @@ typedef struct
   gboolean unjoined;
 } GpuprofGpuSettledOp;
 
-typedef void (*GpuprofGpuOpFunc) (const GpuprofGpuSettledOp * op,
-    gpointer user_data);
-guint gpuprof_gpu_add_op_listener (GpuprofGpuChannel channel,
-    GpuprofGpuOpFunc func, gpointer user_data);
-void gpuprof_gpu_remove_op_listener (guint id);
+/**
+ * GpuprofGpuListener:
+ * @op: (nullable): each GPU record settled on the listener's channel,
+ *   called with the engine lock held (see gpuprof_gpu_add_listener())
+ * @settled: (nullable): after each gpuprof_gpu_settle(), without the lock
+ *
+ * What a listener is called for; one registry serves both.
+ */
+typedef struct
+{
+  void (*op) (const GpuprofGpuSettledOp * op, gpointer user_data);
+  void (*settled) (gpointer user_data);
+} GpuprofGpuListener;
+
+guint gpuprof_gpu_add_listener (GpuprofGpuChannel channel,
+    const GpuprofGpuListener * funcs, gpointer user_data);
+void gpuprof_gpu_remove_listener (guint id);
 
 /* ---- queries: plain structs, copies ---- */
 
@@ -448,51 +480,5 @@ void gpuprof_gpu_set_path_func (GpuprofGpuChannel channel,
     GpuprofGpuPathFunc path_func, gpointer user_data);
 gchar *gpuprof_gpu_element_path (GpuprofGpuChannel channel,
     guint32 element_id);
-
-/* ---- element ids for users without the tracer (gpuprofmeter) ---- */
-guint32 gpuprof_gpu_register_name (const gchar * name);
-gchar *gpuprof_gpu_registered_name (guint32 element_id, gpointer unused);
-
-/* ---- GpuprofGpuMeta: a buffer's GPU cost, attached by gpuprofmeter ---- */
-
-#define GPUPROF_GPU_META_MAX_ELEMENTS 16
-
-/**
- * GpuprofGpuMetaElement:
- * @name: upstream element name, as a GQuark
- * @cost: GPU work its chain call launched for this buffer
- */
-typedef struct
-{
-  GQuark name;
-  GpuprofGpuCost cost;
-} GpuprofGpuMetaElement;
-
-/**
- * GpuprofGpuMeta:
- * @meta: parent
- * @sequence: the buffer's number at the meter, from 0
- * @total: sum over @elements
- * @n_elements: valid entries of @elements
- * @elements: per upstream element, nearest first (at most 16)
- *
- * Attached by gpuprofmeter with attach-meta=true. Read with
- * gpuprof_buffer_get_gpu_meta().
- */
-typedef struct
-{
-  GstMeta meta;
-  guint64 sequence;
-  GpuprofGpuCost total;
-  guint n_elements;
-  GpuprofGpuMetaElement elements[GPUPROF_GPU_META_MAX_ELEMENTS];
-} GpuprofGpuMeta;
-
-GType gpuprof_gpu_meta_api_get_type (void);
-const GstMetaInfo *gpuprof_gpu_meta_get_info (void);
-#define GPUPROF_GPU_META_API_TYPE (gpuprof_gpu_meta_api_get_type ())
-#define gpuprof_buffer_get_gpu_meta(b) \
-  ((GpuprofGpuMeta *) gst_buffer_get_meta ((b), GPUPROF_GPU_META_API_TYPE))
-GpuprofGpuMeta *gpuprof_buffer_add_gpu_meta (GstBuffer * buffer);
 
 G_END_DECLS

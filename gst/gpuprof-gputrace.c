@@ -161,6 +161,7 @@ on_op (const GpuprofGpuSettledOp * so, gpointer user_data)
 gboolean
 gpuprof_gputrace_attach (GpuprofTrace * trace)
 {
+  static const GpuprofGpuListener listener = { on_op, NULL };
   Gputrace *gt;
 
   g_return_val_if_fail (trace != NULL, FALSE);
@@ -179,8 +180,8 @@ gpuprof_gputrace_attach (GpuprofTrace * trace)
 
   g_mutex_lock (&attach_lock);
   current = gt;
-  gt->listener = gpuprof_gpu_add_op_listener (GPUPROF_GPU_CHANNEL_TRACER,
-      on_op, gt);
+  gt->listener = gpuprof_gpu_add_listener (GPUPROF_GPU_CHANNEL_TRACER,
+      &listener, gt);
   g_mutex_unlock (&attach_lock);
   GST_INFO ("GPU ops go to trace %s", gpuprof_trace_get_path (trace));
   return TRUE;
@@ -210,7 +211,7 @@ gpuprof_gputrace_detach (GpuprofTrace * trace)
   if (gt == NULL)
     return;
 
-  gpuprof_gpu_remove_op_listener (gt->listener);
+  gpuprof_gpu_remove_listener (gt->listener);
   GST_INFO ("GPU ops in the trace: %" G_GUINT64_FORMAT " ops, %"
       G_GUINT64_FORMAT " arrows, %" G_GUINT64_FORMAT " untimed, %"
       G_GUINT64_FORMAT " lost", gt->stats.ops, gt->stats.flows,

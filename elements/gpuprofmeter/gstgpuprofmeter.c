@@ -50,11 +50,12 @@
  *   G_TYPE_UINT64)
  *
  * ## Meta
- * With `attach-meta`, each buffer gets a #GpuprofGpuMeta (gpuprof-gpu.h) with
- * the same figures for that buffer. To have them when the buffer passes, the
- * meter flushes CUPTI synchronously at each buffer: the figures are complete
- * only where the upstream GPU work has finished when the buffer reaches the
- * meter (after cudadownload or another element that synchronises the GPU).
+ * With `attach-meta`, each buffer gets a #GpuprofGpuMeta
+ * (gpuprof-meter-meta.h) with the same figures for that buffer. To have them
+ * when the buffer passes, the meter flushes CUPTI synchronously at each
+ * buffer: the figures are complete only where the upstream GPU work has
+ * finished when the buffer reaches the meter (after cudadownload or another
+ * element that synchronises the GPU).
  *
  * ## Without a GPU
  * Buffers pass unchanged, no gpuprofmeter message is posted, and one warning
@@ -82,6 +83,7 @@
 #include "gstgpuprofmeter.h"
 #include "gpuprof-cupti.h"
 #include "gpuprof-gpu.h"
+#include "gpuprof-meter-meta.h"
 
 #include <string.h>
 
@@ -163,6 +165,48 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
 static GMutex wrap_lock;
 static GQuark wrap_quark;
 static gint meters_on;          /* wrap_lock */
+
+/* ---- element ids on the meter channel ---- */
+
+/* The meter has no object ids of its own: ids by element path, the same
+ * path always the same id, for all meters of the process (kept for it). */
+static GMutex names_lock;
+static GPtrArray *names;        /* paths, id = index + 1; names_lock */
+static GHashTable *name_ids;    /* path -> id; names_lock */
+
+static guint32
+register_name (const gchar * name)
+{
+  gpointer id;
+
+  g_mutex_lock (&names_lock);
+  if (!names) {
+    names = g_ptr_array_new_with_free_func (g_free);
+    name_ids = g_hash_table_new (g_str_hash, g_str_equal);
+  }
+  id = g_hash_table_lookup (name_ids, name);
+  if (!id) {
+    gchar *copy = g_strdup (name);
+    g_ptr_array_add (names, copy);
+    id = GUINT_TO_POINTER (names->len);
+    g_hash_table_insert (name_ids, copy, id);
+  }
+  g_mutex_unlock (&names_lock);
+  return GPOINTER_TO_UINT (id);
+}
+
+/* a GpuprofGpuPathFunc for the meter channel */
+static gchar *
+registered_name (guint32 element_id, gpointer unused)
+{
+  gchar *name = NULL;
+
+  g_mutex_lock (&names_lock);
+  if (names && element_id >= 1 && element_id <= names->len)
+    name = g_strdup (g_ptr_array_index (names, element_id - 1));
+  g_mutex_unlock (&names_lock);
+  return name;
+}
 
 /* ---- chain wrappers (upstream streaming threads) ---- */
 
@@ -291,7 +335,7 @@ walk_upstream_locked (GstGpuprofMeter * self)
 
     if (el && self->upstream->len < MAX_UPSTREAM) {
       gchar *path = gst_object_get_path_string (GST_OBJECT (el));
-      guint32 id = gpuprof_gpu_register_name (path);
+      guint32 id = register_name (path);
       g_free (path);
       if (!upstream_known (self, id)) {
         Upstream u = { gst_object_get_name (GST_OBJECT (el)), id };
@@ -459,6 +503,7 @@ on_settled (gpointer user_data)
 static void
 gpu_start (GstGpuprofMeter * self)
 {
+  static const GpuprofGpuListener listener = { NULL, on_settled };
   GpuprofCuptiSettings settings = { GPUPROF_CUPTI_AUTO, NULL, 0, 0 };
   gchar *reason = NULL;
 
@@ -474,15 +519,19 @@ gpu_start (GstGpuprofMeter * self)
     return;
   }
   g_mutex_lock (&wrap_lock);
-  if (meters_on++ == 0)
+  if (meters_on++ == 0) {
+    gpuprof_gpu_set_path_func (GPUPROF_GPU_CHANNEL_METER, registered_name,
+        NULL);
     gpuprof_gpu_enable_channel (GPUPROF_GPU_CHANNEL_METER, TRUE);
+  }
   g_mutex_unlock (&wrap_lock);
 
   g_mutex_lock (&self->lock);
   walk_upstream_locked (self);
   g_mutex_unlock (&self->lock);
   self->rewalked = FALSE;
-  self->listener = gpuprof_gpu_add_settle_listener (on_settled, self);
+  self->listener = gpuprof_gpu_add_listener (GPUPROF_GPU_CHANNEL_METER,
+      &listener, self);
 }
 
 static void
@@ -490,7 +539,7 @@ gpu_stop (GstGpuprofMeter * self)
 {
   if (!self->gpu_on)
     return;
-  gpuprof_gpu_remove_settle_listener (self->listener);
+  gpuprof_gpu_remove_listener (self->listener);
   self->listener = 0;
   g_mutex_lock (&self->lock);
   unwrap_all_locked (self);
@@ -701,6 +750,7 @@ gst_gpuprof_meter_class_init (GstGpuprofMeterClass * klass)
   GST_DEBUG_CATEGORY_INIT (gpuprof_meter_debug, "gpuprofmeter", 0,
       "per-buffer GPU cost meter");
   wrap_quark = g_quark_from_static_string ("gpuprofmeter-wrap");
+  gpuprof_gpu_meta_get_info ();        /* readers find the meta API by name */
 
   gobject_class->set_property = gst_gpuprof_meter_set_property;
   gobject_class->get_property = gst_gpuprof_meter_get_property;

@@ -13,7 +13,9 @@ static FakeSource src;
 static void
 setup (void)
 {
-  GpuprofGpuConfig defaults = { 2 * GST_SECOND, 262144, 8192 };
+  GpuprofGpuConfig defaults = { GPUPROF_GPU_DEFAULT_RETAIN_NS,
+    GPUPROF_GPU_DEFAULT_MAX_PENDING, GPUPROF_GPU_DEFAULT_RING_SIZE
+  };
 
   gpuprof_gpu_configure (&defaults);
   fake_source_install (&src);

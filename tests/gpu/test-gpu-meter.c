@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 
 #include "gpuprof-gpu.h"
+#include "gpuprof-meter-meta.h"
 
 typedef guint32 (*LaunchFunc) (int, const char *, guint64, guint64);
 static LaunchFunc launch;

@@ -326,7 +326,9 @@ run_scenario (const gchar * file, const gchar * filter_re, gboolean with_scale)
   gchar *path = g_build_filename (tmpdir, file, NULL);
   GRegex *filter = filter_re ? g_regex_new (filter_re, 0, 0, NULL) : NULL;
   GpuprofTrace *trace = gpuprof_trace_new (path, &names, 0, filter, NULL);
-  GpuprofGpuConfig defaults = { 2 * GST_SECOND, 262144, 8192 };
+  GpuprofGpuConfig defaults = { GPUPROF_GPU_DEFAULT_RETAIN_NS,
+    GPUPROF_GPU_DEFAULT_MAX_PENDING, GPUPROF_GPU_DEFAULT_RING_SIZE
+  };
   GpuprofGputraceStats gs;
   GpuprofTraceStats ts;
   GPtrArray *opts;

@@ -1,0 +1,317 @@
+/* gpuprof: GPU attribution, the hot path — see gpuprof-gpu-private.h.
+ *
+ * Runs on streaming threads around chain calls: pushes/pops the external
+ * correlation id through the backend and keeps, per thread, the stack of
+ * elements in a chain call and the "last active element" the record side
+ * falls back on when a record has no external id.
+ *
+ * Per-thread state: one slot per OS thread in a global table keyed by tid,
+ * not in the tracer's GpuprofThread, because
+ *  - gpuprofmeter uses it without the tracer;
+ *  - the record side (the CUPTI thread) reads a slot by the tid of an API
+ *    record, i.e. another thread's state: TLS cannot be reached that way.
+ * The thread itself finds its slot through one TLS struct (GpuThread).
+ * No lock: a slot is claimed once with a CAS; the fields the record side
+ * reads are atomics.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gpuprof-gpu-private.h"
+
+#include <stdio.h>
+#include <unistd.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+
+#define N_THREAD_SLOTS 4096     /* power of two */
+#define STACK_DEPTH 16
+
+typedef struct
+{
+  volatile gint tid;            /* 0 = free; claimed once with a CAS */
+  volatile gint last[GPUPROF_GPU_N_CHANNELS];   /* read by the record side */
+  volatile gint owner[GPUPROF_GPU_N_CHANNELS];
+  const gchar *volatile name;   /* interned */
+  /* written by the owning thread only */
+  gint depth[GPUPROF_GPU_N_CHANNELS];
+  guint32 stack[GPUPROF_GPU_N_CHANNELS][STACK_DEPTH];
+} ThreadSlot;
+
+/* all the GPU state a thread keeps for itself */
+typedef struct
+{
+  ThreadSlot *slot;             /* NULL until first use (or table full) */
+  guint32 tid;                  /* as CUPTI reports it, 0 until first use */
+} GpuThread;
+
+static ThreadSlot thread_slots[N_THREAD_SLOTS];
+static __thread GpuThread me;
+static gboolean use_pthread_ids;
+
+volatile gint _gpuprof_gpu_channels_on;
+static gint channels_wanted;    /* enabled by their users */
+static const GpuprofGpuBackend *volatile backend;
+
+/**
+ * gpuprof_gpu_use_pthread_ids:
+ * @use: key threads by (guint32) pthread_self() instead of gettid()
+ *
+ * For a CUPTI that cannot report system thread ids; call before any chain call.
+ */
+void
+gpuprof_gpu_use_pthread_ids (gboolean use)
+{
+  use_pthread_ids = use;
+}
+
+/**
+ * gpuprof_gpu_current_thread_id:
+ *
+ * Returns: the calling thread's id as CUPTI reports it in API records
+ * (CUpti_ActivityAPI.threadId with CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM:
+ * gettid()).
+ */
+guint32
+gpuprof_gpu_current_thread_id (void)
+{
+  if (G_UNLIKELY (me.tid == 0)) {
+    if (use_pthread_ids)
+      me.tid = (guint32) (guintptr) pthread_self ();
+    else
+      me.tid = (guint32) syscall (SYS_gettid);
+  }
+  return me.tid;
+}
+
+static inline guint
+tid_hash (guint32 tid)
+{
+  return (tid * 2654435761u) & (N_THREAD_SLOTS - 1);
+}
+
+static ThreadSlot *
+find_slot (guint32 tid)
+{
+  guint h = tid_hash (tid), i;
+
+  for (i = 0; i < N_THREAD_SLOTS; i++) {
+    ThreadSlot *s = &thread_slots[(h + i) & (N_THREAD_SLOTS - 1)];
+    gint t = g_atomic_int_get (&s->tid);
+    if (t == (gint) tid)
+      return s;
+    if (t == 0)
+      return NULL;
+  }
+  return NULL;
+}
+
+/* First sight of a thread: claim a slot (a recycled tid takes its old slot). */
+static ThreadSlot *
+claim_slot (void)
+{
+  guint32 tid = gpuprof_gpu_current_thread_id ();
+  guint h = tid_hash (tid), i, c;
+
+  for (i = 0; i < N_THREAD_SLOTS; i++) {
+    ThreadSlot *s = &thread_slots[(h + i) & (N_THREAD_SLOTS - 1)];
+    if (g_atomic_int_get (&s->tid) == (gint) tid
+        || g_atomic_int_compare_and_exchange (&s->tid, 0, (gint) tid)) {
+      for (c = 0; c < GPUPROF_GPU_N_CHANNELS; c++) {
+        s->depth[c] = 0;
+        g_atomic_int_set (&s->last[c], 0);
+        g_atomic_int_set (&s->owner[c], 0);
+      }
+      s->name = NULL;
+      return s;
+    }
+  }
+  return NULL;                  /* table full: this thread gets no fallback */
+}
+
+static inline ThreadSlot *
+get_slot (void)
+{
+  if (G_UNLIKELY (me.slot == NULL))
+    me.slot = claim_slot ();
+  return me.slot;
+}
+
+void
+_gpuprof_gpu_enter (GpuprofGpuChannel channel, guint32 element_id,
+    guint64 seq)
+{
+  const GpuprofGpuBackend *b = backend;
+  ThreadSlot *s = get_slot ();
+
+  if (b)
+    b->push (channel, gpuprof_gpu_encode_id (element_id, seq));
+  if (s) {
+    gint d = s->depth[channel];
+    if (d < STACK_DEPTH)
+      s->stack[channel][d] = element_id;
+    s->depth[channel] = d + 1;
+    g_atomic_int_set (&s->last[channel], (gint) element_id);
+  }
+}
+
+void
+_gpuprof_gpu_exit (GpuprofGpuChannel channel)
+{
+  const GpuprofGpuBackend *b = backend;
+  ThreadSlot *s = get_slot ();
+  gint d;
+  guint32 popped, now;
+
+  if (b)
+    b->pop (channel);
+  if (!s || s->depth[channel] <= 0)
+    return;                     /* enabled in the middle of a call */
+  d = --s->depth[channel];
+  popped = d < STACK_DEPTH ? s->stack[channel][d] :
+      (guint32) g_atomic_int_get (&s->last[channel]);
+  if (d > 0)
+    now = s->stack[channel][MIN (d, STACK_DEPTH) - 1];
+  else if (g_atomic_int_get (&s->owner[channel]))
+    now = g_atomic_int_get (&s->owner[channel]);
+  else
+    now = popped;               /* stays the last active element */
+  g_atomic_int_set (&s->last[channel], (gint) now);
+}
+
+/**
+ * gpuprof_gpu_set_thread_name:
+ * @name: name for the calling thread ("q:src")
+ *
+ * Used in "unattributed (thread <name>)" rows. Copied (interned).
+ */
+void
+gpuprof_gpu_set_thread_name (const gchar * name)
+{
+  ThreadSlot *s = get_slot ();
+
+  if (s)
+    s->name = g_intern_string (name);
+}
+
+/**
+ * gpuprof_gpu_set_thread_element:
+ * @channel: channel of @element_id
+ * @element_id: the element whose task runs on this thread, 0 for none
+ *
+ * Work launched on this thread outside any chain call (a source's or an
+ * aggregator's loop) is attributed to it rather than to the last element
+ * whose chain call returned.
+ */
+void
+gpuprof_gpu_set_thread_element (GpuprofGpuChannel channel, guint32 element_id)
+{
+  ThreadSlot *s = get_slot ();
+
+  if (!s)
+    return;
+  g_atomic_int_set (&s->owner[channel], (gint) element_id);
+  if (s->depth[channel] == 0 && element_id)
+    g_atomic_int_set (&s->last[channel], (gint) element_id);
+}
+
+/* ---- read by the record side, from another thread ---- */
+
+/* The thread fallback: the element @tid was last active in on @channel. */
+guint32
+_gpuprof_gpu_thread_last (guint32 tid, GpuprofGpuChannel channel)
+{
+  ThreadSlot *s = find_slot (tid);
+
+  return s ? (guint32) g_atomic_int_get (&s->last[channel]) : 0;
+}
+
+void
+_gpuprof_gpu_thread_name (guint32 tid, gchar * out, gsize size)
+{
+  ThreadSlot *s;
+  gchar path[64], buf[64] = "";
+  FILE *f;
+
+  if (tid == 0) {
+    g_strlcpy (out, "unknown", size);
+    return;
+  }
+  s = find_slot (tid);
+  if (s && s->name) {
+    g_strlcpy (out, s->name, size);
+    return;
+  }
+  /* a private thread of an element: the OS name, while it still exists */
+  g_snprintf (path, sizeof (path), "/proc/self/task/%u/comm", tid);
+  f = fopen (path, "r");
+  if (f) {
+    if (fgets (buf, sizeof (buf), f))
+      g_strchomp (buf);
+    fclose (f);
+  }
+  if (buf[0])
+    g_snprintf (out, size, "%s, tid %u", buf, tid);
+  else
+    g_snprintf (out, size, "tid %u", tid);
+}
+
+/* gpuprof_gpu_reset(): every thread's last active element forgotten */
+void
+_gpuprof_gpu_threads_forget (void)
+{
+  guint i, c;
+
+  for (i = 0; i < N_THREAD_SLOTS; i++)
+    for (c = 0; c < GPUPROF_GPU_N_CHANNELS; c++)
+      if (g_atomic_int_get (&thread_slots[i].tid))
+        g_atomic_int_set (&thread_slots[i].last[c], 0);
+}
+
+/* ---- backend and channels ---- */
+
+static void
+update_channels_on (void)
+{
+  g_atomic_int_set (&_gpuprof_gpu_channels_on, backend ? channels_wanted : 0);
+}
+
+/**
+ * gpuprof_gpu_set_backend:
+ * @backend: (nullable): push/pop functions; NULL turns the hot path off
+ *
+ * @backend must stay valid until replaced.
+ */
+void
+gpuprof_gpu_set_backend (const GpuprofGpuBackend * b)
+{
+  backend = b;
+  update_channels_on ();
+}
+
+/**
+ * gpuprof_gpu_enable_channel:
+ * @channel: the channel
+ * @enable: whether its users' enter/exit calls push ids
+ *
+ * Enable before streaming starts: a call in progress when the state changes
+ * pushes without popping, or pops what it did not push.
+ */
+void
+gpuprof_gpu_enable_channel (GpuprofGpuChannel channel, gboolean enable)
+{
+  if (enable) {
+    g_atomic_int_or (&channels_wanted, 1 << channel);
+    g_atomic_int_or (&_gpuprof_gpu.channels_used, 1 << channel);
+  } else {
+    g_atomic_int_and (&channels_wanted, ~(1 << channel));
+  }
+  update_channels_on ();
+}
+
+gboolean
+gpuprof_gpu_channel_enabled (GpuprofGpuChannel channel)
+{
+  return (g_atomic_int_get (&_gpuprof_gpu_channels_on) & (1 << channel)) != 0;
+}
