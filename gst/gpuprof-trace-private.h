@@ -87,6 +87,8 @@ struct _GpuprofTrace
   GHashTable *pads;             /* id -> JSON-escaped name */
   GHashTable *threads;          /* tid -> GpuprofTraceThreadState */
   gchar *pipeline_name;
+  GpuprofTraceEventFunc event_func;     /* outputs that want the stream */
+  gpointer event_data;
   guint n_gpu_tracks;
   gboolean remember_chains;     /* copy of gpu_producer: arrows to bind */
   gboolean first_event;

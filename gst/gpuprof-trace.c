@@ -148,6 +148,8 @@ drain_locked (GpuprofTrace * trace)
   g_mutex_lock (&trace->shared_lock);
   while ((n = gpuprof_ring_pop (trace->shared_ring, trace->batch,
               BATCH_EVENTS)) > 0) {
+    if (trace->event_func)
+      trace->event_func (trace->batch, n, trace->event_data);
     for (k = 0; k < n; k++)
       write_event (trace, &trace->batch[k]);
     total += n;
@@ -162,6 +164,8 @@ drain_locked (GpuprofTrace * trace)
 
     while (level > 0 && (n = gpuprof_ring_pop (ring, trace->batch,
                 MIN (level, BATCH_EVENTS))) > 0) {
+      if (trace->event_func)
+        trace->event_func (trace->batch, n, trace->event_data);
       for (k = 0; k < n; k++)
         write_event (trace, &trace->batch[k]);
       level -= n;
@@ -413,6 +417,25 @@ gpuprof_trace_flush (GpuprofTrace * trace)
 {
   g_mutex_lock (&trace->drain_lock);
   drain_locked (trace);
+  g_mutex_unlock (&trace->drain_lock);
+}
+
+/**
+ * gpuprof_trace_set_event_func:
+ * @trace: the trace
+ * @func: (nullable): called with each batch of drained events
+ * @user_data: passed to @func
+ *
+ * See #GpuprofTraceEventFunc. Takes the drain lock: a call in progress
+ * ends first.
+ */
+void
+gpuprof_trace_set_event_func (GpuprofTrace * trace,
+    GpuprofTraceEventFunc func, gpointer user_data)
+{
+  g_mutex_lock (&trace->drain_lock);
+  trace->event_func = func;
+  trace->event_data = user_data;
   g_mutex_unlock (&trace->drain_lock);
 }
 
