@@ -194,8 +194,7 @@ gpuprof_run_free (GpuprofRun * run)
 {
   if (run == NULL)
     return;
-  g_ptr_array_unref (run->snapshots);
-  g_free (run->trace_note);
+  gpuprof_trace_contents_clear (run);
   g_free (run);
 }
 
@@ -227,18 +226,12 @@ load_summary (const gchar * path, GError ** err)
 static GpuprofRun *
 load_trace (FILE * f, const gchar * path, GError ** err)
 {
-  GpuprofTraceContents c;
-  GpuprofRun *run = NULL;
+  GpuprofRun *run = g_new0 (GpuprofRun, 1);
 
-  if (gpuprof_trace_read (f, path, gpuprof_summary_from_json, &c, err)) {
-    run = g_new0 (GpuprofRun, 1);
-    run->snapshots = g_steal_pointer (&c.snapshots);
-    run->rebuilt = c.rebuilt;
-    run->truncated = c.truncated;
-    run->chain_events = c.chain_events;
-    run->trace_note = g_steal_pointer (&c.trace_note);
+  if (!gpuprof_trace_read (f, path, gpuprof_summary_from_json, run, err)) {
+    gpuprof_run_free (run);
+    return NULL;
   }
-  gpuprof_trace_contents_clear (&c);
   return run;
 }
 

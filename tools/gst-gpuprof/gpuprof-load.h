@@ -10,25 +10,10 @@
 
 G_BEGIN_DECLS
 
-/**
- * GpuprofRun:
- * @snapshots: (element-type GpuprofSnapshot): one per pipeline summary found
- * @rebuilt: %TRUE when the trace held no summary (process killed) and
- *   @snapshots was rebuilt from the trace events: elements, queues and
- *   threads only, roles from the events, percentiles from the core's
- *   histograms (as the live report's)
- * @truncated: %TRUE when a trace had no closing bracket
- * @chain_events: chain events read (when @rebuilt)
- * @trace_note: (nullable): what the trace writer reported (cap, losses)
- */
-typedef struct
-{
-  GPtrArray *snapshots;
-  gboolean rebuilt;
-  gboolean truncated;
-  guint64 chain_events;
-  gchar *trace_note;
-} GpuprofRun;
+/* GpuprofRun: a saved run read back — a summary gives one snapshot and
+ * leaves the trace fields at 0; a trace fills them all (see
+ * GpuprofTraceContents in gpuprof-trace-reader.h) */
+typedef GpuprofTraceContents GpuprofRun;
 
 GpuprofRun *gpuprof_run_load (const gchar * path, GError ** err);
 void gpuprof_run_free (GpuprofRun * run);
