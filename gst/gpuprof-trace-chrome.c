@@ -18,9 +18,6 @@
 typedef GpuprofTraceElementName ElementName;
 typedef GpuprofTraceThreadState ThreadState;
 
-#define json_quote gpuprof_json_quote
-#define append_json_string gpuprof_json_append_string
-
 /* --- small formatting helpers ------------------------------------------ */
 
 static void
@@ -66,7 +63,7 @@ element_name (GpuprofTrace * trace, guint32 id)
     return &unknown;
   }
   en = g_new0 (ElementName, 1);
-  en->json = json_quote (path);
+  en->json = gpuprof_json_quote (path);
   en->wanted = trace->filter == NULL || g_regex_match (trace->filter, path, 0,
       NULL);
   g_free (path);
@@ -95,7 +92,7 @@ pad_name (GpuprofTrace * trace, guint32 id)
     name = trace->names.pad_name (id, trace->names.user_data);
   if (name == NULL)
     return "\"\"";
-  json = json_quote (name);
+  json = gpuprof_json_quote (name);
   g_free (name);
   g_hash_table_insert (trace->pads, GUINT_TO_POINTER (id), json);
   return json;
@@ -160,11 +157,11 @@ static void
 write_metadata (GpuprofTrace * trace, const gchar * what, guint32 tid,
     const gchar * name)
 {
-  gchar *name_json = json_quote (what);
+  gchar *name_json = gpuprof_json_quote (what);
 
   begin_event (trace, "M", NULL, name_json, tid);
   g_string_append (trace->out, ",\"ts\":0,\"args\":{\"name\":");
-  append_json_string (trace->out, name);
+  gpuprof_json_append_string (trace->out, name);
   g_string_append_c (trace->out, '}');
   end_event (trace);
   g_free (name_json);
@@ -285,7 +282,7 @@ gpu_track_state (GpuprofTrace * trace, const GpuprofEvent * ev)
   write_metadata (trace, "thread_name", ev->thread_id, name);
   ts->name = name;
 
-  sort_json = json_quote ("thread_sort_index");
+  sort_json = gpuprof_json_quote ("thread_sort_index");
   begin_event (trace, "M", NULL, sort_json, ev->thread_id);
   g_string_append (trace->out, ",\"ts\":0,\"args\":{\"sort_index\":");
   append_u64 (trace->out, 1000000 + (ev->thread_id -
@@ -529,8 +526,8 @@ write_mark (GpuprofTrace * trace, const GpuprofEvent * ev, ElementName * en)
   }
   if (kind == GPUPROF_MARK_STATE_CHANGE) {
     g_string_append (s, "\"transition\":");
-    append_json_string (s, gst_state_change_get_name ((GstStateChange)
-            ev->seq));
+    gpuprof_json_append_string (s,
+        gst_state_change_get_name ((GstStateChange) ev->seq));
   } else {
     g_string_append (s, "\"seq\":");
     append_u64 (s, ev->seq);
