@@ -10,14 +10,12 @@
 #include "gpuprof-gputrace.h"
 #include "gpuprof-nvtx.h"
 #include "gpuprof-objects.h"
+#include "gpuprof-output.h"
 #include "gpuprof-queue.h"
 #include "gpuprof-report.h"
-#include "gpuprof-summary.h"
 #include "gpuprof-thread.h"
 #include "gpuprof-trace.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (gpuprof_debug);
@@ -31,7 +29,9 @@ struct _GpuprofProfiler
 {
   GpuprofParams params;
   GpuprofObjects *objects;
-  GpuprofTrace *trace;          /* NULL: no trace= or it could not be opened */
+  GPtrArray *outputs;           /* GpuprofOutput *, see gpuprof-output.h */
+  GpuprofTrace *trace;          /* the trace output's writer, for the hooks;
+                                 * NULL: no trace= or it could not open */
   gsize gpu_started;            /* g_once: CUPTI tried when a run starts */
   gboolean gpu_on;              /* CUPTI attribution running */
   gchar *gpu_off_reason;        /* why not, for the report (cupti=on) */
@@ -39,7 +39,6 @@ struct _GpuprofProfiler
 
   GMutex report_lock;           /* guards below; reports are rare */
   gchar *last_report;
-  gboolean report_file_opened;  /* first report truncates, later ones append */
 };
 
 /* ---------------------------------------------------------------- setup */
@@ -151,23 +150,28 @@ pipeline_name_cb (gpointer user_data)
   return gpuprof_objects_dup_last_pipeline_name (p->objects);
 }
 
+/* the trace writer thread hands drained events to outputs that want them */
 static void
-open_trace (GpuprofProfiler * p)
+output_events_cb (const GpuprofEvent * events, guint n, gpointer user_data)
+{
+  GpuprofProfiler *p = user_data;
+
+  gpuprof_outputs_events (p->outputs, events, n);
+}
+
+static void
+open_outputs (GpuprofProfiler * p)
 {
   GpuprofTraceNames names = { p, element_path_cb, pad_name_cb,
     thread_name_cb, pipeline_name_cb
   };
-  GRegex *filter = NULL;
-  GError *err = NULL;
+  GpuprofOutputContext ctx = { &names };
 
-  if (p->params.trace_elements)
-    filter = g_regex_new (p->params.trace_elements, 0, 0, NULL);
-  /* an error was printed once by the writer; the run goes on without */
-  p->trace = gpuprof_trace_new (p->params.trace_path, &names,
-      (guint64) p->params.trace_max_mb << 20, filter, &err);
-  g_clear_error (&err);
-  if (filter)
-    g_regex_unref (filter);
+  p->outputs = gpuprof_outputs_open (&p->params, &ctx);
+  p->trace = gpuprof_output_trace_get (gpuprof_outputs_find (p->outputs,
+          "trace"));
+  if (p->trace && gpuprof_outputs_want_events (p->outputs))
+    gpuprof_trace_set_event_func (p->trace, output_events_cb, p);
 }
 
 static void
@@ -231,8 +235,7 @@ gpuprof_profiler_new (const GpuprofParams * params)
   p->objects = gpuprof_objects_new (element_init, pad_init, element_resolved,
       element_fini, p);
   p->batches = gpuprof_batches_new ();
-  if (p->params.trace_path)
-    open_trace (p);
+  open_outputs (p);
   return p;
 }
 
@@ -259,13 +262,7 @@ gpuprof_profiler_shutdown (GpuprofProfiler * p)
 {
   end_all_queues (p);
   gpuprof_profiler_report_unreported (p);
-  if (p->trace) {
-    GError *err = NULL;
-    gpuprof_gputrace_detach (p->trace);
-    if (!gpuprof_trace_close (p->trace, NULL, &err) && err)
-      g_printerr ("gpuprof: %s\n", err->message);
-    g_clear_error (&err);
-  }
+  gpuprof_outputs_close (p->outputs);
   if (p->gpu_on) {
     gpuprof_gpu_enable_channel (GPUPROF_GPU_CHANNEL_TRACER, FALSE);
     gpuprof_cupti_stop ();
@@ -277,8 +274,8 @@ void
 gpuprof_profiler_free (GpuprofProfiler * p)
 {
   gpuprof_profiler_shutdown (p);
-  if (p->trace)
-    gpuprof_trace_free (p->trace);
+  gpuprof_outputs_free (p->outputs);
+  p->trace = NULL;
   g_free (p->gpu_off_reason);
   gpuprof_objects_free (p->objects);
   gpuprof_batches_free (p->batches);
@@ -1378,37 +1375,14 @@ gpu_section (GpuprofProfiler * p, guint64 first, guint64 last)
   return gpu;
 }
 
-/* What only a live run knows: why GPU attribution is off, the trace file. */
+/* What only a live run knows: why GPU attribution is off, each output's
+ * line (the trace file). */
 static void
 append_live_sections (GpuprofProfiler * p, GString * out)
 {
   if (!p->gpu_on && p->gpu_off_reason)
     g_string_append_printf (out, "\nGPU: %s\n", p->gpu_off_reason);
-  if (p->trace) {
-    gchar *line = gpuprof_trace_describe (p->trace);
-    g_string_append_printf (out, "%s\n", line);
-    g_free (line);
-  }
-}
-
-/* stats=<path>, GstTracerRecord lines, and the summary inside the trace */
-static void
-save_summary (GpuprofProfiler * p, const GpuprofSnapshot * snap)
-{
-  gpuprof_summary_log_records (snap);
-  if (p->params.stats_path) {
-    GError *err = NULL;
-    if (!gpuprof_summary_save (snap, p->params.stats_path, &err)) {
-      g_printerr ("gpuprof: %s\n", err ? err->message : "cannot save stats");
-      g_clear_error (&err);
-    }
-  }
-  if (p->trace) {
-    gchar *json = gpuprof_summary_to_json (snap);
-    gpuprof_trace_add_summary (p->trace, json);
-    gpuprof_trace_flush (p->trace);
-    g_free (json);
-  }
+  gpuprof_outputs_describe (p->outputs, out);
 }
 
 static gboolean
@@ -1451,36 +1425,6 @@ reset_pipeline (GpuprofProfiler * p, GpuprofPipeline * pl)
   }
   g_ptr_array_unref (threads);
   g_ptr_array_unref (all);
-}
-
-static void
-write_report (GpuprofProfiler * p, const gchar * text)
-{
-  FILE *f;
-
-  switch (p->params.report) {
-    case GPUPROF_REPORT_OFF:
-      break;
-    case GPUPROF_REPORT_STDOUT:
-      fputs (text, stdout);
-      fflush (stdout);
-      break;
-    case GPUPROF_REPORT_STDERR:
-      fputs (text, stderr);
-      break;
-    case GPUPROF_REPORT_FILE:
-      f = fopen (p->params.report_path, p->report_file_opened ? "a" : "w");
-      if (!f) {
-        g_printerr ("gpuprof: cannot write the report to '%s': %s\n",
-            p->params.report_path, g_strerror (errno));
-        fputs (text, stderr);
-        break;
-      }
-      p->report_file_opened = TRUE;
-      fputs (text, f);
-      fclose (f);
-      break;
-  }
 }
 
 /* Records of destroyed objects whose runs were reported: freed while no
@@ -1527,8 +1471,10 @@ report_pipeline_locked (GpuprofProfiler * p, GpuprofPipeline * pl)
     g_free (text);
     text = g_string_free (full, FALSE);
   }
-  save_summary (p, snap);
-  write_report (p, text);
+  {
+    GpuprofRunEnd end = { snap, text };
+    gpuprof_outputs_run_end (p->outputs, &end);
+  }
   g_free (p->last_report);
   p->last_report = text;
   gpuprof_snapshot_free (snap);

@@ -1,5 +1,9 @@
 /* gpuprof: timeline trace writer (see gpuprof-trace.h, docs/trace.md).
  *
+ * The transport: rings, the writer thread, the file and its size cap. The
+ * format of each event is gpuprof-trace-chrome.c, launch arrows
+ * gpuprof-trace-flows.c (see gpuprof-trace-private.h).
+ *
  * Threads: streaming threads only push into their rings. Everything else
  * here runs in whoever drains — the writer thread every DRAIN_PERIOD_US, or
  * the caller of gpuprof_trace_flush()/close() — serialised by drain_lock.
@@ -8,7 +12,8 @@
 #include "config.h"
 #endif
 
-#include "gpuprof-trace.h"
+#include "gpuprof-json.h"
+#include "gpuprof-trace-private.h"
 
 #include <gst/gst.h>
 #include <errno.h>
@@ -16,7 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
-GST_DEBUG_CATEGORY_STATIC (gpuprof_trace_debug);
+/* shared with gpuprof-trace-flows.c */
+GST_DEBUG_CATEGORY (gpuprof_trace_debug);
 #define GST_CAT_DEFAULT gpuprof_trace_debug
 
 #define DRAIN_PERIOD_US (20 * G_TIME_SPAN_MILLISECOND)
@@ -25,786 +31,8 @@ GST_DEBUG_CATEGORY_STATIC (gpuprof_trace_debug);
 #define CHUNK_BYTES (1 << 20)
 /* a drain this large means producers are fast: drain again at once */
 #define BUSY_DRAIN_EVENTS 4096
-/* GPU launch arrows waiting for their chain slice, per thread */
-#define MAX_PENDING_FLOWS 256
-/* chain calls remembered per thread, to bind GPU launch arrows into them */
-#define RECENT_CHAINS 1024
-/* an API call this close to a chain call of its element is taken as inside
- * it: the CUPTI clock and the hook clock agree to well under this */
-#define LAUNCH_TOLERANCE_NS 1000
 /* distinct kernel names kept; later ones are written as "kernel" */
 #define MAX_NAMES 65536
-
-typedef struct
-{
-  gchar *json;                  /* JSON-escaped name, quotes included */
-  gboolean wanted;              /* matches the element filter */
-} ElementName;
-
-typedef struct
-{
-  guint32 element_id;
-  guint64 ts;
-  guint64 end;
-} RecentChain;
-
-/* a GPU launch arrow whose chain call has not been written yet */
-typedef struct
-{
-  guint32 element_id;
-  guint32 gpu_tid;
-  guint64 api_ts;
-  guint64 f_ts;
-  guint64 id;
-} PendingGpuFlow;
-
-typedef struct
-{
-  gchar *name;                  /* last name written as thread_name */
-  gboolean gpu_track;           /* a pseudo thread: one GPU stream */
-  RecentChain *recent;          /* ring of the last RECENT_CHAINS chain calls */
-  guint recent_len, recent_next;
-  GArray *pending_gpu;          /* PendingGpuFlow, launched from this thread */
-} ThreadState;
-
-struct _GpuprofTrace
-{
-  gchar *path;
-  GpuprofTraceNames names;
-  GRegex *filter;
-  guint64 max_bytes;
-  gint pid;
-
-  /* lock guards: rings, ring_by_tid, stop */
-  GMutex lock;
-  GCond cond;
-  GPtrArray *rings;
-  GHashTable *ring_by_tid;
-  gboolean stop;
-  gboolean gpu_producer;        /* a GPU op ring exists */
-  GThread *thread;
-
-  /* for threads without a ring of their own; shared_lock serialises pushes */
-  GMutex shared_lock;
-  GpuprofRing *shared_ring;
-
-  /* names_lock guards the kernel name table */
-  GMutex names_lock;
-  GHashTable *name_ids;         /* name -> id */
-  GPtrArray *name_json;         /* id - 1 -> JSON-escaped name */
-
-  /* drain_lock guards everything below */
-  GMutex drain_lock;
-  gint fd;
-  GString *out;
-  GpuprofEvent *batch;
-  GPtrArray *drain_rings;
-  GHashTable *elements;         /* id -> ElementName */
-  GHashTable *pads;             /* id -> JSON-escaped name */
-  GHashTable *threads;          /* tid -> ThreadState */
-  gchar *pipeline_name;
-  guint n_gpu_tracks;
-  gboolean remember_chains;     /* copy of gpu_producer: arrows to bind */
-  gboolean first_event;
-  gboolean writing;             /* FALSE after the cap, an error or close */
-  gboolean closed;
-  guint64 last_ts;
-  gchar *error_message;
-  GpuprofTraceStats stats;      /* events_lost is summed from the rings */
-};
-
-/* --- small formatting helpers ------------------------------------------ */
-
-static void
-append_u64 (GString * s, guint64 v)
-{
-  gchar buf[24];
-  gint i = sizeof (buf);
-
-  do {
-    buf[--i] = '0' + (v % 10);
-    v /= 10;
-  } while (v);
-  g_string_append_len (s, buf + i, sizeof (buf) - i);
-}
-
-/* ns -> µs with three decimals: keeps ns precision in a µs field */
-static void
-append_us (GString * s, guint64 ns)
-{
-  guint frac = ns % 1000;
-
-  append_u64 (s, ns / 1000);
-  g_string_append_c (s, '.');
-  g_string_append_c (s, '0' + frac / 100);
-  g_string_append_c (s, '0' + frac / 10 % 10);
-  g_string_append_c (s, '0' + frac % 10);
-}
-
-static void
-append_json_string (GString * s, const gchar * str)
-{
-  const guchar *p;
-
-  g_string_append_c (s, '"');
-  for (p = (const guchar *) str; *p; p++) {
-    if (*p == '"' || *p == '\\') {
-      g_string_append_c (s, '\\');
-      g_string_append_c (s, *p);
-    } else if (*p < 0x20) {
-      g_string_append_printf (s, "\\u%04x", *p);
-    } else {
-      g_string_append_c (s, *p);
-    }
-  }
-  g_string_append_c (s, '"');
-}
-
-static gchar *
-json_quote (const gchar * str)
-{
-  GString *s = g_string_new (NULL);
-
-  append_json_string (s, str);
-  return g_string_free (s, FALSE);
-}
-
-/* --- names --------------------------------------------------------------- */
-
-static ElementName *
-element_name (GpuprofTrace * trace, guint32 id)
-{
-  ElementName *en = g_hash_table_lookup (trace->elements, GUINT_TO_POINTER (id));
-  gchar *path = NULL;
-
-  if (en)
-    return en;
-  if (trace->names.element_path)
-    path = trace->names.element_path (id, trace->names.user_data);
-  if (path == NULL) {
-    /* not cached: the name may be known at the next event */
-    static ElementName unknown = { (gchar *) "\"?\"", TRUE };
-    return &unknown;
-  }
-  en = g_new0 (ElementName, 1);
-  en->json = json_quote (path);
-  en->wanted = trace->filter == NULL || g_regex_match (trace->filter, path, 0,
-      NULL);
-  g_free (path);
-  g_hash_table_insert (trace->elements, GUINT_TO_POINTER (id), en);
-  return en;
-}
-
-static void
-element_name_free (gpointer p)
-{
-  ElementName *en = p;
-
-  g_free (en->json);
-  g_free (en);
-}
-
-static const gchar *
-pad_name (GpuprofTrace * trace, guint32 id)
-{
-  gchar *json = g_hash_table_lookup (trace->pads, GUINT_TO_POINTER (id));
-  gchar *name = NULL;
-
-  if (json)
-    return json;
-  if (id != 0 && trace->names.pad_name)
-    name = trace->names.pad_name (id, trace->names.user_data);
-  if (name == NULL)
-    return "\"\"";
-  json = json_quote (name);
-  g_free (name);
-  g_hash_table_insert (trace->pads, GUINT_TO_POINTER (id), json);
-  return json;
-}
-
-static void
-thread_state_free (gpointer p)
-{
-  ThreadState *ts = p;
-
-  g_free (ts->name);
-  g_free (ts->recent);
-  if (ts->pending_gpu)
-    g_array_unref (ts->pending_gpu);
-  g_free (ts);
-}
-
-/* --- event output -------------------------------------------------------- */
-
-static void
-begin_event (GpuprofTrace * trace, const gchar * ph, const gchar * cat,
-    const gchar * name_json, guint32 tid)
-{
-  GString *s = trace->out;
-
-  if (!trace->first_event)
-    g_string_append (s, ",\n");
-  trace->first_event = FALSE;
-  g_string_append (s, "{\"ph\":\"");
-  g_string_append (s, ph);
-  g_string_append_c (s, '"');
-  if (cat) {
-    g_string_append (s, ",\"cat\":\"");
-    g_string_append (s, cat);
-    g_string_append_c (s, '"');
-  }
-  g_string_append (s, ",\"name\":");
-  g_string_append (s, name_json);
-  g_string_append (s, ",\"pid\":");
-  append_u64 (s, trace->pid);
-  g_string_append (s, ",\"tid\":");
-  append_u64 (s, tid);
-}
-
-static void
-append_ts (GpuprofTrace * trace, guint64 ts)
-{
-  g_string_append (trace->out, ",\"ts\":");
-  append_us (trace->out, ts);
-  if (ts > trace->last_ts)
-    trace->last_ts = ts;
-}
-
-static void
-end_event (GpuprofTrace * trace)
-{
-  g_string_append_c (trace->out, '}');
-  trace->stats.events_written++;
-}
-
-static void
-write_metadata (GpuprofTrace * trace, const gchar * what, guint32 tid,
-    const gchar * name)
-{
-  gchar *name_json = json_quote (what);
-
-  begin_event (trace, "M", NULL, name_json, tid);
-  g_string_append (trace->out, ",\"ts\":0,\"args\":{\"name\":");
-  append_json_string (trace->out, name);
-  g_string_append_c (trace->out, '}');
-  end_event (trace);
-  g_free (name_json);
-}
-
-static ThreadState *
-thread_state (GpuprofTrace * trace, guint32 tid, gboolean renamed)
-{
-  ThreadState *ts = g_hash_table_lookup (trace->threads, GUINT_TO_POINTER (tid));
-  gchar *name = NULL;
-
-  if (ts && !renamed)
-    return ts;
-  if (ts == NULL) {
-    ts = g_new0 (ThreadState, 1);
-    g_hash_table_insert (trace->threads, GUINT_TO_POINTER (tid), ts);
-  }
-  if (trace->names.thread_name)
-    name = trace->names.thread_name (tid, trace->names.user_data);
-  if (name == NULL && ts->name == NULL)
-    name = g_strdup_printf ("thread %u", tid);
-  if (name && g_strcmp0 (name, ts->name) != 0) {
-    /* every thread is named before its first event */
-    write_metadata (trace, "thread_name", tid, name);
-    g_free (ts->name);
-    ts->name = name;
-  } else {
-    g_free (name);
-  }
-  return ts;
-}
-
-static void
-append_pts (GString * s, guint64 pts)
-{
-  g_string_append (s, ",\"pts\":");
-  if (pts == G_MAXUINT64)
-    g_string_append (s, "null");
-  else
-    append_u64 (s, pts);
-}
-
-/* One id per queue entry: pairs residency begin/end and the arrow; the
- * hooks make it unique per queue FIFO (gpuprof-event.h), else (an older
- * producer) per queue element. */
-static guint64
-queue_buffer_id (const GpuprofEvent * ev)
-{
-  if (ev->flow)
-    return ev->flow;
-  return ((guint64) ev->element_id << 36) | (ev->seq & G_GUINT64_CONSTANT
-      (0xfffffffff));
-}
-
-static void
-append_buffers (GString * s, const GpuprofEvent * ev)
-{
-  /* a list is one entry of several buffers */
-  if (ev->self > 1) {
-    g_string_append (s, ",\"buffers\":");
-    append_u64 (s, ev->self);
-  }
-}
-
-static void
-write_flow (GpuprofTrace * trace, const gchar * ph, guint32 tid, guint64 ts,
-    guint64 id)
-{
-  begin_event (trace, ph, "flow", "\"buffer\"", tid);
-  append_ts (trace, ts);
-  g_string_append (trace->out, ",\"id\":");
-  append_u64 (trace->out, id);
-  end_event (trace);
-}
-
-/* --- GPU ops and their launch arrows ------------------------------------ */
-
-static void
-remember_chain (ThreadState * ts, const GpuprofEvent * ev)
-{
-  RecentChain *rc;
-
-  if (ts->recent == NULL)
-    ts->recent = g_new (RecentChain, RECENT_CHAINS);
-  rc = &ts->recent[ts->recent_next];
-  rc->element_id = ev->element_id;
-  rc->ts = ev->ts;
-  rc->end = ev->ts + ev->dur;
-  ts->recent_next = (ts->recent_next + 1) % RECENT_CHAINS;
-  if (ts->recent_len < RECENT_CHAINS)
-    ts->recent_len++;
-}
-
-static gboolean
-chain_holds_launch (guint64 ts, guint64 end, guint64 api_ts)
-{
-  return api_ts + LAUNCH_TOLERANCE_NS >= ts && api_ts <= end +
-      LAUNCH_TOLERANCE_NS;
-}
-
-/* Strictly inside the slice, so viewers that bind by time find it open
- * whatever the clock rounding was. */
-static guint64
-clamp_into (guint64 ts, guint64 end, guint64 t)
-{
-  if (end < ts + 2)
-    return ts;
-  return CLAMP (t, ts + 1, end - 1);
-}
-
-static void
-write_gpu_flow (GpuprofTrace * trace, guint32 host_tid, guint64 s_ts,
-    guint32 gpu_tid, guint64 f_ts, guint64 id)
-{
-  if (!trace->writing)
-    return;
-  begin_event (trace, "s", "flow", "\"launch\"", host_tid);
-  append_ts (trace, s_ts);
-  g_string_append (trace->out, ",\"id\":");
-  append_u64 (trace->out, id);
-  end_event (trace);
-  /* bound to the op's own slice, not to the next one on the track */
-  begin_event (trace, "f", "flow", "\"launch\"", gpu_tid);
-  append_ts (trace, f_ts);
-  g_string_append (trace->out, ",\"bp\":\"e\",\"id\":");
-  append_u64 (trace->out, id);
-  end_event (trace);
-}
-
-static void
-write_pending_gpu_flow (GpuprofTrace * trace, guint32 host_tid,
-    const PendingGpuFlow * pf, guint64 s_ts)
-{
-  write_gpu_flow (trace, host_tid, s_ts, pf->gpu_tid, pf->f_ts, pf->id);
-}
-
-/* A chain call of this thread was written: it may hold launches that
- * settled before it returned. */
-static void
-resolve_pending_gpu_flows (GpuprofTrace * trace, ThreadState * ts,
-    const GpuprofEvent * ev)
-{
-  GArray *pending = ts->pending_gpu;
-  guint64 end = ev->ts + ev->dur;
-  guint i = 0;
-
-  while (i < pending->len) {
-    PendingGpuFlow *pf = &g_array_index (pending, PendingGpuFlow, i);
-
-    if (pf->element_id == ev->element_id
-        && chain_holds_launch (ev->ts, end, pf->api_ts)) {
-      GST_LOG ("arrow %" G_GUINT64_FORMAT ": chain call came", pf->id);
-      write_pending_gpu_flow (trace, ev->thread_id, pf,
-          clamp_into (ev->ts, end, pf->api_ts));
-    } else if (pf->api_ts > ev->ts && pf->api_ts < end) {
-      /* a call of another element around the launch: the element's own
-       * call, innermost, came before it and was lost; trust CUPTI's time */
-      write_pending_gpu_flow (trace, ev->thread_id, pf, pf->api_ts);
-    } else {
-      i++;
-      continue;
-    }
-    g_array_remove_index (pending, i);
-  }
-}
-
-/* Whether a chain call holding @api_ts, if already written, is still among
- * the remembered ones (they are kept in the order they ended). */
-static gboolean
-recent_covers (ThreadState * ts, guint64 api_ts)
-{
-  if (ts->recent_len < RECENT_CHAINS)
-    return TRUE;
-  return api_ts > ts->recent[ts->recent_next].end;
-}
-
-static void
-bind_gpu_flow (GpuprofTrace * trace, const GpuprofEvent * ev, guint64 f_ts)
-{
-  guint32 host_tid = GPUPROF_EVENT_GPU_HOST_THREAD (ev);
-  ThreadState *h = thread_state (trace, host_tid, FALSE);
-  PendingGpuFlow pf = { ev->element_id, ev->thread_id, ev->self, f_ts,
-    ev->flow
-  };
-  guint i;
-
-  /* newest first: the launch is recent, and the innermost call of the
-   * element was written before the calls around it */
-  for (i = 0; i < h->recent_len; i++) {
-    RecentChain *rc = &h->recent[(h->recent_next + RECENT_CHAINS - 1 - i) %
-        RECENT_CHAINS];
-    if (rc->element_id == ev->element_id
-        && chain_holds_launch (rc->ts, rc->end, ev->self)) {
-      GST_LOG ("arrow %" G_GUINT64_FORMAT ": chain call known", pf.id);
-      write_pending_gpu_flow (trace, host_tid, &pf,
-          clamp_into (rc->ts, rc->end, ev->self));
-      return;
-    }
-  }
-  if (!recent_covers (h, ev->self)) {
-    /* older than what is remembered: inside the call by CUPTI's word */
-    GST_LOG ("arrow %" G_GUINT64_FORMAT ": chain call forgotten", pf.id);
-    write_pending_gpu_flow (trace, host_tid, &pf, ev->self);
-    return;
-  }
-  /* its chain call is still running (or its event is in a ring not drained
-   * yet): bind when it is written */
-  if (h->pending_gpu == NULL)
-    h->pending_gpu = g_array_new (FALSE, FALSE, sizeof (PendingGpuFlow));
-  if (h->pending_gpu->len >= MAX_PENDING_FLOWS) {
-    PendingGpuFlow *old = &g_array_index (h->pending_gpu, PendingGpuFlow, 0);
-    write_pending_gpu_flow (trace, host_tid, old, old->api_ts);
-    g_array_remove_index (h->pending_gpu, 0);
-  }
-  GST_LOG ("arrow %" G_GUINT64_FORMAT ": waits for its chain call", pf.id);
-  g_array_append_val (h->pending_gpu, pf);
-}
-
-/* At close: arrows whose chain call never came are drawn at CUPTI's time */
-static void
-write_orphan_gpu_flows (GpuprofTrace * trace)
-{
-  GHashTableIter it;
-  gpointer k, v;
-  guint i;
-
-  g_hash_table_iter_init (&it, trace->threads);
-  while (g_hash_table_iter_next (&it, &k, &v)) {
-    ThreadState *ts = v;
-
-    for (i = 0; ts->pending_gpu && i < ts->pending_gpu->len; i++) {
-      PendingGpuFlow *pf = &g_array_index (ts->pending_gpu, PendingGpuFlow,
-          i);
-      write_pending_gpu_flow (trace, GPOINTER_TO_UINT (k), pf, pf->api_ts);
-    }
-    if (ts->pending_gpu)
-      g_array_set_size (ts->pending_gpu, 0);
-  }
-}
-
-/* One pseudo thread per (device, stream), named before its first op and
- * sorted after the streaming threads. */
-static ThreadState *
-gpu_track_state (GpuprofTrace * trace, const GpuprofEvent * ev)
-{
-  ThreadState *ts = g_hash_table_lookup (trace->threads,
-      GUINT_TO_POINTER (ev->thread_id));
-  gchar *name, *sort_json;
-
-  if (ts)
-    return ts;
-  ts = g_new0 (ThreadState, 1);
-  ts->gpu_track = TRUE;
-  g_hash_table_insert (trace->threads, GUINT_TO_POINTER (ev->thread_id), ts);
-
-  if (GPUPROF_EVENT_GPU_STREAM (ev) == G_MAXUINT32)
-    name = g_strdup_printf ("GPU %u other streams",
-        GPUPROF_EVENT_GPU_DEVICE (ev));
-  else
-    name = g_strdup_printf ("GPU %u stream %u", GPUPROF_EVENT_GPU_DEVICE (ev),
-        GPUPROF_EVENT_GPU_STREAM (ev));
-  write_metadata (trace, "thread_name", ev->thread_id, name);
-  ts->name = name;
-
-  sort_json = json_quote ("thread_sort_index");
-  begin_event (trace, "M", NULL, sort_json, ev->thread_id);
-  g_string_append (trace->out, ",\"ts\":0,\"args\":{\"sort_index\":");
-  append_u64 (trace->out, 1000000 + (ev->thread_id -
-          GPUPROF_EVENT_GPU_TRACK_BASE));
-  g_string_append_c (trace->out, '}');
-  end_event (trace);
-  g_free (sort_json);
-  trace->n_gpu_tracks++;
-  return ts;
-}
-
-static const gchar *
-interned_name_json (GpuprofTrace * trace, guint32 id)
-{
-  const gchar *json = NULL;
-
-  g_mutex_lock (&trace->names_lock);
-  if (id >= 1 && id <= trace->name_json->len)
-    json = g_ptr_array_index (trace->name_json, id - 1);
-  g_mutex_unlock (&trace->names_lock);
-  /* the strings live until gpuprof_trace_free() */
-  return json;
-}
-
-static void
-append_size (GString * s, guint64 bytes)
-{
-  if (bytes < 1000)
-    g_string_append_printf (s, "%u B", (guint) bytes);
-  else if (bytes < 1000000)
-    g_string_append_printf (s, "%.1f kB", bytes / 1e3);
-  else if (bytes < G_GUINT64_CONSTANT (1000000000))
-    g_string_append_printf (s, "%.1f MB", bytes / 1e6);
-  else
-    g_string_append_printf (s, "%.1f GB", bytes / 1e9);
-}
-
-/* CUpti_ActivityMemcpyKind */
-static const gchar *
-copy_kind_name (guint kind)
-{
-  static const gchar *names[] = { "?", "HtoD", "DtoH", "HtoA", "AtoH",
-    "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP"
-  };
-  return kind < G_N_ELEMENTS (names) ? names[kind] : "?";
-}
-
-static void
-write_gpu_op (GpuprofTrace * trace, const GpuprofEvent * ev, ElementName * en)
-{
-  static const gchar *kinds[] = { "kernel", "memcpy", "memset" };
-  static const gchar *bys[] = { "external", "thread", "none" };
-  GString *s = trace->out;
-  guint kind = GPUPROF_EVENT_GPU_KIND (ev);
-  guint by = GPUPROF_EVENT_GPU_BY (ev);
-  const gchar *name_json = NULL;
-  gchar *built = NULL;
-
-  if (kind == 0) {
-    name_json = interned_name_json (trace, ev->pad_id);
-    if (name_json == NULL)
-      name_json = "\"kernel\"";
-  } else if (kind == 1) {
-    GString *n = g_string_new ("\"memcpy ");
-    g_string_append (n, copy_kind_name (GPUPROF_EVENT_GPU_COPY_KIND (ev)));
-    g_string_append_c (n, ' ');
-    append_size (n, ev->size);
-    g_string_append_c (n, '"');
-    name_json = built = g_string_free (n, FALSE);
-  } else {
-    name_json = "\"memset\"";
-  }
-
-  begin_event (trace, "X", "gpu", name_json, ev->thread_id);
-  g_free (built);
-  append_ts (trace, ev->ts);
-  g_string_append (s, ",\"dur\":");
-  append_us (s, ev->dur);
-  g_string_append (s, ",\"args\":{\"element\":");
-  g_string_append (s, en ? en->json : "\"unattributed\"");
-  g_string_append (s, ",\"seq\":");
-  if (ev->seq == G_MAXUINT64)
-    g_string_append (s, "null");
-  else
-    append_u64 (s, ev->seq);
-  g_string_append (s, ",\"bytes\":");
-  append_u64 (s, ev->size);
-  g_string_append (s, ",\"correlation\":");
-  append_u64 (s, GPUPROF_EVENT_GPU_CORRELATION (ev));
-  g_string_append (s, ",\"kind\":\"");
-  g_string_append (s, kinds[kind < G_N_ELEMENTS (kinds) ? kind : 0]);
-  g_string_append_c (s, '"');
-  if (kind == 1) {
-    g_string_append (s, ",\"copy\":\"");
-    g_string_append (s, copy_kind_name (GPUPROF_EVENT_GPU_COPY_KIND (ev)));
-    g_string_append_c (s, '"');
-  }
-  g_string_append (s, ",\"attribution\":\"");
-  g_string_append (s, bys[by < G_N_ELEMENTS (bys) ? by : 2]);
-  g_string_append (s, "\",\"device\":");
-  append_u64 (s, GPUPROF_EVENT_GPU_DEVICE (ev));
-  g_string_append (s, ",\"stream\":");
-  append_u64 (s, GPUPROF_EVENT_GPU_STREAM (ev));
-  g_string_append (s, "}");
-  end_event (trace);
-
-  if (ev->flow && ev->self && GPUPROF_EVENT_GPU_HOST_THREAD (ev))
-    bind_gpu_flow (trace, ev, clamp_into (ev->ts, ev->ts + ev->dur, ev->ts));
-}
-
-static void
-write_chain (GpuprofTrace * trace, ThreadState * ts, const GpuprofEvent * ev,
-    ElementName * en)
-{
-  GString *s = trace->out;
-
-  begin_event (trace, "X", "chain", en->json, ev->thread_id);
-  append_ts (trace, ev->ts);
-  g_string_append (s, ",\"dur\":");
-  append_us (s, ev->dur);
-  g_string_append (s, ",\"args\":{\"pad\":");
-  g_string_append (s, pad_name (trace, ev->pad_id));
-  g_string_append (s, ",\"seq\":");
-  append_u64 (s, ev->seq);
-  append_pts (s, ev->pts);
-  g_string_append (s, ",\"size\":");
-  append_u64 (s, ev->size);
-  g_string_append (s, ",\"self_ns\":");
-  append_u64 (s, ev->self);
-  if (ev->flow) {
-    g_string_append (s, ",\"flow\":");
-    append_u64 (s, ev->flow);
-  }
-  g_string_append_c (s, '}');
-  end_event (trace);
-  if (trace->remember_chains)
-    remember_chain (ts, ev);
-  if (ts->pending_gpu && ts->pending_gpu->len)
-    resolve_pending_gpu_flows (trace, ts, ev);
-}
-
-static void
-write_queue_in (GpuprofTrace * trace, const GpuprofEvent * ev,
-    ElementName * en)
-{
-  GString *s = trace->out;
-
-  begin_event (trace, "b", "queue", en->json, ev->thread_id);
-  append_ts (trace, ev->ts);
-  g_string_append (s, ",\"id\":");
-  append_u64 (s, queue_buffer_id (ev));
-  g_string_append (s, ",\"args\":{\"seq\":");
-  append_u64 (s, ev->seq);
-  append_pts (s, ev->pts);
-  g_string_append (s, ",\"size\":");
-  append_u64 (s, ev->size);
-  append_buffers (s, ev);
-  g_string_append_c (s, '}');
-  end_event (trace);
-}
-
-/* A pushed entry's arrow: from inside the queue's chain call that enqueued
- * it (one ns after its start, which is the enqueue) to the next slice of
- * the thread that pushed it. Both ends are written here, once the buffer
- * went out: a buffer dropped, flushed or left has no arrow (an arrow to
- * nowhere means nothing to a viewer), its residency end says why. */
-static void
-write_buffer_arrow (GpuprofTrace * trace, const GpuprofEvent * ev, guint64 id)
-{
-  guint32 in_thread = GPUPROF_EVENT_QUEUE_IN_THREAD (ev);
-  guint64 in_ts = ev->ts > ev->dur ? ev->ts - ev->dur : 0;
-
-  if (in_thread == 0)
-    return;
-  /* the enqueuing thread is named before an event of it is written */
-  thread_state (trace, in_thread, FALSE);
-  write_flow (trace, "s", in_thread, MIN (in_ts + 1, ev->ts), id);
-  write_flow (trace, "f", ev->thread_id, ev->ts, id);
-}
-
-static void
-write_queue_out (GpuprofTrace * trace, const GpuprofEvent * ev,
-    ElementName * en)
-{
-  static const gchar *results[] = { "pushed", "dropped", "flushed", "left" };
-  GString *s = trace->out;
-  guint64 id = queue_buffer_id (ev);
-  guint outcome = GPUPROF_EVENT_QUEUE_OUTCOME (ev);
-
-  begin_event (trace, "e", "queue", en->json, ev->thread_id);
-  append_ts (trace, ev->ts);
-  g_string_append (s, ",\"id\":");
-  append_u64 (s, id);
-  g_string_append (s, ",\"args\":{\"result\":\"");
-  g_string_append (s, results[outcome < G_N_ELEMENTS (results) ? outcome : 0]);
-  g_string_append_c (s, '"');
-  append_buffers (s, ev);
-  g_string_append_c (s, '}');
-  end_event (trace);
-  if (outcome == 0)
-    write_buffer_arrow (trace, ev, id);
-}
-
-static void
-write_queue_level (GpuprofTrace * trace, const GpuprofEvent * ev,
-    ElementName * en)
-{
-  GString *s = trace->out;
-  gchar *name;
-
-  /* "pipeline0/q level": strip the closing quote and add the suffix */
-  name = g_strdup_printf ("%.*s level\"", (gint) strlen (en->json) - 1,
-      en->json);
-  begin_event (trace, "C", "queue", name, ev->thread_id);
-  g_free (name);
-  append_ts (trace, ev->ts);
-  g_string_append (s, ",\"args\":{\"buffers\":");
-  append_u64 (s, ev->self);
-  g_string_append (s, ",\"bytes\":");
-  append_u64 (s, ev->size);
-  g_string_append_c (s, '}');
-  end_event (trace);
-}
-
-static void
-write_mark (GpuprofTrace * trace, const GpuprofEvent * ev, ElementName * en)
-{
-  static const gchar *names[] = { "\"mark\"", "\"EOS\"", "\"flush-start\"",
-    "\"flush-stop\"", "\"segment\"", "\"state-change\"", "\"queue-drop\""
-  };
-  GString *s = trace->out;
-  guint64 kind = ev->arg0 < G_N_ELEMENTS (names) ? ev->arg0 : 0;
-
-  begin_event (trace, "i", "mark", names[kind], ev->thread_id);
-  append_ts (trace, ev->ts);
-  g_string_append (s, ",\"s\":\"t\",\"args\":{");
-  if (en) {
-    g_string_append (s, "\"element\":");
-    g_string_append (s, en->json);
-    g_string_append (s, ",\"pad\":");
-    g_string_append (s, pad_name (trace, ev->pad_id));
-    g_string_append_c (s, ',');
-  }
-  if (kind == GPUPROF_MARK_STATE_CHANGE) {
-    g_string_append (s, "\"transition\":");
-    append_json_string (s, gst_state_change_get_name ((GstStateChange)
-            ev->seq));
-  } else {
-    g_string_append (s, "\"seq\":");
-    append_u64 (s, ev->seq);
-  }
-  g_string_append_c (s, '}');
-  end_event (trace);
-}
 
 /* --- writing the file ---------------------------------------------------- */
 
@@ -854,23 +82,8 @@ over_cap (GpuprofTrace * trace)
 }
 
 static void
-write_cap_mark (GpuprofTrace * trace)
-{
-  GString *s = trace->out;
-
-  begin_event (trace, "i", "gpuprof", "\"gpuprof trace capped\"", 0);
-  append_ts (trace, trace->last_ts);
-  g_string_append (s, ",\"s\":\"g\",\"args\":{\"max_bytes\":");
-  append_u64 (s, trace->max_bytes);
-  g_string_append (s, "}}");
-  trace->stats.events_written++;
-}
-
-static void
 write_event (GpuprofTrace * trace, const GpuprofEvent * ev)
 {
-  ElementName *en = NULL;
-  ThreadState *ts;
   gsize mark = trace->out->len;
   gboolean first = trace->first_event;
   guint64 written = trace->stats.events_written;
@@ -879,44 +92,9 @@ write_event (GpuprofTrace * trace, const GpuprofEvent * ev)
     trace->stats.events_dropped++;
     return;
   }
-  if (ev->element_id != 0) {
-    en = element_name (trace, ev->element_id);
-    if (!en->wanted) {
-      trace->stats.events_filtered++;
-      return;
-    }
-  }
-  if (ev->type == GPUPROF_EVENT_GPU_OP)
-    ts = gpu_track_state (trace, ev);
-  else
-    ts = thread_state (trace, ev->thread_id,
-        ev->type == GPUPROF_EVENT_THREAD_NAME);
-
-  switch (ev->type) {
-    case GPUPROF_EVENT_CHAIN:
-      if (en)
-        write_chain (trace, ts, ev, en);
-      break;
-    case GPUPROF_EVENT_QUEUE_IN:
-      if (en)
-        write_queue_in (trace, ev, en);
-      break;
-    case GPUPROF_EVENT_QUEUE_OUT:
-      if (en)
-        write_queue_out (trace, ev, en);
-      break;
-    case GPUPROF_EVENT_QUEUE_LEVEL:
-      if (en)
-        write_queue_level (trace, ev, en);
-      break;
-    case GPUPROF_EVENT_MARK:
-      write_mark (trace, ev, en);
-      break;
-    case GPUPROF_EVENT_GPU_OP:
-      write_gpu_op (trace, ev, en);
-      break;
-    default:
-      break;
+  if (!gpuprof_trace_chrome_write_event (trace, ev)) {
+    trace->stats.events_filtered++;
+    return;
   }
 
   if (over_cap (trace)) {
@@ -927,7 +105,7 @@ write_event (GpuprofTrace * trace, const GpuprofEvent * ev)
     trace->stats.events_dropped++;
     trace->stats.capped = TRUE;
     trace->writing = FALSE;
-    write_cap_mark (trace);
+    gpuprof_trace_chrome_write_cap_mark (trace);
     GST_WARNING ("trace %s reached its cap of %" G_GUINT64_FORMAT
         " bytes: no more events", trace->path, trace->max_bytes);
   } else if (trace->out->len >= CHUNK_BYTES) {
@@ -944,7 +122,7 @@ update_pipeline_name (GpuprofTrace * trace)
     return;
   name = trace->names.pipeline_name (trace->names.user_data);
   if (name && g_strcmp0 (name, trace->pipeline_name) != 0) {
-    write_metadata (trace, "process_name", 0, name);
+    gpuprof_trace_chrome_write_process_name (trace, name);
     g_free (trace->pipeline_name);
     trace->pipeline_name = name;
   } else {
@@ -970,6 +148,8 @@ drain_locked (GpuprofTrace * trace)
   g_mutex_lock (&trace->shared_lock);
   while ((n = gpuprof_ring_pop (trace->shared_ring, trace->batch,
               BATCH_EVENTS)) > 0) {
+    if (trace->event_func)
+      trace->event_func (trace->batch, n, trace->event_data);
     for (k = 0; k < n; k++)
       write_event (trace, &trace->batch[k]);
     total += n;
@@ -984,6 +164,8 @@ drain_locked (GpuprofTrace * trace)
 
     while (level > 0 && (n = gpuprof_ring_pop (ring, trace->batch,
                 MIN (level, BATCH_EVENTS))) > 0) {
+      if (trace->event_func)
+        trace->event_func (trace->batch, n, trace->event_data);
       for (k = 0; k < n; k++)
         write_event (trace, &trace->batch[k]);
       level -= n;
@@ -1087,10 +269,10 @@ gpuprof_trace_new (const gchar * path, const GpuprofTraceNames * names,
   trace->batch = g_new (GpuprofEvent, BATCH_EVENTS);
   trace->drain_rings = g_ptr_array_new ();
   trace->elements = g_hash_table_new_full (NULL, NULL, NULL,
-      element_name_free);
+      gpuprof_trace_chrome_element_name_free);
   trace->pads = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   trace->threads = g_hash_table_new_full (NULL, NULL, NULL,
-      thread_state_free);
+      gpuprof_trace_chrome_thread_state_free);
   trace->first_event = TRUE;
   trace->writing = TRUE;
 
@@ -1215,7 +397,7 @@ gpuprof_trace_intern_name (GpuprofTrace * trace, const gchar * name)
   g_mutex_lock (&trace->names_lock);
   id = g_hash_table_lookup (trace->name_ids, name);
   if (id == NULL && trace->name_json->len < MAX_NAMES) {
-    g_ptr_array_add (trace->name_json, json_quote (name));
+    g_ptr_array_add (trace->name_json, gpuprof_json_quote (name));
     id = GUINT_TO_POINTER (trace->name_json->len);
     g_hash_table_insert (trace->name_ids, g_strdup (name), id);
   }
@@ -1238,6 +420,25 @@ gpuprof_trace_flush (GpuprofTrace * trace)
   g_mutex_unlock (&trace->drain_lock);
 }
 
+/**
+ * gpuprof_trace_set_event_func:
+ * @trace: the trace
+ * @func: (nullable): called with each batch of drained events
+ * @user_data: passed to @func
+ *
+ * See #GpuprofTraceEventFunc. Takes the drain lock: a call in progress
+ * ends first.
+ */
+void
+gpuprof_trace_set_event_func (GpuprofTrace * trace,
+    GpuprofTraceEventFunc func, gpointer user_data)
+{
+  g_mutex_lock (&trace->drain_lock);
+  trace->event_func = func;
+  trace->event_data = user_data;
+  g_mutex_unlock (&trace->drain_lock);
+}
+
 void
 gpuprof_trace_forget_names (GpuprofTrace * trace, const GArray * element_ids,
     const GArray * pad_ids)
@@ -1254,34 +455,14 @@ gpuprof_trace_forget_names (GpuprofTrace * trace, const GArray * element_ids,
   g_mutex_unlock (&trace->drain_lock);
 }
 
-static void
-write_global_instant (GpuprofTrace * trace, const gchar * name_json,
-    const gchar * args_json)
-{
-  begin_event (trace, "i", "gpuprof", name_json, 0);
-  append_ts (trace, trace->last_ts);
-  g_string_append (trace->out, ",\"s\":\"g\",\"args\":");
-  g_string_append (trace->out, args_json);
-  end_event (trace);
-}
-
 /* Written even after the cap: the summary is what `gst-gpuprof report`
  * needs, and it is small. */
 static void
 add_summary_locked (GpuprofTrace * trace, const gchar * summary_json)
 {
-  gchar *args, *p;
-
   if (trace->stats.failed || trace->closed)
     return;
-  /* one event per line, for readers that scan lines; a raw newline in JSON
-   * is only ever whitespace */
-  args = g_strdup_printf ("{\"summary\":%s}", summary_json);
-  for (p = args; *p; p++)
-    if (*p == '\n' || *p == '\r')
-      *p = ' ';
-  write_global_instant (trace, "\"gpuprof summary\"", args);
-  g_free (args);
+  gpuprof_trace_chrome_write_summary (trace, summary_json);
   write_out (trace);
 }
 
@@ -1320,24 +501,6 @@ sum_lost (GpuprofTrace * trace)
   return lost;
 }
 
-static void
-write_trace_stats (GpuprofTrace * trace)
-{
-  GString *args = g_string_new (NULL);
-  GpuprofTraceStats *st = &trace->stats;
-
-  st->events_lost = sum_lost (trace);
-  g_string_append_printf (args, "{\"clock\":\"us since gst_init\","
-      "\"events_written\":%" G_GUINT64_FORMAT ",\"events_lost\":%"
-      G_GUINT64_FORMAT ",\"events_dropped\":%" G_GUINT64_FORMAT
-      ",\"events_filtered\":%" G_GUINT64_FORMAT ",\"max_bytes\":%"
-      G_GUINT64_FORMAT ",\"capped\":%s}", st->events_written + 1,
-      st->events_lost, st->events_dropped, st->events_filtered, st->max_bytes,
-      st->capped ? "true" : "false");
-  write_global_instant (trace, "\"gpuprof trace\"", args->str);
-  g_string_free (args, TRUE);
-}
-
 /**
  * gpuprof_trace_close:
  * @trace: the trace
@@ -1370,11 +533,12 @@ gpuprof_trace_close (GpuprofTrace * trace, const gchar * summary_json,
   g_mutex_lock (&trace->drain_lock);
   if (!trace->closed) {
     drain_locked (trace);
-    write_orphan_gpu_flows (trace);
+    gpuprof_trace_flows_write_orphans (trace);
     if (summary_json)
       add_summary_locked (trace, summary_json);
     if (!trace->stats.failed) {
-      write_trace_stats (trace);
+      trace->stats.events_lost = sum_lost (trace);
+      gpuprof_trace_chrome_write_stats (trace);
       g_string_append (trace->out, "\n]\n");
       write_out (trace);
     }

@@ -79,6 +79,15 @@ void gpuprof_trace_wake (GpuprofTrace * trace);
 guint32 gpuprof_trace_intern_name (GpuprofTrace * trace, const gchar * name);
 void gpuprof_trace_push_locked (GpuprofTrace * trace, const GpuprofEvent * ev);
 void gpuprof_trace_flush (GpuprofTrace * trace);
+
+/* Events as they are drained, before they are written (all of them, the
+ * element filter and the size cap aside): for outputs that want the
+ * stream too. Called under the drain lock, on the writer thread or the
+ * thread that flushes; it must not call back into the trace. */
+typedef void (*GpuprofTraceEventFunc) (const GpuprofEvent * events, guint n,
+    gpointer user_data);
+void gpuprof_trace_set_event_func (GpuprofTrace * trace,
+    GpuprofTraceEventFunc func, gpointer user_data);
 /* Elements and pads (ids) whose records were freed after a flush: their
  * names are not looked up again. */
 void gpuprof_trace_forget_names (GpuprofTrace * trace,

@@ -5,37 +5,15 @@
 
 #include <json-glib/json-glib.h>
 #include "gpuprof-snapshot.h"
+/* GPUPROF_LOAD_ERROR, shared with the trace reader */
+#include "gpuprof-trace-reader.h"
 
 G_BEGIN_DECLS
 
-#define GPUPROF_LOAD_ERROR (gpuprof_load_error_quark ())
-GQuark gpuprof_load_error_quark (void);
-
-typedef enum
-{
-  GPUPROF_LOAD_ERROR_READ,      /* missing or unreadable file */
-  GPUPROF_LOAD_ERROR_SYNTAX,    /* not JSON: the message has file:line:column */
-  GPUPROF_LOAD_ERROR_SCHEMA,    /* JSON, but not a gpuprof summary or trace */
-} GpuprofLoadError;
-
-/**
- * GpuprofRun:
- * @snapshots: (element-type GpuprofSnapshot): one per pipeline summary found
- * @rebuilt: %TRUE when the trace held no summary (process killed) and
- *   @snapshots was rebuilt from the trace events: elements, queues and
- *   threads only, roles and percentiles from the events
- * @truncated: %TRUE when a trace had no closing bracket
- * @chain_events: chain events read (when @rebuilt)
- * @trace_note: (nullable): what the trace writer reported (cap, losses)
- */
-typedef struct
-{
-  GPtrArray *snapshots;
-  gboolean rebuilt;
-  gboolean truncated;
-  guint64 chain_events;
-  gchar *trace_note;
-} GpuprofRun;
+/* GpuprofRun: a saved run read back — a summary gives one snapshot and
+ * leaves the trace fields at 0; a trace fills them all (see
+ * GpuprofTraceContents in gpuprof-trace-reader.h) */
+typedef GpuprofTraceContents GpuprofRun;
 
 GpuprofRun *gpuprof_run_load (const gchar * path, GError ** err);
 void gpuprof_run_free (GpuprofRun * run);

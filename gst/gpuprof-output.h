@@ -1,0 +1,108 @@
+/* gpuprof: outputs — what the session does with a run.
+ *
+ * Every way a run leaves the process (the console report, the summary
+ * files, the GstTracerRecord lines, the Chrome trace; later live metrics or
+ * HTML) implements GpuprofOutputClass, in one file of its own, and is listed
+ * once in the table of gpuprof-output.c. The session opens the outputs the
+ * parameters enable, calls them at every run end and closes them at the end
+ * of the process. See docs/outputs.md.
+ *
+ * Threads: open, describe, run_end, close and free run on the session's
+ * threads (the tracer's, an application thread at NULL, atexit), never on a
+ * streaming thread, serialised by the session's report lock (open and free
+ * by creation and destruction). events runs on the trace writer thread.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "gpuprof-event.h"
+#include "gpuprof-params.h"
+#include "gpuprof-snapshot.h"
+#include "gpuprof-trace.h"
+
+G_BEGIN_DECLS
+
+/**
+ * GpuprofOutputContext:
+ * @names: how ids become names (element paths, pads, threads); copy the
+ *   struct to keep it: the callbacks stay valid until the outputs are freed
+ *
+ * What the session gives an output when it opens.
+ */
+typedef struct
+{
+  const GpuprofTraceNames *names;
+} GpuprofOutputContext;
+
+/**
+ * GpuprofRunEnd:
+ * @snapshot: the finished run
+ * @report: the console report of the run as the session formatted it,
+ *   live notes included (also what the "get-last-report" signal returns)
+ *
+ * What an output gets at the end of each pipeline run.
+ */
+typedef struct
+{
+  const GpuprofSnapshot *snapshot;
+  const gchar *report;
+} GpuprofRunEnd;
+
+/**
+ * GpuprofOutputClass:
+ * @name: short name, for logs and gpuprof_outputs_find()
+ * @enabled: whether @params ask for the output
+ * @open: creates the output's state from @params. On failure it says why
+ *   once (GST_ERROR and one g_printerr line naming the parameter and the
+ *   reason) and returns %NULL: the run goes on without that output.
+ * @events: (nullable): events drained from the hooks' rings, on the trace
+ *   writer thread (only while a trace transport runs: trace=). Most
+ *   outputs leave it %NULL.
+ * @describe: (nullable): one line for the end of the console report (the
+ *   trace's file and size), newly allocated, or %NULL
+ * @run_end: (nullable): a pipeline's run ended (EOS, NULL, process exit)
+ * @close: (nullable): end of the session: flush and close files. Hooks may
+ *   still run: what they hand over later is dropped.
+ * @free: (nullable): frees the state; no hook runs any more
+ */
+typedef struct
+{
+  const gchar *name;
+  gboolean (*enabled) (const GpuprofParams * params);
+  gpointer (*open) (const GpuprofParams * params,
+      const GpuprofOutputContext * ctx);
+  void (*events) (gpointer state, const GpuprofEvent * events, guint n);
+  gchar *(*describe) (gpointer state);
+  void (*run_end) (gpointer state, const GpuprofRunEnd * end);
+  void (*close) (gpointer state);
+  void (*free) (gpointer state);
+} GpuprofOutputClass;
+
+/* an open output */
+typedef struct
+{
+  const GpuprofOutputClass *klass;
+  gpointer state;
+} GpuprofOutput;
+
+/* the table, in the order outputs are called at run end */
+const GpuprofOutputClass *const *gpuprof_output_classes (guint * n);
+const GpuprofOutputClass *gpuprof_output_class_find (const gchar * name);
+
+/* the enabled outputs that opened, as GpuprofOutput *, in table order */
+GPtrArray *gpuprof_outputs_open (const GpuprofParams * params,
+    const GpuprofOutputContext * ctx);
+GpuprofOutput *gpuprof_outputs_find (GPtrArray * outputs, const gchar * name);
+gboolean gpuprof_outputs_want_events (GPtrArray * outputs);
+void gpuprof_outputs_events (GPtrArray * outputs, const GpuprofEvent * events,
+    guint n);
+void gpuprof_outputs_describe (GPtrArray * outputs, GString * report);
+void gpuprof_outputs_run_end (GPtrArray * outputs, const GpuprofRunEnd * end);
+void gpuprof_outputs_close (GPtrArray * outputs);
+void gpuprof_outputs_free (GPtrArray * outputs);
+
+/* the trace output's writer, for the hooks' rings; NULL when not open */
+GpuprofTrace *gpuprof_output_trace_get (GpuprofOutput * output);
+
+G_END_DECLS

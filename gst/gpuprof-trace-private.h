@@ -1,0 +1,127 @@
+/* gpuprof: inside the timeline trace writer, shared by its three files.
+ *
+ *   gpuprof-trace.c        transport: rings, writer thread, file, size cap
+ *   gpuprof-trace-chrome.c the Chrome trace-event JSON of each event
+ *   gpuprof-trace-flows.c  host -> GPU launch arrows: binding a GPU op to
+ *                          the chain call that launched it
+ *
+ * Everything here runs under drain_lock (the writer thread, or the caller
+ * of gpuprof_trace_flush()/close()), unless said otherwise.
+ */
+#pragma once
+
+#include "gpuprof-trace.h"
+
+G_BEGIN_DECLS
+
+/* GPU launch arrows waiting for their chain slice, per thread */
+#define GPUPROF_TRACE_MAX_PENDING_FLOWS 256
+/* chain calls remembered per thread, to bind GPU launch arrows into them */
+#define GPUPROF_TRACE_RECENT_CHAINS 1024
+
+typedef struct
+{
+  gchar *json;                  /* JSON-escaped name, quotes included */
+  gboolean wanted;              /* matches the element filter */
+} GpuprofTraceElementName;
+
+typedef struct
+{
+  guint32 element_id;
+  guint64 ts;
+  guint64 end;
+} GpuprofTraceRecentChain;
+
+/* a GPU launch arrow whose chain call has not been written yet */
+typedef struct
+{
+  guint32 element_id;
+  guint32 gpu_tid;
+  guint64 api_ts;
+  guint64 f_ts;
+  guint64 id;
+} GpuprofTracePendingFlow;
+
+typedef struct
+{
+  gchar *name;                  /* last name written as thread_name */
+  gboolean gpu_track;           /* a pseudo thread: one GPU stream */
+  GpuprofTraceRecentChain *recent;      /* ring of the last RECENT_CHAINS */
+  guint recent_len, recent_next;
+  GArray *pending_gpu;          /* GpuprofTracePendingFlow, from this thread */
+} GpuprofTraceThreadState;
+
+struct _GpuprofTrace
+{
+  gchar *path;
+  GpuprofTraceNames names;
+  GRegex *filter;
+  guint64 max_bytes;
+  gint pid;
+
+  /* lock guards: rings, ring_by_tid, stop */
+  GMutex lock;
+  GCond cond;
+  GPtrArray *rings;
+  GHashTable *ring_by_tid;
+  gboolean stop;
+  gboolean gpu_producer;        /* a GPU op ring exists */
+  GThread *thread;
+
+  /* for threads without a ring of their own; shared_lock serialises pushes */
+  GMutex shared_lock;
+  GpuprofRing *shared_ring;
+
+  /* names_lock guards the kernel name table */
+  GMutex names_lock;
+  GHashTable *name_ids;         /* name -> id */
+  GPtrArray *name_json;         /* id - 1 -> JSON-escaped name */
+
+  /* drain_lock guards everything below */
+  GMutex drain_lock;
+  gint fd;
+  GString *out;
+  GpuprofEvent *batch;
+  GPtrArray *drain_rings;
+  GHashTable *elements;         /* id -> GpuprofTraceElementName */
+  GHashTable *pads;             /* id -> JSON-escaped name */
+  GHashTable *threads;          /* tid -> GpuprofTraceThreadState */
+  gchar *pipeline_name;
+  GpuprofTraceEventFunc event_func;     /* outputs that want the stream */
+  gpointer event_data;
+  guint n_gpu_tracks;
+  gboolean remember_chains;     /* copy of gpu_producer: arrows to bind */
+  gboolean first_event;
+  gboolean writing;             /* FALSE after the cap, an error or close */
+  gboolean closed;
+  guint64 last_ts;
+  gchar *error_message;
+  GpuprofTraceStats stats;      /* events_lost is summed from the rings */
+};
+
+/* gpuprof-trace-chrome.c: the file's format */
+void gpuprof_trace_chrome_element_name_free (gpointer p);
+void gpuprof_trace_chrome_thread_state_free (gpointer p);
+GpuprofTraceThreadState *gpuprof_trace_chrome_thread_state (GpuprofTrace *
+    trace, guint32 tid, gboolean renamed);
+gboolean gpuprof_trace_chrome_write_event (GpuprofTrace * trace,
+    const GpuprofEvent * ev);
+void gpuprof_trace_chrome_write_gpu_flow (GpuprofTrace * trace,
+    guint32 host_tid, guint64 s_ts, guint32 gpu_tid, guint64 f_ts,
+    guint64 id);
+void gpuprof_trace_chrome_write_cap_mark (GpuprofTrace * trace);
+void gpuprof_trace_chrome_write_process_name (GpuprofTrace * trace,
+    const gchar * name);
+void gpuprof_trace_chrome_write_summary (GpuprofTrace * trace,
+    const gchar * summary_json);
+void gpuprof_trace_chrome_write_stats (GpuprofTrace * trace);
+
+/* gpuprof-trace-flows.c: launch arrows */
+void gpuprof_trace_flows_chain_written (GpuprofTrace * trace,
+    GpuprofTraceThreadState * ts, const GpuprofEvent * ev);
+void gpuprof_trace_flows_bind (GpuprofTrace * trace, const GpuprofEvent * ev,
+    guint64 f_ts);
+void gpuprof_trace_flows_write_orphans (GpuprofTrace * trace);
+guint64 gpuprof_trace_flows_clamp_into (guint64 ts, guint64 end, guint64 t);
+
+G_END_DECLS
