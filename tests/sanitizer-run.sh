@@ -50,16 +50,43 @@ if [ "${GPUPROF_SANITIZER_PRELOAD_ALL:-0}" = 1 ]; then
 fi
 
 opt() { printf '%s' "${1:+$1:}log_path=$logs/$2"; }
-export ASAN_OPTIONS="$(opt "${ASAN_OPTIONS:-}" asan)"
-export UBSAN_OPTIONS="$(opt "${UBSAN_OPTIONS:-}" ubsan)"
-export TSAN_OPTIONS="$(opt "${TSAN_OPTIONS:-}" tsan)"
-# libubsan beside libasan ignores log_path: see sanitizer-ubsan-log.c. The
-# test programs themselves halt on a UBSan report (halt_on_error=1), which
-# fails them, with the report on their stderr.
-export GPUPROF_UBSAN_LOG="$logs/ubsan"
+base_asan=${ASAN_OPTIONS:-}
+base_ubsan=${UBSAN_OPTIONS:-}
+base_tsan=${TSAN_OPTIONS:-}
 
-"$prog" "$@"
-status=$?
+run_once() {
+  export ASAN_OPTIONS="$(opt "$base_asan" asan)"
+  export UBSAN_OPTIONS="$(opt "$base_ubsan" ubsan)"
+  export TSAN_OPTIONS="$(opt "$base_tsan" tsan)"
+  # libubsan beside libasan ignores log_path: see sanitizer-ubsan-log.c. The
+  # test programs themselves halt on a UBSan report (halt_on_error=1), which
+  # fails them, with the report on their stderr.
+  export GPUPROF_UBSAN_LOG="$logs/ubsan"
+  "$prog" "$@"
+  status=$?
+}
+
+# LeakSanitizer's own stop-the-world tracer sometimes crashes at exit
+# ("Tracer caught signal 11", google/sanitizers#1353): no leak was found,
+# the check did not run. Seen about once in 60 suite runs here. Only when
+# every report is that crash is the test run once more; any real report,
+# or the crash twice, fails it.
+only_tracer_crash() {
+  for f in "$logs"/*; do
+    grep -q "Tracer caught signal" "$f" || return 1
+    grep -q "LeakSanitizer has encountered a fatal error" "$f" || return 1
+    grep -Eq "ERROR: (AddressSanitizer|LeakSanitizer: detected)|runtime error|WARNING: ThreadSanitizer" "$f" && return 1
+  done
+  return 0
+}
+
+run_once "$@"
+if [ -n "$(ls -A "$logs")" ] && only_tracer_crash; then
+  echo "sanitizer: LeakSanitizer's tracer crashed at exit (no report; a known LSan flake): running the test once more" >&2
+  for f in "$logs"/*; do cat "$f" >&2; done
+  rm -f "$logs"/*
+  run_once "$@"
+fi
 
 if [ -z "$(ls -A "$logs")" ]; then
   rmdir "$logs"
