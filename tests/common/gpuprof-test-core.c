@@ -10,10 +10,11 @@ element_at (guint32 id, const gchar * const *elements)
 {
   guint32 i;
 
-  if (id == 0)
-    return NULL;
-  for (i = 1; i < id && elements[i - 1]; i++);
-  return elements[i - 1];
+  /* an id past the table's end has no name */
+  for (i = 1; i < id; i++)
+    if (!elements[i - 1])
+      return NULL;
+  return id ? elements[id - 1] : NULL;
 }
 
 static gchar *
