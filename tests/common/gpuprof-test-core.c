@@ -3,16 +3,18 @@
 
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/wait.h>
 
 static const gchar *
 element_at (guint32 id, const gchar * const *elements)
 {
   guint32 i;
 
-  if (id == 0)
-    return NULL;
-  for (i = 1; i < id && elements[i - 1]; i++);
-  return elements[i - 1];
+  /* an id past the table's end has no name */
+  for (i = 1; i < id; i++)
+    if (!elements[i - 1])
+      return NULL;
+  return id ? elements[id - 1] : NULL;
 }
 
 static gchar *
@@ -55,6 +57,32 @@ gpuprof_test_trace_names (const gchar * const *elements)
   };
 
   return names;
+}
+
+gint
+gpuprof_test_check_trace (const gchar * path, const gchar * const *opts)
+{
+  GPtrArray *argv = g_ptr_array_new ();
+  const gchar *checker = g_getenv ("CHECK_TRACE");
+  gchar *out = NULL;
+  gint status = -1;
+  GError *err = NULL;
+
+  g_assert_nonnull (checker);
+  g_ptr_array_add (argv, (gpointer) checker);
+  for (; opts && *opts; opts++)
+    g_ptr_array_add (argv, (gpointer) * opts);
+  g_ptr_array_add (argv, (gpointer) path);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (gchar **) argv->pdata, NULL,
+          G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, &status, &err));
+  g_assert_no_error (err);
+  g_test_message ("%s", out);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_printerr ("checker on %s:\n%s", path, out);
+  g_free (out);
+  g_ptr_array_unref (argv);
+  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
 }
 
 gchar *

@@ -18,6 +18,12 @@ G_BEGIN_DECLS
  * "src:src", thread 2 "q:src" and any other thread "main". */
 GpuprofTraceNames gpuprof_test_trace_names (const gchar * const *elements);
 
+/* Runs the trace checker CHECK_TRACE names (tests/trace/check-trace.sh)
+ * with @opts (%NULL-terminated, or %NULL) on the trace at @path; its
+ * output goes to the test log, and to stderr when it fails. Returns its
+ * exit status, -1 when it did not exit. */
+gint gpuprof_test_check_trace (const gchar * path, const gchar * const *opts);
+
 /* A new temporary folder (g_dir_make_tmp() with @tmpl); aborts on failure. */
 gchar *gpuprof_test_tmpdir_new (const gchar * tmpl);
 /* Ends the run: removes @tmpdir with what is in it when @status is 0 (a

@@ -147,30 +147,6 @@ scenario_summary (void)
   return json;
 }
 
-static gint
-run_checker (const gchar * path, const gchar * const *opts)
-{
-  GPtrArray *argv = g_ptr_array_new ();
-  gchar *out = NULL;
-  gint status = -1;
-  GError *err = NULL;
-
-  g_ptr_array_add (argv, (gpointer) g_getenv ("CHECK_TRACE"));
-  for (; opts && *opts; opts++)
-    g_ptr_array_add (argv, (gpointer) * opts);
-  g_ptr_array_add (argv, (gpointer) path);
-  g_ptr_array_add (argv, NULL);
-  g_assert_true (g_spawn_sync (NULL, (gchar **) argv->pdata, NULL,
-          G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, &status, &err));
-  g_assert_no_error (err);
-  g_test_message ("%s", out);
-  if (!g_spawn_check_wait_status (status, NULL))
-    g_printerr ("checker on %s:\n%s", path, out);
-  g_free (out);
-  g_ptr_array_unref (argv);
-  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
-}
-
 static void
 run_scenario (GpuprofTrace * trace)
 {
@@ -202,14 +178,14 @@ test_scenario (void)
 
   /* after a flush the file is what a SIGKILL would leave behind */
   gpuprof_trace_flush (trace);
-  g_assert_cmpint (run_checker (path, killed), ==, 0);
+  g_assert_cmpint (gpuprof_test_check_trace (path, killed), ==, 0);
 
   g_assert_true (gpuprof_trace_close (trace, summary, &err));
   g_assert_no_error (err);
   gpuprof_trace_get_stats (trace, &st);
   g_assert_cmpuint (st.events_lost, ==, 0);
   g_assert_false (st.capped);
-  g_assert_cmpint (run_checker (path, opts), ==, 0);
+  g_assert_cmpint (gpuprof_test_check_trace (path, opts), ==, 0);
   g_assert_cmpuint (printerr_count, ==, 0);
 
   gpuprof_trace_free (trace);
@@ -322,7 +298,7 @@ test_size_cap (void)
   g_assert_cmpuint (len, <, 32 * 1024 + 1024);
   g_assert_nonnull (strstr (contents, "\"gpuprof trace capped\""));
   g_assert_nonnull ((line = strstr (contents, "\"capped\":true")));
-  g_assert_cmpint (run_checker (path, opts), ==, 0);
+  g_assert_cmpint (gpuprof_test_check_trace (path, opts), ==, 0);
   line = gpuprof_trace_describe (trace);
   g_assert_nonnull (strstr (line, "capped at"));
   g_free (line);
@@ -347,7 +323,7 @@ test_element_filter (void)
   g_assert_true (gpuprof_trace_close (trace, NULL, NULL));
   gpuprof_trace_get_stats (trace, &st);
   g_assert_cmpuint (st.events_filtered, ==, 800);
-  g_assert_cmpint (run_checker (path, opts), ==, 0);
+  g_assert_cmpint (gpuprof_test_check_trace (path, opts), ==, 0);
   gpuprof_trace_free (trace);
   g_free (path);
 }
