@@ -60,7 +60,9 @@ G_STATIC_ASSERT (GLIB_SIZEOF_VOID_P != 8 || sizeof (GpuprofFrame) == 128);
 /* beyond this, calls are not timed (said once); GStreamer's own stack
  * would have overflowed long before */
 #define GPUPROF_MAX_DEPTH 16384
-#define GPUPROF_PAD_CACHE 256
+/* per-thread pad cache: 2^GPUPROF_PAD_CACHE_BITS slots */
+#define GPUPROF_PAD_CACHE_BITS 8
+#define GPUPROF_PAD_CACHE (1 << GPUPROF_PAD_CACHE_BITS)
 
 typedef struct
 {
