@@ -8,6 +8,7 @@
 #include "gpuprof-batch.h"
 #include "gpuprof-clock.h"
 #include "gpuprof-cupti.h"
+#include "gpuprof-emit.h"
 #include "gpuprof-gpu.h"
 #include "gpuprof-nvtx.h"
 #include "gpuprof-objects.h"
@@ -31,17 +32,6 @@ gpuprof_hooks_init (void)
 
 /* ------------------------------------------------------------ threads */
 
-/* Events for the trace: into the thread's own ring (no lock), or, for a
- * thread that has none yet, through the writer's lock. */
-static inline void
-trace_event (GpuprofProfiler * p, GpuprofThread * t, const GpuprofEvent * ev)
-{
-  if (t && t->trace_ring)
-    gpuprof_trace_push (t->trace_ring, ev);
-  else if (p->trace)
-    gpuprof_trace_push_locked (p->trace, ev);
-}
-
 static void
 name_thread (GpuprofProfiler * p, GpuprofThread * t)
 {
@@ -50,9 +40,9 @@ name_thread (GpuprofProfiler * p, GpuprofThread * t)
   if (p->gpu_on)
     gpuprof_gpu_set_thread_name (t->name);
   if (t->trace_ring) {
-    GpuprofEvent ev = { GPUPROF_EVENT_THREAD_NAME };
-    ev.thread_id = t->id;
-    ev.ts = gpuprof_clock_now ();
+    GpuprofEvent ev;
+    gpuprof_event_init (&ev, GPUPROF_EVENT_THREAD_NAME, 0, 0, t->id,
+        gpuprof_clock_now ());
     gpuprof_trace_push (t->trace_ring, &ev);
   }
 }
@@ -130,6 +120,27 @@ charge_to_parent (GpuprofThread * t, guint64 ns)
   /* PUSH and CALL frames measure their own duration, which includes this */
 }
 
+/* A new frame on t's stack with what every kind has; NULL past the
+ * deepest stack (that call is not timed). */
+static inline GpuprofFrame *
+open_frame (GpuprofThread * t, GpuprofFrameKind kind, GpuprofPad * gp,
+    gconstpointer gstpad, GpuprofElement * e, guint64 ts)
+{
+  GpuprofFrame *f = gpuprof_thread_push_frame (t);
+
+  if (G_UNLIKELY (!f))
+    return NULL;
+  f->kind = kind;
+  f->pad = gp;
+  f->gstpad = gstpad;
+  f->element = e;
+  f->start = ts;
+  f->child_ns = 0;
+  f->blocked_start = 0;
+  f->nvtx_open = FALSE;
+  return f;
+}
+
 /* An element seen before it had a pipeline is resolved when it streams */
 static inline guint32
 element_pipeline_id (GpuprofProfiler * p, GpuprofElement * e)
@@ -142,86 +153,13 @@ element_pipeline_id (GpuprofProfiler * p, GpuprofElement * e)
 
 /* ------------------------------------------------------------- queues */
 
-static void
-trace_queue_level (GpuprofProfiler * p, GpuprofThread * t, GpuprofQueue * q,
-    guint64 ts, const GpuprofQueueItem * item)
+/* where a queue tells its entries: gpuprof-queue.c does the rest */
+static inline GpuprofQueueOutputs
+queue_outputs (GpuprofProfiler * p)
 {
-  GpuprofEvent ev = { GPUPROF_EVENT_QUEUE_LEVEL };
+  GpuprofQueueOutputs out = { p->trace, p->params.nvtx };
 
-  ev.element_id = q->element->id;
-  ev.thread_id = t ? t->id : 0;
-  ev.ts = ts;
-  ev.self = item->level_buffers;
-  ev.size = item->level_bytes;
-  trace_event (p, t, &ev);
-}
-
-static void
-queue_item_end (GpuprofQueue * q, const GpuprofQueueItem * item, guint64 ts,
-    GpuprofQueueOutcome outcome, gpointer user_data)
-{
-  GpuprofProfiler *p = user_data;
-
-  if (p->params.nvtx && item->nvtx_range)
-    gpuprof_nvtx_end (q->element, item->nvtx_range);
-  if (p->trace) {
-    GpuprofThread *t = gpuprof_thread_peek ();
-    GpuprofEvent ev = { GPUPROF_EVENT_QUEUE_OUT };
-    ev.element_id = q->element->id;
-    ev.thread_id = t ? t->id : 0;
-    ev.ts = ts;
-    ev.seq = item->seq;
-    ev.size = item->size;
-    ev.pts = GST_CLOCK_TIME_NONE;
-    ev.self = item->n_buffers;
-    ev.flow = gpuprof_queue_residency_id (q, item->seq);
-    /* where the buffer's arrow starts: the enqueuing chain call */
-    ev.dur = ts > item->in_ts ? ts - item->in_ts : 0;
-    ev.arg0 = gpuprof_event_queue_out (outcome, item->in_thread);
-    trace_event (p, t, &ev);
-    trace_queue_level (p, t, q, ts, item);
-  }
-}
-
-/* what a copy of the buffer keeps, to find it again (gpuprof-queue.h) */
-static void
-queue_fingerprint (GpuprofQueueItem * item, GstBuffer * buffer,
-    GstBufferList * list)
-{
-  if (!buffer && list && gst_buffer_list_length (list))
-    buffer = gst_buffer_list_get (list, 0);
-  item->pts = buffer ? GST_BUFFER_PTS (buffer) : GST_CLOCK_TIME_NONE;
-  item->dts = buffer ? GST_BUFFER_DTS (buffer) : GST_CLOCK_TIME_NONE;
-  item->offset = buffer ? GST_BUFFER_OFFSET (buffer) : GST_BUFFER_OFFSET_NONE;
-}
-
-static void
-queue_enqueue (GpuprofProfiler * p, GpuprofThread * t, GpuprofPad * pad,
-    guint64 ts, gconstpointer key, GstBuffer * buffer, GstBufferList * list,
-    guint n_buffers, guint64 size, guint64 seq)
-{
-  GpuprofQueueItem item = { key, ts, n_buffers, t->id, ts, size, 0, 0, seq };
-
-  if (buffer && GST_BUFFER_DURATION_IS_VALID (buffer))
-    item.duration = GST_BUFFER_DURATION (buffer);
-  queue_fingerprint (&item, buffer, list);
-  if (p->params.nvtx)
-    item.nvtx_range = gpuprof_nvtx_start (pad->element, pad->nvtx_msg, seq);
-  gpuprof_queue_enqueue (pad->queue, &item);
-  if (t->trace_ring) {
-    GpuprofEvent ev = { GPUPROF_EVENT_QUEUE_IN };
-    ev.element_id = pad->element->id;
-    ev.pad_id = pad->id;
-    ev.thread_id = t->id;
-    ev.ts = ts;
-    ev.seq = seq;
-    ev.pts = buffer ? GST_BUFFER_PTS (buffer) : GST_CLOCK_TIME_NONE;
-    ev.size = size;
-    ev.self = n_buffers;
-    ev.flow = gpuprof_queue_residency_id (pad->queue, seq);
-    gpuprof_trace_push (t->trace_ring, &ev);
-    trace_queue_level (p, t, pad->queue, ts, &item);
-  }
+  return out;
 }
 
 static guint64
@@ -235,54 +173,24 @@ list_size (GstBufferList * list)
   return size;
 }
 
-/* A possible new maximum level: queue and queue2 say their true level (our
- * mirror may be one buffer ahead); a multiqueue pad pair has only ours.
- * Read after the chain returned, the queue's thread may already have taken
- * the buffer: the level was at least the buffers and bytes it was given.
- * Reached rarely, except on a full queue, whose upstream waits anyway. */
-static void
-update_queue_level (GpuprofElement * e, GpuprofQueue * q, guint n_buffers,
-    guint64 size)
+static inline guint64
+data_size (GstBuffer * buffer, GstBufferList * list)
 {
-  guint64 buffers, bytes, time;
-  guint real_buffers, real_bytes;
-
-  if (!gpuprof_queue_chain_done (q, n_buffers, &buffers, &bytes, &time))
-    return;
-  if (e->element && g_object_class_find_property (G_OBJECT_GET_CLASS
-          (e->element), "current-level-buffers")) {
-    g_object_get (e->element, "current-level-buffers", &real_buffers,
-        "current-level-bytes", &real_bytes, "current-level-time", &time,
-        NULL);
-    buffers = real_buffers;
-    bytes = real_bytes;
-  }
-  gpuprof_queue_update_max (q, MAX (buffers, n_buffers), MAX (bytes, size),
-      time);
+  return buffer ? gst_buffer_get_size (buffer) : list_size (list);
 }
 
-/* The queue stopped or the trace closes: what it still holds was never
- * pushed, and every residency gets its end. */
 void
 gpuprof_hooks_end_queues (GpuprofProfiler * p, GpuprofElement * e, guint64 ts)
 {
-  guint i;
+  GpuprofQueueOutputs out = queue_outputs (p);
 
-  for (i = 0; e->queues && i < e->queues->len; i++)
-    gpuprof_queue_end_run (g_ptr_array_index (e->queues, i), ts,
-        queue_item_end, p);
+  gpuprof_queue_end_element (e, &out, ts);
 }
 
 void
 gpuprof_profiler_queue_overrun (GpuprofProfiler * p, GstElement * queue)
 {
-  GpuprofThread *t = gpuprof_thread_peek ();
-  GpuprofFrame *f = t ? gpuprof_thread_top (t) : NULL;
-
-  /* only the upstream thread, inside the queue's chain, blocks */
-  if (f && f->kind == GPUPROF_FRAME_CHAIN && f->element->element == queue
-      && !f->blocked_start)
-    f->blocked_start = gpuprof_clock_now ();
+  gpuprof_queue_overrun (queue);
 }
 
 /* -------------------------------------------------------- buffer path */
@@ -318,17 +226,10 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   f = gpuprof_thread_top (t);
   if (G_UNLIKELY (f && f->kind == GPUPROF_FRAME_PUSH && f->split))
     f->split_calls++;
-  f = gpuprof_thread_push_frame (t);
+  f = open_frame (t, GPUPROF_FRAME_CHAIN, gp, pad, e, ts);
   if (!f)
     return;
   n = list ? gst_buffer_list_length (list) : 1;
-  f->kind = GPUPROF_FRAME_CHAIN;
-  f->pad = gp;
-  f->gstpad = pad;
-  f->element = e;
-  f->start = ts;
-  f->child_ns = 0;
-  f->blocked_start = 0;
   f->n_buffers = n;
   f->seq = gpuprof_pad_advance (gp, n);
   f->pts = buffer ? GST_BUFFER_PTS (buffer) : GST_CLOCK_TIME_NONE;
@@ -340,14 +241,11 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     __atomic_store_n (&e->last_input_ts, ts, __ATOMIC_RELAXED);
 
   if (G_UNLIKELY (gp->queue)) {
-    f->size = buffer ? gst_buffer_get_size (buffer) : list_size (list);
-    __atomic_store_n (&gp->queue->upstream_thread, t, __ATOMIC_RELAXED);
-    /* queue2 has no "overrun": judge "full" before the chain blocks */
-    if (!e->queue_has_overrun && gpuprof_queue_is_full (gp->queue))
-      f->blocked_start = ts;
-    queue_enqueue (p, t, gp, ts, f->key, buffer, list, n, f->size, f->seq);
+    GpuprofQueueOutputs out = queue_outputs (p);
+    f->size = data_size (buffer, list);
+    gpuprof_queue_chain_pre (gp->queue, &out, t, f, buffer, list);
   } else if (t->trace_ring) {
-    f->size = buffer ? gst_buffer_get_size (buffer) : list_size (list);
+    f->size = data_size (buffer, list);
   }
   /* a call processing a batch is labelled with the batch number, so NVTX
    * and GPU records land per batch */
@@ -356,8 +254,6 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   if (p->params.nvtx) {
     gpuprof_nvtx_push (e, gp->nvtx_msg, payload, GPUPROF_NVTX_CAT_CHAIN);
     f->nvtx_open = TRUE;
-  } else {
-    f->nvtx_open = FALSE;
   }
   gpuprof_gpu_chain_enter (e->id, payload);
 }
@@ -366,12 +262,10 @@ static void
 trace_call (GpuprofProfiler * p, GpuprofThread * t, GpuprofFrame * f,
     guint64 incl, guint64 self)
 {
-  GpuprofEvent ev = { GPUPROF_EVENT_CHAIN };
+  GpuprofEvent ev;
 
-  ev.element_id = f->element->id;
-  ev.pad_id = f->pad->id;
-  ev.thread_id = t->id;
-  ev.ts = f->start;
+  gpuprof_event_init (&ev, GPUPROF_EVENT_CHAIN, f->element->id, f->pad->id,
+      t->id, f->start);
   ev.dur = incl;
   ev.seq = f->seq;
   ev.pts = f->pts;
@@ -424,15 +318,8 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   if (t->trace_ring)
     trace_call (p, t, f, incl, self);
   if (G_UNLIKELY (gp->queue)) {
-    if (blocked) {
-      gpuprof_queue_add_backpressure (gp->queue, blocked);
-      gpuprof_queue_mark_entered (gp->queue, f->key, ts);
-    }
-    if (res != GST_FLOW_OK)
-      gpuprof_queue_unenqueue (gp->queue, f->key, f->n_buffers,
-          queue_item_end, ts, p);
-    else
-      update_queue_level (e, gp->queue, f->n_buffers, f->size);
+    GpuprofQueueOutputs out = queue_outputs (p);
+    gpuprof_queue_chain_post (gp->queue, &out, f, blocked, res, ts);
   }
   if (G_UNLIKELY (res != GST_FLOW_OK))
     mark_crossed (t);
@@ -487,23 +374,14 @@ gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   if (t->depth == 0 && e->role != GPUPROF_ROLE_QUEUE)
     charge_loop (e, t, ts);
   if (G_UNLIKELY (gp->queue)) {
-    GpuprofQueueItem pushed = { buffer ? (gconstpointer) buffer : list };
-    pushed.n_buffers = n;
-    pushed.size = buffer ? gst_buffer_get_size (buffer) : list_size (list);
-    queue_fingerprint (&pushed, buffer, list);
-    gpuprof_queue_dequeue (gp->queue, &pushed, ts, queue_item_end, p);
+    GpuprofQueueOutputs out = queue_outputs (p);
+    gpuprof_queue_push_pre (gp->queue, &out, buffer, list, n,
+        data_size (buffer, list), ts);
   }
 
-  f = gpuprof_thread_push_frame (t);
+  f = open_frame (t, GPUPROF_FRAME_PUSH, gp, pad, e, ts);
   if (!f)
     return;
-  f->kind = GPUPROF_FRAME_PUSH;
-  f->pad = gp;
-  f->gstpad = pad;
-  f->element = e;
-  f->start = ts;
-  f->child_ns = 0;
-  f->nvtx_open = FALSE;
   f->crossed = FALSE;
   f->split = FALSE;
   f->split_calls = 0;
@@ -594,15 +472,10 @@ gpuprof_profiler_pull_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad)
     return;
   gpeer = gpuprof_objects_pad (p->objects, t, peer);
   gst_object_unref (peer);
-  if (!gpeer->element || !(f = gpuprof_thread_push_frame (t)))
+  /* gstpad never a GstPad: pulls take the slow path */
+  if (!gpeer->element || !(f = open_frame (t, GPUPROF_FRAME_PULL, gp, gp,
+              gpeer->element, ts)))
     return;
-  f->kind = GPUPROF_FRAME_PULL;
-  f->pad = gp;
-  f->gstpad = gp;               /* never a GstPad: pulls take the slow path */
-  f->element = gpeer->element;
-  f->start = ts;
-  f->child_ns = 0;
-  f->blocked_start = 0;
   f->seq = gpuprof_pad_advance (gpeer, 1);
   f->key = gpeer;               /* the upstream pad, for a failed pull */
   f->pts = GST_CLOCK_TIME_NONE;
@@ -651,17 +524,7 @@ gpuprof_profiler_pull_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
 static void
 push_call_frame (GpuprofThread * t, GpuprofPad * gp, GstPad * pad, guint64 ts)
 {
-  GpuprofFrame *f = gpuprof_thread_push_frame (t);
-
-  if (!f)
-    return;
-  f->kind = GPUPROF_FRAME_CALL;
-  f->pad = gp;
-  f->gstpad = pad;
-  f->element = gp->element;
-  f->start = ts;
-  f->child_ns = 0;
-  f->nvtx_open = FALSE;
+  open_frame (t, GPUPROF_FRAME_CALL, gp, pad, gp->element, ts);
 }
 
 static void
@@ -705,20 +568,18 @@ event_mark_type (GstEvent * event)
   }
 }
 
+/* an instant on the element's row: an event passed, its state changed */
 static void
-trace_mark (GpuprofThread * t, GpuprofPad * gp, guint64 ts,
-    GpuprofMarkType type, guint64 seq)
+trace_mark (GpuprofProfiler * p, GpuprofThread * t, GpuprofElement * e,
+    GpuprofPad * gp, guint64 ts, GpuprofMarkType type, guint64 seq)
 {
-  GpuprofEvent ev = { GPUPROF_EVENT_MARK };
+  GpuprofEvent ev;
 
-  ev.element_id = gp->element->id;
-  ev.pad_id = gp->id;
-  ev.thread_id = t->id;
-  ev.ts = ts;
+  gpuprof_event_init (&ev, GPUPROF_EVENT_MARK, e->id, gp ? gp->id : 0,
+      t ? t->id : 0, ts);
   ev.seq = seq;
-  ev.pts = GST_CLOCK_TIME_NONE;
   ev.arg0 = type;
-  gpuprof_trace_push (t->trace_ring, &ev);
+  gpuprof_emit (p->trace, t, &ev);
 }
 
 static void
@@ -731,8 +592,10 @@ flush_peer_queue (GpuprofProfiler * p, GpuprofThread * t, GstPad * pad,
   if (!peer)
     return;
   gpeer = gpuprof_objects_pad (p->objects, t, peer);
-  if (gpeer->queue)
-    gpuprof_queue_flush (gpeer->queue, ts, queue_item_end, p);
+  if (gpeer->queue) {
+    GpuprofQueueOutputs out = queue_outputs (p);
+    gpuprof_queue_flush (gpeer->queue, &out, ts);
+  }
   gst_object_unref (peer);
 }
 
@@ -750,15 +613,17 @@ gpuprof_profiler_event_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   if (mark && p->params.nvtx)
     gpuprof_nvtx_mark (gp->element, mark, gp->seq, GPUPROF_NVTX_CAT_EVENT);
   if (mark && t->trace_ring)
-    trace_mark (t, gp, ts, event_mark_type (event), gp->seq);
+    trace_mark (p, t, gp->element, gp, ts, event_mark_type (event), gp->seq);
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && GST_PAD_IS_SRC (pad))
     gpuprof_batches_eos (p->batches, gp);
   /* EOS leaves a queue after all its data, or after downstream refused
    * more (the queue then threw the rest away) */
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && gp->queue
-      && GST_PAD_IS_SRC (pad))
-    gpuprof_queue_drain_at_eos (gp->queue, ts,
-        gst_pad_get_last_flow_return (pad) != GST_FLOW_OK, queue_item_end, p);
+      && GST_PAD_IS_SRC (pad)) {
+    GpuprofQueueOutputs out = queue_outputs (p);
+    gpuprof_queue_eos (gp->queue, &out,
+        gst_pad_get_last_flow_return (pad) != GST_FLOW_OK, ts);
+  }
   /* a flush empties the queue downstream of this pad: its items are gone */
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_START
       && GST_PAD_IS_SRC (pad))
@@ -871,17 +736,9 @@ gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
     gpuprof_nvtx_mark (e, text, (guint64) transition, GPUPROF_NVTX_CAT_STATE);
     g_free (text);
   }
-  if (p->trace && e) {
-    GpuprofThread *t = gpuprof_thread_peek ();
-    GpuprofEvent ev = { GPUPROF_EVENT_MARK };
-    ev.element_id = e->id;
-    ev.thread_id = t ? t->id : 0;
-    ev.ts = ts;
-    ev.seq = (guint64) transition;
-    ev.pts = GST_CLOCK_TIME_NONE;
-    ev.arg0 = GPUPROF_MARK_STATE_CHANGE;
-    trace_event (p, t, &ev);
-  }
+  if (p->trace && e)
+    trace_mark (p, gpuprof_thread_peek (), e, NULL, ts,
+        GPUPROF_MARK_STATE_CHANGE, (guint64) transition);
   /* batch-size and interval at the start of a run, off the streaming
    * threads */
   if ((transition == GST_STATE_CHANGE_READY_TO_PAUSED

@@ -297,9 +297,11 @@ element_locked (GpuprofObjects * o, GstElement * element)
   e->waits_on_clock = waits_on_clock (element);
   e->task_pushes = pushes_from_own_task (element, e->role);
   e->pads = g_ptr_array_new ();
-  if (e->role == GPUPROF_ROLE_QUEUE)
+  if (e->role == GPUPROF_ROLE_QUEUE) {
     e->queues = g_ptr_array_new_with_free_func ((GDestroyNotify)
         gpuprof_queue_free);
+    gpuprof_queue_watch_element (e);
+  }
   g_ptr_array_add (o->elements, e);
   g_object_set_qdata (G_OBJECT (element), element_quark, e);
   if (o->element_init)

@@ -27,12 +27,6 @@ GST_DEBUG_CATEGORY_STATIC (gpuprof_debug);
 
 /* ---------------------------------------------------------------- setup */
 
-static void
-queue_overrun_cb (GstElement * queue, gpointer user_data)
-{
-  gpuprof_profiler_queue_overrun (user_data, queue);
-}
-
 /* registry lock held: no hook can run into us here */
 static void
 element_init (GpuprofElement * e, gpointer user_data)
@@ -43,21 +37,6 @@ element_init (GpuprofElement * e, gpointer user_data)
    * yet gets its domain when it has one (element_resolved) */
   if (p->params.nvtx && e->pipeline)
     gpuprof_nvtx_element_init (e);
-  if (e->role == GPUPROF_ROLE_QUEUE && e->element) {
-    if (g_signal_lookup ("overrun", G_OBJECT_TYPE (e->element))) {
-      g_signal_connect (e->element, "overrun", G_CALLBACK (queue_overrun_cb),
-          p);
-      e->queue_has_overrun = TRUE;
-    } else {
-      guint max_buffers = 0, max_bytes = 0;
-      if (g_object_class_find_property (G_OBJECT_GET_CLASS (e->element),
-              "max-size-buffers"))
-        g_object_get (e->element, "max-size-buffers", &max_buffers,
-            "max-size-bytes", &max_bytes, NULL);
-      e->queue_limit_buffers = max_buffers;
-      e->queue_limit_bytes = max_bytes;
-    }
-  }
 }
 
 static void
