@@ -1,9 +1,10 @@
 /* gpuprof: per-thread state: the stack of active calls on a streaming thread.
  *
- * Each streaming thread owns one GpuprofThread (GPrivate); only that thread
- * writes its stack, so the hooks need no lock. Self time of a call is its
- * duration minus the time of the calls it made downstream (pushes, events,
- * queries, pulls), which the stack records as "child" time.
+ * Each streaming thread owns one GpuprofThread (a TLS pointer); only that
+ * thread writes its stack, so the hooks need no lock. Self time of a call is
+ * its duration minus the time of the calls it made downstream (pushes,
+ * events, queries, pulls), which the stack records as "child" time. What a
+ * call carries for batches is in its frame too (batch_id, batch_frames).
  */
 #pragma once
 
