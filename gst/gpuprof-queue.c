@@ -5,6 +5,7 @@
 #include "gpuprof-emit.h"
 #include "gpuprof-nvtx.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* residency ids of the trace: one per queue FIFO ever created */
@@ -18,8 +19,8 @@ queue_path (GpuprofElement * element, guint index)
   return g_strdup (element->path);
 }
 
-GpuprofQueue *
-gpuprof_queue_new (GpuprofElement * element, guint index)
+static GpuprofQueue *
+queue_new (GpuprofElement * element, guint index)
 {
   GpuprofQueue *q = g_new0 (GpuprofQueue, 1);
 
@@ -38,6 +39,31 @@ gpuprof_queue_new (GpuprofElement * element, guint index)
   /* grows by doubling: no allocation once the queue's depth has been seen */
   q->cap = 64;
   q->items = g_new0 (GpuprofQueueItem, q->cap);
+  return q;
+}
+
+/* multiqueue pairs sink_N with src_N */
+static guint
+pad_index (const gchar * name)
+{
+  const gchar *us = strrchr (name, '_');
+
+  return us ? (guint) strtoul (us + 1, NULL, 10) : 0;
+}
+
+GpuprofQueue *
+gpuprof_queue_for_pad (GpuprofElement * e, const gchar * pad_name)
+{
+  guint i, index = pad_index (pad_name);
+  GpuprofQueue *q;
+
+  for (i = 0; i < e->queues->len; i++) {
+    q = g_ptr_array_index (e->queues, i);
+    if (q->index == index)
+      return q;
+  }
+  q = queue_new (e, index);
+  g_ptr_array_add (e->queues, q);
   return q;
 }
 

@@ -96,7 +96,10 @@ typedef struct
   gboolean nvtx;
 } GpuprofQueueOutputs;
 
-GpuprofQueue *gpuprof_queue_new (GpuprofElement * element, guint index);
+/* The FIFO of a queue element's pad (registry lock held): a multiqueue
+ * has one per pad pair (sink_N, src_N), queue and queue2 one. */
+GpuprofQueue *gpuprof_queue_for_pad (GpuprofElement * e,
+    const gchar * pad_name);
 /* after the element's path changed: the new path; returns the old one */
 gchar *gpuprof_queue_update_path (GpuprofQueue * q);
 void gpuprof_queue_free (GpuprofQueue * q);
