@@ -606,14 +606,18 @@ gpuprof_profiler_event_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   GpuprofThread *t = enter_thread (p, ts);
   GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
   const gchar *mark;
+  guint64 seq;
 
   if (!gp->element)
     return;
   mark = event_mark_text (event);
+  /* an application thread (a flush, EOS) may send while the streaming
+   * thread advances the pad's sequence */
+  seq = mark ? __atomic_load_n (&gp->seq, __ATOMIC_RELAXED) : 0;
   if (mark && p->params.nvtx)
-    gpuprof_nvtx_mark (gp->element, mark, gp->seq, GPUPROF_NVTX_CAT_EVENT);
+    gpuprof_nvtx_mark (gp->element, mark, seq, GPUPROF_NVTX_CAT_EVENT);
   if (mark && t->trace_ring)
-    trace_mark (p, t, gp->element, gp, ts, event_mark_type (event), gp->seq);
+    trace_mark (p, t, gp->element, gp, ts, event_mark_type (event), seq);
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && GST_PAD_IS_SRC (pad))
     gpuprof_batches_eos (p->batches, gp);
   /* EOS leaves a queue after all its data, or after downstream refused
