@@ -111,4 +111,15 @@ gpuprof_event_gpu_where (guint32 device, guint32 stream, guint kind,
 
 G_STATIC_ASSERT (sizeof (GpuprofEvent) == 80);
 
+/* What every event has; the other fields zero, the PTS unknown. */
+static inline void
+gpuprof_event_init (GpuprofEvent * ev, GpuprofEventType type,
+    guint32 element_id, guint32 pad_id, guint32 thread_id, guint64 ts)
+{
+  GpuprofEvent e = { type, element_id, pad_id, thread_id, ts };
+
+  e.pts = G_MAXUINT64;
+  *ev = e;
+}
+
 G_END_DECLS

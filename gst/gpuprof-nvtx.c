@@ -51,6 +51,16 @@ attrs_init (nvtxEventAttributes_t * a, GpuprofElement * e, guint64 payload,
   a->payload.ullValue = payload;
 }
 
+/* ranges are named by the registered "element:pad" string */
+static inline void
+attrs_init_registered (nvtxEventAttributes_t * a, GpuprofElement * e,
+    gpointer msg, guint64 payload, GpuprofNvtxCategory cat)
+{
+  attrs_init (a, e, payload, cat);
+  a->messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+  a->message.registered = msg;
+}
+
 void
 gpuprof_nvtx_push (GpuprofElement * e, gpointer msg, guint64 payload,
     GpuprofNvtxCategory cat)
@@ -60,9 +70,7 @@ gpuprof_nvtx_push (GpuprofElement * e, gpointer msg, guint64 payload,
   /* no domain yet: an element not in a pipeline yet (or no NVTX tool) */
   if (!e->nvtx_domain)
     return;
-  attrs_init (&a, e, payload, cat);
-  a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
-  a.message.registered = msg;
+  attrs_init_registered (&a, e, msg, payload, cat);
   nvtxDomainRangePushEx (e->nvtx_domain, &a);
 }
 
@@ -80,9 +88,7 @@ gpuprof_nvtx_start (GpuprofElement * e, gpointer msg, guint64 payload)
 
   if (!e->nvtx_domain)
     return 0;
-  attrs_init (&a, e, payload, GPUPROF_NVTX_CAT_QUEUE);
-  a.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
-  a.message.registered = msg;
+  attrs_init_registered (&a, e, msg, payload, GPUPROF_NVTX_CAT_QUEUE);
   return nvtxDomainRangeStartEx (e->nvtx_domain, &a);
 }
 

@@ -297,9 +297,11 @@ element_locked (GpuprofObjects * o, GstElement * element)
   e->waits_on_clock = waits_on_clock (element);
   e->task_pushes = pushes_from_own_task (element, e->role);
   e->pads = g_ptr_array_new ();
-  if (e->role == GPUPROF_ROLE_QUEUE)
+  if (e->role == GPUPROF_ROLE_QUEUE) {
     e->queues = g_ptr_array_new_with_free_func ((GDestroyNotify)
         gpuprof_queue_free);
+    gpuprof_queue_watch_element (e);
+  }
   g_ptr_array_add (o->elements, e);
   g_object_set_qdata (G_OBJECT (element), element_quark, e);
   if (o->element_init)
@@ -325,32 +327,6 @@ gpuprof_objects_element_peek (GstElement * element)
 {
   return element_quark ? g_object_get_qdata (G_OBJECT (element),
       element_quark) : NULL;
-}
-
-/* multiqueue pairs sink_N with src_N */
-static guint
-pad_index (const gchar * name)
-{
-  const gchar *us = strrchr (name, '_');
-
-  return us ? (guint) strtoul (us + 1, NULL, 10) : 0;
-}
-
-/* lock held */
-static GpuprofQueue *
-queue_locked (GpuprofElement * e, guint index)
-{
-  guint i;
-  GpuprofQueue *q;
-
-  for (i = 0; i < e->queues->len; i++) {
-    q = g_ptr_array_index (e->queues, i);
-    if (q->index == index)
-      return q;
-  }
-  q = gpuprof_queue_new (e, index);
-  g_ptr_array_add (e->queues, q);
-  return q;
 }
 
 /* Stands for a pad that has no parent yet (a demuxer pushes sticky events on
@@ -381,7 +357,7 @@ gpuprof_objects_pad_slow (GpuprofObjects * o, GpuprofThread * t, GstPad * pad)
         p->element = element_locked (o, GST_ELEMENT_CAST (parent));
         g_ptr_array_add (p->element->pads, p);
         if (p->element->queues)
-          p->queue = queue_locked (p->element, pad_index (p->name));
+          p->queue = gpuprof_queue_for_pad (p->element, p->name);
       }
       g_ptr_array_add (o->pads, p);
       g_object_set_qdata (G_OBJECT (pad), pad_quark, p);

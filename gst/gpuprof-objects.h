@@ -150,9 +150,11 @@ extern gint gpuprof_objects_generation;
 static inline guint
 gpuprof_objects_cache_slot (gconstpointer pad)
 {
-  /* pads lie a few hundred bytes apart: a multiplicative hash spreads them */
+  /* pads lie a few hundred bytes apart: a multiplicative hash spreads them,
+   * its top bits are the slot (all of them: a wider shift left 3/4 of the
+   * cache unreachable) */
   return (guint) (((guint64) (guintptr) pad * G_GUINT64_CONSTANT
-          (0x9E3779B97F4A7C15)) >> 58) & (GPUPROF_PAD_CACHE - 1);
+          (0x9E3779B97F4A7C15)) >> (64 - GPUPROF_PAD_CACHE_BITS));
 }
 
 static inline GpuprofPad *

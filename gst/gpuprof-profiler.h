@@ -1,7 +1,8 @@
-/* gpuprof: the profiling session — what each tracer hook does.
+/* gpuprof: the profiling session (gpuprof-profiler.c) and what each tracer
+ * hook does (gpuprof-hooks.c).
  *
  * tracers/ turns hook arguments into these calls and nothing else. All of
- * them are O(1) on the buffer path: a GPrivate lookup, a per-thread cache
+ * them are O(1) on the buffer path: a TLS lookup, a per-thread cache
  * lookup, relaxed atomics; a lock only on the first sight of an object, in a
  * queue's own FIFO, and for reports.
  */

@@ -1,6 +1,11 @@
 /* gpuprof: queue residency, levels, leaky drops and backpressure. */
 #include "gpuprof-queue.h"
 
+#include "gpuprof-clock.h"
+#include "gpuprof-emit.h"
+#include "gpuprof-nvtx.h"
+
+#include <stdlib.h>
 #include <string.h>
 
 /* residency ids of the trace: one per queue FIFO ever created */
@@ -14,8 +19,8 @@ queue_path (GpuprofElement * element, guint index)
   return g_strdup (element->path);
 }
 
-GpuprofQueue *
-gpuprof_queue_new (GpuprofElement * element, guint index)
+static GpuprofQueue *
+queue_new (GpuprofElement * element, guint index)
 {
   GpuprofQueue *q = g_new0 (GpuprofQueue, 1);
 
@@ -34,6 +39,31 @@ gpuprof_queue_new (GpuprofElement * element, guint index)
   /* grows by doubling: no allocation once the queue's depth has been seen */
   q->cap = 64;
   q->items = g_new0 (GpuprofQueueItem, q->cap);
+  return q;
+}
+
+/* multiqueue pairs sink_N with src_N */
+static guint
+pad_index (const gchar * name)
+{
+  const gchar *us = strrchr (name, '_');
+
+  return us ? (guint) strtoul (us + 1, NULL, 10) : 0;
+}
+
+GpuprofQueue *
+gpuprof_queue_for_pad (GpuprofElement * e, const gchar * pad_name)
+{
+  guint i, index = pad_index (pad_name);
+  GpuprofQueue *q;
+
+  for (i = 0; i < e->queues->len; i++) {
+    q = g_ptr_array_index (e->queues, i);
+    if (q->index == index)
+      return q;
+  }
+  q = queue_new (e, index);
+  g_ptr_array_add (e->queues, q);
   return q;
 }
 
@@ -75,6 +105,19 @@ grow (GpuprofQueue * q)
   q->cap *= 2;
 }
 
+/* an entry left: the level drops, and the entry keeps the level after it;
+ * lock held */
+static void
+leave (GpuprofQueue * q, GpuprofQueueItem * it)
+{
+  q->len--;
+  q->level_buffers -= MIN (q->level_buffers, it->n_buffers);
+  q->level_bytes -= MIN (q->level_bytes, it->size);
+  q->level_time -= MIN (q->level_time, it->duration);
+  it->level_buffers = q->level_buffers;
+  it->level_bytes = q->level_bytes;
+}
+
 /* removes the head; lock held */
 static GpuprofQueueItem
 pop_head (GpuprofQueue * q)
@@ -82,12 +125,7 @@ pop_head (GpuprofQueue * q)
   GpuprofQueueItem it = *item_at (q, 0);
 
   q->head = (q->head + 1) % q->cap;
-  q->len--;
-  q->level_buffers -= MIN (q->level_buffers, it.n_buffers);
-  q->level_bytes -= MIN (q->level_bytes, it.size);
-  q->level_time -= MIN (q->level_time, it.duration);
-  it.level_buffers = q->level_buffers;
-  it.level_bytes = q->level_bytes;
+  leave (q, &it);
   return it;
 }
 
@@ -102,8 +140,50 @@ gpuprof_queue_residency_id (const GpuprofQueue * q, guint64 seq)
       G_GUINT64_CONSTANT (0xfffffffff));
 }
 
-void
-gpuprof_queue_enqueue (GpuprofQueue * q, GpuprofQueueItem * item)
+/* ------------------------------------------------------------- events */
+
+static void
+trace_level (const GpuprofQueueOutputs * out, GpuprofThread * t,
+    GpuprofQueue * q, guint64 ts, const GpuprofQueueItem * item)
+{
+  GpuprofEvent ev;
+
+  gpuprof_event_init (&ev, GPUPROF_EVENT_QUEUE_LEVEL, q->element->id, 0,
+      t ? t->id : 0, ts);
+  ev.self = item->level_buffers;
+  ev.size = item->level_bytes;
+  gpuprof_emit (out->trace, t, &ev);
+}
+
+/* An entry left the mirror, called outside the queue's lock (NVTX) */
+static void
+item_end (GpuprofQueue * q, const GpuprofQueueOutputs * out,
+    const GpuprofQueueItem * item, guint64 ts, GpuprofQueueOutcome outcome)
+{
+  if (out->nvtx && item->nvtx_range)
+    gpuprof_nvtx_end (q->element, item->nvtx_range);
+  if (out->trace) {
+    GpuprofThread *t = gpuprof_thread_peek ();
+    GpuprofEvent ev;
+
+    gpuprof_event_init (&ev, GPUPROF_EVENT_QUEUE_OUT, q->element->id, 0,
+        t ? t->id : 0, ts);
+    ev.seq = item->seq;
+    ev.size = item->size;
+    ev.self = item->n_buffers;
+    ev.flow = gpuprof_queue_residency_id (q, item->seq);
+    /* where the buffer's arrow starts: the enqueuing chain call */
+    ev.dur = ts > item->in_ts ? ts - item->in_ts : 0;
+    ev.arg0 = gpuprof_event_queue_out (outcome, item->in_thread);
+    gpuprof_emit (out->trace, t, &ev);
+    trace_level (out, t, q, ts, item);
+  }
+}
+
+/* ------------------------------------------------------------- mirror */
+
+static void
+enqueue (GpuprofQueue * q, GpuprofQueueItem * item)
 {
   g_mutex_lock (&q->lock);
   if (q->len == q->cap)
@@ -123,8 +203,8 @@ gpuprof_queue_enqueue (GpuprofQueue * q, GpuprofQueueItem * item)
  * mirror can run one buffer ahead of the queue (the queue pops before the
  * src push we see), so returns TRUE when the level may be a new maximum and
  * the caller should confirm it from the queue itself. */
-gboolean
-gpuprof_queue_chain_done (GpuprofQueue * q, guint n_buffers,
+static gboolean
+chain_done (GpuprofQueue * q, guint n_buffers,
     guint64 * buffers, guint64 * bytes, guint64 * time)
 {
   gboolean candidate;
@@ -142,8 +222,8 @@ gpuprof_queue_chain_done (GpuprofQueue * q, guint n_buffers,
 
 /* The chain call blocked on a full queue: the buffer entered only when it
  * returned. Residency counts from then. */
-void
-gpuprof_queue_mark_entered (GpuprofQueue * q, gconstpointer key, guint64 ts)
+static void
+mark_entered (GpuprofQueue * q, gconstpointer key, guint64 ts)
 {
   guint i;
 
@@ -158,8 +238,8 @@ gpuprof_queue_mark_entered (GpuprofQueue * q, gconstpointer key, guint64 ts)
   g_mutex_unlock (&q->lock);
 }
 
-void
-gpuprof_queue_update_max (GpuprofQueue * q, guint64 buffers, guint64 bytes,
+static void
+update_max (GpuprofQueue * q, guint64 buffers, guint64 bytes,
     guint64 time)
 {
   g_mutex_lock (&q->lock);
@@ -172,8 +252,8 @@ gpuprof_queue_update_max (GpuprofQueue * q, guint64 buffers, guint64 bytes,
 /* Empties the mirror, counting every entry as 'outcome'; the end callback
  * (NVTX, trace) runs outside the lock. */
 static void
-empty_as (GpuprofQueue * q, guint64 ts, GpuprofQueueOutcome outcome,
-    GpuprofQueueEndFunc end, gpointer user_data)
+empty_as (GpuprofQueue * q, const GpuprofQueueOutputs * out, guint64 ts,
+    GpuprofQueueOutcome outcome)
 {
   GpuprofQueueItem it;
 
@@ -191,7 +271,7 @@ empty_as (GpuprofQueue * q, guint64 ts, GpuprofQueueOutcome outcome,
     else
       q->flushed += it.n_buffers;
     g_mutex_unlock (&q->lock);
-    end (q, &it, ts, outcome, user_data);
+    item_end (q, out, &it, ts, outcome);
   }
 }
 
@@ -201,20 +281,23 @@ empty_as (GpuprofQueue * q, guint64 ts, GpuprofQueueOutcome outcome,
  * threw its content away unpushed, and a queue that never leaks has only
  * such entries: they are "left", not drops. */
 void
-gpuprof_queue_drain_at_eos (GpuprofQueue * q, guint64 ts,
-    gboolean downstream_stopped, GpuprofQueueEndFunc end, gpointer user_data)
+gpuprof_queue_eos (GpuprofQueue * q, const GpuprofQueueOutputs * out,
+    gboolean downstream_stopped, guint64 ts)
 {
-  empty_as (q, ts, q->leaky && !downstream_stopped ? GPUPROF_QUEUE_DROPPED :
-      GPUPROF_QUEUE_LEFT, end, user_data);
+  empty_as (q, out, ts, q->leaky && !downstream_stopped ?
+      GPUPROF_QUEUE_DROPPED : GPUPROF_QUEUE_LEFT);
 }
 
-/* The queue element stopped (PAUSED to READY): it emptied itself without
- * pushing what was inside. */
+/* The queue element stopped (PAUSED to READY), or the tracer ends with
+ * the pipeline still running: what is inside was never pushed. */
 void
-gpuprof_queue_end_run (GpuprofQueue * q, guint64 ts,
-    GpuprofQueueEndFunc end, gpointer user_data)
+gpuprof_queue_end_element (GpuprofElement * e,
+    const GpuprofQueueOutputs * out, guint64 ts)
 {
-  empty_as (q, ts, GPUPROF_QUEUE_LEFT, end, user_data);
+  guint i;
+
+  for (i = 0; e->queues && i < e->queues->len; i++)
+    empty_as (g_ptr_array_index (e->queues, i), out, ts, GPUPROF_QUEUE_LEFT);
 }
 
 static gboolean
@@ -254,9 +337,9 @@ find_pushed (GpuprofQueue * q, const GpuprofQueueItem * pushed)
  * queue2's file modes). A leaky queue's entry is found by find_pushed();
  * entries before it were dropped. Returns FALSE when no entry is known (a
  * buffer never seen entering): no residency then. */
-gboolean
-gpuprof_queue_dequeue (GpuprofQueue * q, const GpuprofQueueItem * pushed,
-    guint64 ts, GpuprofQueueEndFunc end, gpointer user_data)
+static gboolean
+dequeue (GpuprofQueue * q, const GpuprofQueueOutputs * out,
+    const GpuprofQueueItem * pushed, guint64 ts)
 {
   GpuprofQueueItem gone[16];
   GpuprofQueueItem it;
@@ -278,11 +361,11 @@ gpuprof_queue_dequeue (GpuprofQueue * q, const GpuprofQueueItem * pushed,
   for (i = 0; i < (guint) pos; i++) {
     it = pop_head (q);
     q->drops += it.n_buffers;
-    /* end callbacks may emit NVTX: do it outside the lock, in batches */
+    /* ends may emit NVTX: outside the lock, in batches */
     if (n_gone == G_N_ELEMENTS (gone)) {
       g_mutex_unlock (&q->lock);
       for (n_gone = 0; n_gone < G_N_ELEMENTS (gone); n_gone++)
-        end (q, &gone[n_gone], ts, GPUPROF_QUEUE_DROPPED, user_data);
+        item_end (q, out, &gone[n_gone], ts, GPUPROF_QUEUE_DROPPED);
       n_gone = 0;
       g_mutex_lock (&q->lock);
     }
@@ -294,16 +377,16 @@ gpuprof_queue_dequeue (GpuprofQueue * q, const GpuprofQueueItem * pushed,
   g_mutex_unlock (&q->lock);
 
   for (i = 0; i < n_gone; i++)
-    end (q, &gone[i], ts, GPUPROF_QUEUE_DROPPED, user_data);
-  end (q, &it, ts, GPUPROF_QUEUE_PUSHED, user_data);
+    item_end (q, out, &gone[i], ts, GPUPROF_QUEUE_DROPPED);
+  item_end (q, out, &it, ts, GPUPROF_QUEUE_PUSHED);
   return TRUE;
 }
 
 /* The chain call that enqueued 'key' failed (flushing, EOS): the queue did
  * not keep it. Only the newest entry can be it. */
-void
-gpuprof_queue_unenqueue (GpuprofQueue * q, gconstpointer key,
-    guint n_buffers, GpuprofQueueEndFunc end, guint64 ts, gpointer user_data)
+static void
+unenqueue (GpuprofQueue * q, const GpuprofQueueOutputs * out,
+    gconstpointer key, guint n_buffers, guint64 ts)
 {
   GpuprofQueueItem it;
   gboolean found = FALSE;
@@ -311,19 +394,14 @@ gpuprof_queue_unenqueue (GpuprofQueue * q, gconstpointer key,
   g_mutex_lock (&q->lock);
   if (q->len > 0 && item_at (q, q->len - 1)->key == key) {
     it = *item_at (q, q->len - 1);
-    q->len--;
-    q->level_buffers -= MIN (q->level_buffers, it.n_buffers);
-    q->level_bytes -= MIN (q->level_bytes, it.size);
-    q->level_time -= MIN (q->level_time, it.duration);
-    it.level_buffers = q->level_buffers;
-    it.level_bytes = q->level_bytes;
+    leave (q, &it);
     q->flushed += it.n_buffers;
     found = TRUE;
   }
   q->pending -= MIN (q->pending, n_buffers);
   g_mutex_unlock (&q->lock);
   if (found)
-    end (q, &it, ts, GPUPROF_QUEUE_FLUSHED, user_data);
+    item_end (q, out, &it, ts, GPUPROF_QUEUE_FLUSHED);
 }
 
 /* A push from the queue was refused before it reached downstream (the
@@ -343,16 +421,16 @@ gpuprof_queue_take_back (GpuprofQueue * q, guint n_buffers, gboolean flushing)
 }
 
 void
-gpuprof_queue_flush (GpuprofQueue * q, guint64 ts, GpuprofQueueEndFunc end,
-    gpointer user_data)
+gpuprof_queue_flush (GpuprofQueue * q, const GpuprofQueueOutputs * out,
+    guint64 ts)
 {
-  empty_as (q, ts, GPUPROF_QUEUE_FLUSHED, end, user_data);
+  empty_as (q, out, ts, GPUPROF_QUEUE_FLUSHED);
 }
 
 /* For queues without an "overrun" signal (queue2): full by our own count
  * against the limits read when the queue was first seen. */
-gboolean
-gpuprof_queue_is_full (GpuprofQueue * q)
+static gboolean
+is_full (GpuprofQueue * q)
 {
   gboolean full;
 
@@ -365,10 +443,143 @@ gpuprof_queue_is_full (GpuprofQueue * q)
   return full;
 }
 
-void
-gpuprof_queue_add_backpressure (GpuprofQueue * q, guint64 ns)
+/* ---------------------------------------------------------- the hooks */
+
+static void
+on_overrun (GstElement * queue, gpointer user_data)
 {
-  __atomic_fetch_add (&q->backpressure_ns, ns, __ATOMIC_RELAXED);
+  gpuprof_queue_overrun (queue);
+}
+
+void
+gpuprof_queue_watch_element (GpuprofElement * e)
+{
+  guint max_buffers = 0, max_bytes = 0;
+
+  if (!e->element)
+    return;
+  if (g_signal_lookup ("overrun", G_OBJECT_TYPE (e->element))) {
+    g_signal_connect (e->element, "overrun", G_CALLBACK (on_overrun), NULL);
+    e->queue_has_overrun = TRUE;
+    return;
+  }
+  if (g_object_class_find_property (G_OBJECT_GET_CLASS (e->element),
+          "max-size-buffers"))
+    g_object_get (e->element, "max-size-buffers", &max_buffers,
+        "max-size-bytes", &max_bytes, NULL);
+  e->queue_limit_buffers = max_buffers;
+  e->queue_limit_bytes = max_bytes;
+}
+
+void
+gpuprof_queue_overrun (GstElement * queue)
+{
+  GpuprofThread *t = gpuprof_thread_peek ();
+  GpuprofFrame *f = t ? gpuprof_thread_top (t) : NULL;
+
+  /* only the upstream thread, inside the queue's chain, blocks */
+  if (f && f->kind == GPUPROF_FRAME_CHAIN && f->element->element == queue
+      && !f->blocked_start)
+    f->blocked_start = gpuprof_clock_now ();
+}
+
+/* what a copy of the buffer keeps, to find it again */
+static void
+fingerprint (GpuprofQueueItem * item, GstBuffer * buffer,
+    GstBufferList * list)
+{
+  if (!buffer && list && gst_buffer_list_length (list))
+    buffer = gst_buffer_list_get (list, 0);
+  item->pts = buffer ? GST_BUFFER_PTS (buffer) : GST_CLOCK_TIME_NONE;
+  item->dts = buffer ? GST_BUFFER_DTS (buffer) : GST_CLOCK_TIME_NONE;
+  item->offset = buffer ? GST_BUFFER_OFFSET (buffer) : GST_BUFFER_OFFSET_NONE;
+}
+
+void
+gpuprof_queue_chain_pre (GpuprofQueue * q, const GpuprofQueueOutputs * out,
+    GpuprofThread * t, GpuprofFrame * f, GstBuffer * buffer,
+    GstBufferList * list)
+{
+  GpuprofElement *e = q->element;
+  GpuprofQueueItem item = { f->key, f->start, f->n_buffers, t->id, f->start,
+    f->size, 0, 0, f->seq
+  };
+
+  __atomic_store_n (&q->upstream_thread, t, __ATOMIC_RELAXED);
+  /* queue2 has no "overrun": judge "full" before the chain blocks */
+  if (!e->queue_has_overrun && is_full (q))
+    f->blocked_start = f->start;
+  if (buffer && GST_BUFFER_DURATION_IS_VALID (buffer))
+    item.duration = GST_BUFFER_DURATION (buffer);
+  fingerprint (&item, buffer, list);
+  if (out->nvtx)
+    item.nvtx_range = gpuprof_nvtx_start (e, f->pad->nvtx_msg, f->seq);
+  enqueue (q, &item);
+  if (t->trace_ring) {
+    GpuprofEvent ev;
+
+    gpuprof_event_init (&ev, GPUPROF_EVENT_QUEUE_IN, e->id, f->pad->id,
+        t->id, f->start);
+    ev.seq = f->seq;
+    ev.pts = f->pts;
+    ev.size = f->size;
+    ev.self = f->n_buffers;
+    ev.flow = gpuprof_queue_residency_id (q, f->seq);
+    gpuprof_trace_push (t->trace_ring, &ev);
+    trace_level (out, t, q, f->start, &item);
+  }
+}
+
+/* A possible new maximum level: queue and queue2 say their true level (our
+ * mirror may be one buffer ahead); a multiqueue pad pair has only ours.
+ * Read after the chain returned, the queue's thread may already have taken
+ * the buffer: the level was at least the buffers and bytes it was given.
+ * Reached rarely, except on a full queue, whose upstream waits anyway. */
+static void
+update_level (GpuprofQueue * q, guint n_buffers, guint64 size)
+{
+  GpuprofElement *e = q->element;
+  guint64 buffers, bytes, time;
+  guint real_buffers, real_bytes;
+
+  if (!chain_done (q, n_buffers, &buffers, &bytes, &time))
+    return;
+  if (e->element && g_object_class_find_property (G_OBJECT_GET_CLASS
+          (e->element), "current-level-buffers")) {
+    g_object_get (e->element, "current-level-buffers", &real_buffers,
+        "current-level-bytes", &real_bytes, "current-level-time", &time,
+        NULL);
+    buffers = real_buffers;
+    bytes = real_bytes;
+  }
+  update_max (q, MAX (buffers, n_buffers), MAX (bytes, size), time);
+}
+
+void
+gpuprof_queue_chain_post (GpuprofQueue * q, const GpuprofQueueOutputs * out,
+    const GpuprofFrame * f, guint64 blocked, GstFlowReturn res, guint64 ts)
+{
+  if (blocked) {
+    __atomic_fetch_add (&q->backpressure_ns, blocked, __ATOMIC_RELAXED);
+    mark_entered (q, f->key, ts);
+  }
+  if (res != GST_FLOW_OK)
+    unenqueue (q, out, f->key, f->n_buffers, ts);
+  else
+    update_level (q, f->n_buffers, f->size);
+}
+
+void
+gpuprof_queue_push_pre (GpuprofQueue * q, const GpuprofQueueOutputs * out,
+    GstBuffer * buffer, GstBufferList * list, guint n_buffers, guint64 size,
+    guint64 ts)
+{
+  GpuprofQueueItem pushed = { buffer ? (gconstpointer) buffer : list };
+
+  pushed.n_buffers = n_buffers;
+  pushed.size = size;
+  fingerprint (&pushed, buffer, list);
+  dequeue (q, out, &pushed, ts);
 }
 
 /* New run: statistics restart; entries still inside stay (none at NULL). */

@@ -10,13 +10,19 @@
  * to mark it DISCONT after a drop, and a dropped pooled buffer comes back
  * with the same pointer — and the entries before it were dropped. Flushes
  * empty it. A buffer list is one entry and counts as its buffers (level,
- * pushed, drops, flushed, left, residency), as the queue counts it. Upstream and downstream threads both touch it: one small lock
- * per queue, never a global one.
+ * pushed, drops, flushed, left, residency), as the queue counts it. Upstream
+ * and downstream threads both touch it: one small lock per queue, never a
+ * global one.
+ *
+ * All queue logic is here: the hooks call gpuprof_queue_chain_pre/_post,
+ * _push_pre, _take_back, _eos, _flush on a queue pad, and this module tells
+ * NVTX and the trace how each entry entered and left (GpuprofQueueOutputs).
  */
 #pragma once
 
 #include "gpuprof-histogram.h"
 #include "gpuprof-objects.h"
+#include "gpuprof-trace.h"
 
 G_BEGIN_DECLS
 
@@ -82,37 +88,57 @@ typedef enum
                                  * or the run ended with it inside */
 } GpuprofQueueOutcome;
 
-typedef void (*GpuprofQueueEndFunc) (GpuprofQueue * q,
-    const GpuprofQueueItem * item, guint64 ts, GpuprofQueueOutcome outcome,
-    gpointer user_data);
+/* Where a queue's entries are told: an NVTX range per entry, the trace's
+ * residencies and levels. The hooks fill it from their parameters. */
+typedef struct
+{
+  GpuprofTrace *trace;          /* NULL: no trace */
+  gboolean nvtx;
+} GpuprofQueueOutputs;
 
-GpuprofQueue *gpuprof_queue_new (GpuprofElement * element, guint index);
+/* The FIFO of a queue element's pad (registry lock held): a multiqueue
+ * has one per pad pair (sink_N, src_N), queue and queue2 one. */
+GpuprofQueue *gpuprof_queue_for_pad (GpuprofElement * e,
+    const gchar * pad_name);
 /* after the element's path changed: the new path; returns the old one */
 gchar *gpuprof_queue_update_path (GpuprofQueue * q);
 void gpuprof_queue_free (GpuprofQueue * q);
-void gpuprof_queue_enqueue (GpuprofQueue * q, GpuprofQueueItem * item);
-gboolean gpuprof_queue_dequeue (GpuprofQueue * q,
-    const GpuprofQueueItem * pushed, guint64 ts, GpuprofQueueEndFunc end,
-    gpointer user_data);
-void gpuprof_queue_unenqueue (GpuprofQueue * q, gconstpointer key,
-    guint n_buffers, GpuprofQueueEndFunc end, guint64 ts, gpointer user_data);
+
+/* A queue element's first sight (registry lock held): how it tells that it
+ * is full ("overrun", else its limits, for queue2). */
+void gpuprof_queue_watch_element (GpuprofElement * e);
+/* The element said "overrun": the thread in its chain call blocks now. */
+void gpuprof_queue_overrun (GstElement * queue);
+
+/* The hooks on a queue's pads. 'f' is the CHAIN frame of the call on the
+ * sink pad (its key, seq, size, n_buffers and start set); 't' the calling
+ * thread. */
+void gpuprof_queue_chain_pre (GpuprofQueue * q,
+    const GpuprofQueueOutputs * out, GpuprofThread * t, GpuprofFrame * f,
+    GstBuffer * buffer, GstBufferList * list);
+/* 'blocked': time the call waited for room (0: none) */
+void gpuprof_queue_chain_post (GpuprofQueue * q,
+    const GpuprofQueueOutputs * out, const GpuprofFrame * f,
+    guint64 blocked, GstFlowReturn res, guint64 ts);
+/* a push from the queue's src pad: the entry leaves */
+void gpuprof_queue_push_pre (GpuprofQueue * q,
+    const GpuprofQueueOutputs * out, GstBuffer * buffer,
+    GstBufferList * list, guint n_buffers, guint64 size, guint64 ts);
+/* a push refused before downstream's chain (see gpuprof-hooks.c) */
 void gpuprof_queue_take_back (GpuprofQueue * q, guint n_buffers,
     gboolean flushing);
-void gpuprof_queue_flush (GpuprofQueue * q, guint64 ts,
-    GpuprofQueueEndFunc end, gpointer user_data);
-gboolean gpuprof_queue_is_full (GpuprofQueue * q);
-gboolean gpuprof_queue_chain_done (GpuprofQueue * q, guint n_buffers,
-    guint64 * buffers, guint64 * bytes, guint64 * time);
-void gpuprof_queue_mark_entered (GpuprofQueue * q, gconstpointer key,
+/* EOS pushed from the queue's src pad */
+void gpuprof_queue_eos (GpuprofQueue * q, const GpuprofQueueOutputs * out,
+    gboolean downstream_stopped, guint64 ts);
+/* flush-start reached the queue's sink pad */
+void gpuprof_queue_flush (GpuprofQueue * q, const GpuprofQueueOutputs * out,
     guint64 ts);
-void gpuprof_queue_update_max (GpuprofQueue * q, guint64 buffers,
-    guint64 bytes, guint64 time);
-void gpuprof_queue_drain_at_eos (GpuprofQueue * q, guint64 ts,
-    gboolean downstream_stopped, GpuprofQueueEndFunc end, gpointer user_data);
-void gpuprof_queue_end_run (GpuprofQueue * q, guint64 ts,
-    GpuprofQueueEndFunc end, gpointer user_data);
+/* The element stopped (PAUSED to READY) or the tracer ends: what its
+ * queues hold is left. */
+void gpuprof_queue_end_element (GpuprofElement * e,
+    const GpuprofQueueOutputs * out, guint64 ts);
+
 guint64 gpuprof_queue_residency_id (const GpuprofQueue * q, guint64 seq);
-void gpuprof_queue_add_backpressure (GpuprofQueue * q, guint64 ns);
 void gpuprof_queue_reset (GpuprofQueue * q);
 
 G_END_DECLS

@@ -1,9 +1,10 @@
 /* gpuprof: per-thread state: the stack of active calls on a streaming thread.
  *
- * Each streaming thread owns one GpuprofThread (GPrivate); only that thread
- * writes its stack, so the hooks need no lock. Self time of a call is its
- * duration minus the time of the calls it made downstream (pushes, events,
- * queries, pulls), which the stack records as "child" time.
+ * Each streaming thread owns one GpuprofThread (a TLS pointer); only that
+ * thread writes its stack, so the hooks need no lock. Self time of a call is
+ * its duration minus the time of the calls it made downstream (pushes,
+ * events, queries, pulls), which the stack records as "child" time. What a
+ * call carries for batches is in its frame too (batch_id, batch_frames).
  */
 #pragma once
 
@@ -60,7 +61,9 @@ G_STATIC_ASSERT (GLIB_SIZEOF_VOID_P != 8 || sizeof (GpuprofFrame) == 128);
 /* beyond this, calls are not timed (said once); GStreamer's own stack
  * would have overflowed long before */
 #define GPUPROF_MAX_DEPTH 16384
-#define GPUPROF_PAD_CACHE 256
+/* per-thread pad cache: 2^GPUPROF_PAD_CACHE_BITS slots */
+#define GPUPROF_PAD_CACHE_BITS 8
+#define GPUPROF_PAD_CACHE (1 << GPUPROF_PAD_CACHE_BITS)
 
 typedef struct
 {

@@ -1,0 +1,795 @@
+/* gpuprof: what each tracer hook does (the buffer path, events, queries,
+ * messages, state changes). The session around them (set-up, reports) is
+ * gpuprof-profiler.c. */
+#include "config.h"
+#include "gpuprof-profiler.h"
+#include "gpuprof-profiler-private.h"
+
+#include "gpuprof-batch.h"
+#include "gpuprof-clock.h"
+#include "gpuprof-cupti.h"
+#include "gpuprof-emit.h"
+#include "gpuprof-gpu.h"
+#include "gpuprof-nvtx.h"
+#include "gpuprof-objects.h"
+#include "gpuprof-queue.h"
+#include "gpuprof-thread.h"
+#include "gpuprof-trace.h"
+
+/* GStreamer's own chain-list function, which splits a list into chain calls
+ * (each with its own hooks): read from a new pad once */
+static GstPadChainListFunction default_chain_list;
+
+void
+gpuprof_hooks_init (void)
+{
+  if (!default_chain_list) {
+    GstPad *pad = gst_pad_new (NULL, GST_PAD_SINK);
+    default_chain_list = GST_PAD_CHAINLISTFUNC (pad);
+    gst_object_unref (pad);
+  }
+}
+
+/* ------------------------------------------------------------ threads */
+
+static void
+name_thread (GpuprofProfiler * p, GpuprofThread * t)
+{
+  if (p->params.nvtx)
+    gpuprof_nvtx_name_thread (t->tid, t->name);
+  if (p->gpu_on)
+    gpuprof_gpu_set_thread_name (t->name);
+  if (t->trace_ring) {
+    GpuprofEvent ev;
+    gpuprof_event_init (&ev, GPUPROF_EVENT_THREAD_NAME, 0, 0, t->id,
+        gpuprof_clock_now ());
+    gpuprof_trace_push (t->trace_ring, &ev);
+  }
+}
+
+/* First hook on a thread: it gets a trace ring and its name is told */
+static void
+announce_thread (GpuprofProfiler * p, GpuprofThread * t)
+{
+  t->announced = TRUE;
+  if (p->trace)
+    t->trace_ring = gpuprof_trace_ring_for_thread (p->trace, t->id);
+  name_thread (p, t);
+}
+
+static inline GpuprofThread *
+enter_thread (GpuprofProfiler * p, guint64 ts)
+{
+  GpuprofThread *t = gpuprof_thread_get ();
+
+  gpuprof_clock_observe_hook (ts);
+  if (G_UNLIKELY (!t->announced))
+    announce_thread (p, t);
+  gpuprof_thread_touch (t, ts);
+  return t;
+}
+
+/* Post hooks find the frame their pre hook pushed. Frames left above it
+ * (a hook missed, e.g. the tracer attached mid-call) are discarded. */
+static GpuprofFrame *
+pop_frame (GpuprofThread * t, GpuprofFrameKind kind, GpuprofPad * pad);
+
+/* The usual case costs no lookup: the top frame is the one for this pad. */
+static inline GpuprofFrame *
+pop_frame_for (GpuprofProfiler * p, GpuprofThread * t, GpuprofFrameKind kind,
+    GstPad * pad)
+{
+  GpuprofFrame *top = gpuprof_thread_top (t);
+  GpuprofPad *gp;
+
+  if (G_LIKELY (top && top->gstpad == pad && top->kind == kind)) {
+    t->depth--;
+    return top;
+  }
+  gp = gpuprof_objects_pad (p->objects, t, pad);
+  return gp->element ? pop_frame (t, kind, gp) : NULL;
+}
+
+static GpuprofFrame *
+pop_frame (GpuprofThread * t, GpuprofFrameKind kind, GpuprofPad * pad)
+{
+  gint i;
+
+  for (i = (gint) t->depth - 1; i >= 0; i--) {
+    GpuprofFrame *f = &t->frames[i];
+    if (f->kind == kind && f->pad == pad) {
+      t->depth = i;
+      return f;
+    }
+  }
+  return NULL;
+}
+
+/* Time spent in a call made from inside another is not the caller's own:
+ * give it to the enclosing call, or to the thread's loop at top level. */
+static inline void
+charge_to_parent (GpuprofThread * t, guint64 ns)
+{
+  GpuprofFrame *parent = gpuprof_thread_top (t);
+
+  if (!parent)
+    t->loop_child_ns += ns;
+  else if (parent->kind == GPUPROF_FRAME_CHAIN
+      || parent->kind == GPUPROF_FRAME_PULL)
+    parent->child_ns += ns;
+  /* PUSH and CALL frames measure their own duration, which includes this */
+}
+
+/* A new frame on t's stack with what every kind has; NULL past the
+ * deepest stack (that call is not timed). */
+static inline GpuprofFrame *
+open_frame (GpuprofThread * t, GpuprofFrameKind kind, GpuprofPad * gp,
+    gconstpointer gstpad, GpuprofElement * e, guint64 ts)
+{
+  GpuprofFrame *f = gpuprof_thread_push_frame (t);
+
+  if (G_UNLIKELY (!f))
+    return NULL;
+  f->kind = kind;
+  f->pad = gp;
+  f->gstpad = gstpad;
+  f->element = e;
+  f->start = ts;
+  f->child_ns = 0;
+  f->blocked_start = 0;
+  f->nvtx_open = FALSE;
+  return f;
+}
+
+/* An element seen before it had a pipeline is resolved when it streams */
+static inline guint32
+element_pipeline_id (GpuprofProfiler * p, GpuprofElement * e)
+{
+  guint32 id = __atomic_load_n (&e->pipeline_id, __ATOMIC_RELAXED);
+
+  return G_LIKELY (id) ? id : gpuprof_objects_resolve_streaming (p->objects,
+      e);
+}
+
+/* ------------------------------------------------------------- queues */
+
+/* where a queue tells its entries: gpuprof-queue.c does the rest */
+static inline GpuprofQueueOutputs
+queue_outputs (GpuprofProfiler * p)
+{
+  GpuprofQueueOutputs out = { p->trace, p->params.nvtx };
+
+  return out;
+}
+
+static guint64
+list_size (GstBufferList * list)
+{
+  guint i, n = gst_buffer_list_length (list);
+  guint64 size = 0;
+
+  for (i = 0; i < n; i++)
+    size += gst_buffer_get_size (gst_buffer_list_get (list, i));
+  return size;
+}
+
+static inline guint64
+data_size (GstBuffer * buffer, GstBufferList * list)
+{
+  return buffer ? gst_buffer_get_size (buffer) : list_size (list);
+}
+
+void
+gpuprof_hooks_end_queues (GpuprofProfiler * p, GpuprofElement * e, guint64 ts)
+{
+  GpuprofQueueOutputs out = queue_outputs (p);
+
+  gpuprof_queue_end_element (e, &out, ts);
+}
+
+void
+gpuprof_profiler_queue_overrun (GpuprofProfiler * p, GstElement * queue)
+{
+  gpuprof_queue_overrun (queue);
+}
+
+/* -------------------------------------------------------- buffer path */
+
+void
+gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
+    GstBuffer * buffer, GstBufferList * list)
+{
+  GpuprofThread *t = enter_thread (p, ts);
+  GpuprofPad *gp;
+  GpuprofElement *e;
+  GpuprofFrame *f;
+  guint64 payload, batch;
+  guint n;
+
+  /* the hook runs before the pad's checks: a flushing or EOS pad refuses
+   * the data, which never reaches the element (chain-post finds no frame) */
+  if (G_UNLIKELY (GST_OBJECT_FLAGS (pad) & (GST_PAD_FLAG_FLUSHING |
+              GST_PAD_FLAG_EOS)))
+    return;
+  /* a list the pad's default function splits: its chain calls count, and
+   * the push that made it counts only those (push_post) */
+  if (G_UNLIKELY (list) && GST_PAD_CHAINLISTFUNC (pad) == default_chain_list) {
+    f = gpuprof_thread_top (t);
+    if (f && f->kind == GPUPROF_FRAME_PUSH)
+      f->split = TRUE;
+    return;
+  }
+  gp = gpuprof_objects_pad (p->objects, t, pad);
+  e = gp->element;
+  if (!e)
+    return;
+  f = gpuprof_thread_top (t);
+  if (G_UNLIKELY (f && f->kind == GPUPROF_FRAME_PUSH && f->split))
+    f->split_calls++;
+  f = open_frame (t, GPUPROF_FRAME_CHAIN, gp, pad, e, ts);
+  if (!f)
+    return;
+  n = list ? gst_buffer_list_length (list) : 1;
+  f->n_buffers = n;
+  f->seq = gpuprof_pad_advance (gp, n);
+  f->pts = buffer ? GST_BUFFER_PTS (buffer) : GST_CLOCK_TIME_NONE;
+  f->size = 0;
+  f->key = buffer ? (gconstpointer) buffer : list;
+  f->batch_id = 0;
+  t->pipeline_id = element_pipeline_id (p, e);
+  if (__atomic_load_n (&e->task_pushes, __ATOMIC_RELAXED))
+    __atomic_store_n (&e->last_input_ts, ts, __ATOMIC_RELAXED);
+
+  if (G_UNLIKELY (gp->queue)) {
+    GpuprofQueueOutputs out = queue_outputs (p);
+    f->size = data_size (buffer, list);
+    gpuprof_queue_chain_pre (gp->queue, &out, t, f, buffer, list);
+  } else if (t->trace_ring) {
+    f->size = data_size (buffer, list);
+  }
+  /* a call processing a batch is labelled with the batch number, so NVTX
+   * and GPU records land per batch */
+  batch = gpuprof_batches_chain_pre (p->batches, t, f, buffer, ts);
+  payload = batch ? batch : f->seq;
+  if (p->params.nvtx) {
+    gpuprof_nvtx_push (e, gp->nvtx_msg, payload, GPUPROF_NVTX_CAT_CHAIN);
+    f->nvtx_open = TRUE;
+  }
+  gpuprof_gpu_chain_enter (e->id, payload);
+}
+
+static void
+trace_call (GpuprofProfiler * p, GpuprofThread * t, GpuprofFrame * f,
+    guint64 incl, guint64 self)
+{
+  GpuprofEvent ev;
+
+  gpuprof_event_init (&ev, GPUPROF_EVENT_CHAIN, f->element->id, f->pad->id,
+      t->id, f->start);
+  ev.dur = incl;
+  ev.seq = f->seq;
+  ev.pts = f->pts;
+  ev.size = f->size;
+  ev.self = self;
+  gpuprof_trace_push (t->trace_ring, &ev);
+}
+
+/* A chain call that failed still got its data: the push that made it must
+ * not take its buffers back (push_post) */
+static void
+mark_crossed (GpuprofThread * t)
+{
+  GpuprofFrame *up = gpuprof_thread_top (t);
+
+  if (up && up->kind == GPUPROF_FRAME_PUSH)
+    up->crossed = TRUE;
+}
+
+void
+gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
+    GstFlowReturn res)
+{
+  GpuprofThread *t = enter_thread (p, ts);
+  GpuprofFrame *f = pop_frame_for (p, t, GPUPROF_FRAME_CHAIN, pad);
+  GpuprofPad *gp;
+  GpuprofElement *e;
+  guint64 incl, blocked = 0, self;
+
+  if (!f)
+    return;
+  gp = f->pad;
+  e = f->element;
+  gpuprof_gpu_chain_exit ();
+  if (f->nvtx_open)
+    gpuprof_nvtx_pop (e);
+  incl = ts > f->start ? ts - f->start : 0;
+  if (f->blocked_start)
+    blocked = ts > f->blocked_start ? ts - f->blocked_start : 0;
+  else if (__atomic_load_n (&e->task_pushes, __ATOMIC_RELAXED)
+      && e->role != GPUPROF_ROLE_QUEUE)
+    /* a muxer fed here works on its own thread: this thread only hands the
+     * buffer over, or waits for room */
+    blocked = incl > f->child_ns ? incl - f->child_ns : 0;
+  if (blocked)
+    __atomic_fetch_add (&e->stats.blocked_ns, blocked, __ATOMIC_RELAXED);
+  self = incl > f->child_ns + blocked ? incl - f->child_ns - blocked : 0;
+  gpuprof_stats_add_call (&e->stats, t, self, incl);
+  gpuprof_batches_chain_post (p->batches, t, f, self);
+  if (t->trace_ring)
+    trace_call (p, t, f, incl, self);
+  if (G_UNLIKELY (gp->queue)) {
+    GpuprofQueueOutputs out = queue_outputs (p);
+    gpuprof_queue_chain_post (gp->queue, &out, f, blocked, res, ts);
+  }
+  if (G_UNLIKELY (res != GST_FLOW_OK))
+    mark_crossed (t);
+  charge_to_parent (t, incl);
+}
+
+/* A push from a task loop: the time since the previous push is the
+ * element's work per buffer (sources, demuxers). An element fed on other
+ * threads (muxer, aggregator) waits for input in its loop: its work starts
+ * when the last input arrived. A queue's loop only waits, so is never
+ * charged. */
+static void
+charge_loop (GpuprofElement * e, GpuprofThread * t, guint64 ts)
+{
+  guint64 start = t->loop_mark, child = t->loop_child_ns, loop;
+  guint64 input;
+
+  /* its task thread sets it, chain threads read it (atomic) */
+  if (!__atomic_load_n (&e->task_pushes, __ATOMIC_RELAXED)
+      && e->role != GPUPROF_ROLE_SOURCE)
+    __atomic_store_n (&e->task_pushes, TRUE, __ATOMIC_RELAXED);
+  /* GPU work launched in this loop, outside chain calls, is its */
+  if (G_UNLIKELY (gpuprof_gpu_channel_enabled (GPUPROF_GPU_CHANNEL_TRACER)))
+    gpuprof_gpu_set_thread_element (GPUPROF_GPU_CHANNEL_TRACER, e->id);
+  input = __atomic_load_n (&e->last_input_ts, __ATOMIC_RELAXED);
+  if (input > start) {
+    start = input;
+    child = 0;
+  }
+  loop = ts > start ? ts - start : 0;
+  loop = loop > child ? loop - child : 0;
+  gpuprof_stats_add_call (&e->stats, t, loop, loop);
+}
+
+void
+gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
+    GstBuffer * buffer, GstBufferList * list)
+{
+  GpuprofThread *t = enter_thread (p, ts);
+  GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
+  GpuprofElement *e = gp->element;
+  GpuprofFrame *f;
+  guint64 batch, seq;
+  guint n;
+
+  if (!e)
+    return;
+  n = list ? gst_buffer_list_length (list) : 1;
+  seq = gpuprof_pad_advance (gp, n);
+  t->pipeline_id = element_pipeline_id (p, e);
+
+  if (t->depth == 0 && e->role != GPUPROF_ROLE_QUEUE)
+    charge_loop (e, t, ts);
+  if (G_UNLIKELY (gp->queue)) {
+    GpuprofQueueOutputs out = queue_outputs (p);
+    gpuprof_queue_push_pre (gp->queue, &out, buffer, list, n,
+        data_size (buffer, list), ts);
+  }
+
+  f = open_frame (t, GPUPROF_FRAME_PUSH, gp, pad, e, ts);
+  if (!f)
+    return;
+  f->crossed = FALSE;
+  f->split = FALSE;
+  f->split_calls = 0;
+  f->n_buffers = n;
+  f->seq = seq;
+  /* an aggregator's push forms a batch: a range with its number */
+  batch = gpuprof_batches_push_pre (p->batches, gp, buffer, f->seq, ts);
+  if (batch && p->params.nvtx) {
+    gpuprof_nvtx_push (e, gp->nvtx_msg, batch, GPUPROF_NVTX_CAT_CHAIN);
+    f->nvtx_open = TRUE;
+  }
+}
+
+void
+gpuprof_profiler_push_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
+    GstFlowReturn res)
+{
+  GpuprofThread *t = enter_thread (p, ts);
+  GpuprofFrame *f = pop_frame_for (p, t, GPUPROF_FRAME_PUSH, pad);
+
+  if (!f)
+    return;
+  /* refused before the peer's chain function (flushing, EOS, not linked,
+   * shutdown): the buffers did not leave; of a split list, those after the
+   * chain call that failed never left either. One thread at a time pushes
+   * on a pad, so the sequence is still ours. */
+  if (G_UNLIKELY (res != GST_FLOW_OK)) {
+    guint back = 0;
+
+    if (f->split)
+      back = f->n_buffers - MIN (f->split_calls, f->n_buffers);
+    else if (!f->crossed)
+      back = f->n_buffers;
+    if (back) {
+      __atomic_store_n (&f->pad->seq, f->seq - back, __ATOMIC_RELAXED);
+      if (f->pad->queue)
+        gpuprof_queue_take_back (f->pad->queue, back,
+            res == GST_FLOW_FLUSHING);
+    }
+  }
+  if (f->nvtx_open)
+    gpuprof_nvtx_pop (f->element);
+  if (t->depth == 0) {
+    t->loop_mark = ts;
+    t->loop_child_ns = 0;
+  } else {
+    charge_to_parent (t, ts > f->start ? ts - f->start : 0);
+  }
+}
+
+/* The pad a pull really reaches: ghost and proxy pads only forward (their
+ * own nested pull is ignored), so follow them to the element's pad.
+ * Reffed, or NULL. */
+static GstPad *
+pull_source_pad (GstPad * pad)
+{
+  GstPad *peer = gst_pad_get_peer (pad);
+  guint hops;
+
+  /* bins nest: bounded, in case of a loop while relinking */
+  for (hops = 0; peer && GST_IS_PROXY_PAD (peer) && hops < 64; hops++) {
+    GstProxyPad *internal = gst_proxy_pad_get_internal (GST_PROXY_PAD (peer));
+
+    gst_object_unref (peer);
+    peer = internal ? gst_pad_get_peer (GST_PAD_CAST (internal)) : NULL;
+    if (internal)
+      gst_object_unref (internal);
+  }
+  return peer;
+}
+
+/* pull mode: the upstream element produces the data in its getrange */
+void
+gpuprof_profiler_pull_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad)
+{
+  GpuprofThread *t = enter_thread (p, ts);
+  GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
+  GstPad *peer;
+  GpuprofPad *gpeer;
+  GpuprofFrame *f;
+
+  if (!gp->element)
+    return;
+  /* a thread that only pulls (a sink's or demuxer's loop) is the
+   * pipeline's too */
+  t->pipeline_id = element_pipeline_id (p, gp->element);
+  if (!(peer = pull_source_pad (pad)))
+    return;
+  gpeer = gpuprof_objects_pad (p->objects, t, peer);
+  gst_object_unref (peer);
+  /* gstpad never a GstPad: pulls take the slow path */
+  if (!gpeer->element || !(f = open_frame (t, GPUPROF_FRAME_PULL, gp, gp,
+              gpeer->element, ts)))
+    return;
+  f->seq = gpuprof_pad_advance (gpeer, 1);
+  f->key = gpeer;               /* the upstream pad, for a failed pull */
+  f->pts = GST_CLOCK_TIME_NONE;
+  f->size = 0;
+  f->nvtx_open = p->params.nvtx;
+  if (f->nvtx_open)
+    gpuprof_nvtx_push (gpeer->element, gpeer->nvtx_msg, f->seq,
+        GPUPROF_NVTX_CAT_PULL);
+  gpuprof_gpu_chain_enter (gpeer->element->id, f->seq);
+}
+
+void
+gpuprof_profiler_pull_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
+    GstBuffer * buffer, GstFlowReturn res)
+{
+  GpuprofThread *t = enter_thread (p, ts);
+  GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
+  GpuprofFrame *f;
+  guint64 incl, self;
+
+  if (!gp->element || !(f = pop_frame (t, GPUPROF_FRAME_PULL, gp)))
+    return;
+  gpuprof_gpu_chain_exit ();
+  if (f->nvtx_open)
+    gpuprof_nvtx_pop (f->element);
+  incl = ts > f->start ? ts - f->start : 0;
+  self = incl > f->child_ns ? incl - f->child_ns : 0;
+  gpuprof_stats_add_call (&f->element->stats, t, self, incl);
+  if (t->trace_ring) {
+    f->size = buffer && res == GST_FLOW_OK ? gst_buffer_get_size (buffer) : 0;
+    trace_call (p, t, f, incl, self);
+  }
+  /* the upstream pad's sequence counted the pull; the puller's sink pad
+   * did not */
+  if (res == GST_FLOW_OK) {
+    gpuprof_stats_add_buffers_in (&gp->element->stats, 1);
+  } else {
+    GpuprofPad *up = (GpuprofPad *) f->key;
+    __atomic_store_n (&up->seq, f->seq - 1, __ATOMIC_RELAXED);
+  }
+  charge_to_parent (t, incl);
+}
+
+/* ------------------------------------------------------ events, queries */
+
+static void
+push_call_frame (GpuprofThread * t, GpuprofPad * gp, GstPad * pad, guint64 ts)
+{
+  open_frame (t, GPUPROF_FRAME_CALL, gp, pad, gp->element, ts);
+}
+
+static void
+pop_call_frame (GpuprofThread * t, GpuprofPad * gp, guint64 ts)
+{
+  GpuprofFrame *f = pop_frame (t, GPUPROF_FRAME_CALL, gp);
+
+  if (f)
+    charge_to_parent (t, ts > f->start ? ts - f->start : 0);
+}
+
+static const gchar *
+event_mark_text (GstEvent * event)
+{
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_EOS:
+      return "EOS";
+    case GST_EVENT_FLUSH_START:
+      return "flush-start";
+    case GST_EVENT_FLUSH_STOP:
+      return "flush-stop";
+    case GST_EVENT_SEGMENT:
+      return "segment";
+    default:
+      return NULL;
+  }
+}
+
+static GpuprofMarkType
+event_mark_type (GstEvent * event)
+{
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_EOS:
+      return GPUPROF_MARK_EOS;
+    case GST_EVENT_FLUSH_START:
+      return GPUPROF_MARK_FLUSH_START;
+    case GST_EVENT_FLUSH_STOP:
+      return GPUPROF_MARK_FLUSH_STOP;
+    default:
+      return GPUPROF_MARK_SEGMENT;
+  }
+}
+
+/* an instant on the element's row: an event passed, its state changed */
+static void
+trace_mark (GpuprofProfiler * p, GpuprofThread * t, GpuprofElement * e,
+    GpuprofPad * gp, guint64 ts, GpuprofMarkType type, guint64 seq)
+{
+  GpuprofEvent ev;
+
+  gpuprof_event_init (&ev, GPUPROF_EVENT_MARK, e->id, gp ? gp->id : 0,
+      t ? t->id : 0, ts);
+  ev.seq = seq;
+  ev.arg0 = type;
+  gpuprof_emit (p->trace, t, &ev);
+}
+
+static void
+flush_peer_queue (GpuprofProfiler * p, GpuprofThread * t, GstPad * pad,
+    guint64 ts)
+{
+  GstPad *peer = gst_pad_get_peer (pad);
+  GpuprofPad *gpeer;
+
+  if (!peer)
+    return;
+  gpeer = gpuprof_objects_pad (p->objects, t, peer);
+  if (gpeer->queue) {
+    GpuprofQueueOutputs out = queue_outputs (p);
+    gpuprof_queue_flush (gpeer->queue, &out, ts);
+  }
+  gst_object_unref (peer);
+}
+
+void
+gpuprof_profiler_event_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
+    GstEvent * event)
+{
+  GpuprofThread *t = enter_thread (p, ts);
+  GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
+  const gchar *mark;
+  guint64 seq;
+
+  if (!gp->element)
+    return;
+  mark = event_mark_text (event);
+  /* an application thread (a flush, EOS) may send while the streaming
+   * thread advances the pad's sequence */
+  seq = mark ? __atomic_load_n (&gp->seq, __ATOMIC_RELAXED) : 0;
+  if (mark && p->params.nvtx)
+    gpuprof_nvtx_mark (gp->element, mark, seq, GPUPROF_NVTX_CAT_EVENT);
+  if (mark && t->trace_ring)
+    trace_mark (p, t, gp->element, gp, ts, event_mark_type (event), seq);
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && GST_PAD_IS_SRC (pad))
+    gpuprof_batches_eos (p->batches, gp);
+  /* EOS leaves a queue after all its data, or after downstream refused
+   * more (the queue then threw the rest away) */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && gp->queue
+      && GST_PAD_IS_SRC (pad)) {
+    GpuprofQueueOutputs out = queue_outputs (p);
+    gpuprof_queue_eos (gp->queue, &out,
+        gst_pad_get_last_flow_return (pad) != GST_FLOW_OK, ts);
+  }
+  /* a flush empties the queue downstream of this pad: its items are gone */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_START
+      && GST_PAD_IS_SRC (pad))
+    flush_peer_queue (p, t, pad, ts);
+  push_call_frame (t, gp, pad, ts);
+}
+
+void
+gpuprof_profiler_event_post (GpuprofProfiler * p, guint64 ts, GstPad * pad)
+{
+  GpuprofThread *t = enter_thread (p, ts);
+  GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
+
+  if (gp->element)
+    pop_call_frame (t, gp, ts);
+}
+
+/* A query on a streaming thread (not an application's): its record */
+static GpuprofPad *
+streaming_query_pad (GpuprofProfiler * p, GstPad * pad, GpuprofThread ** t)
+{
+  GpuprofPad *gp;
+
+  *t = gpuprof_thread_peek ();
+  if (!*t || (*t)->first_ts == 0)
+    return NULL;
+  gp = gpuprof_objects_pad (p->objects, *t, pad);
+  return gp->element ? gp : NULL;
+}
+
+void
+gpuprof_profiler_query_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad)
+{
+  GpuprofThread *t;
+  GpuprofPad *gp = streaming_query_pad (p, pad, &t);
+
+  if (gp)
+    push_call_frame (t, gp, pad, ts);
+}
+
+void
+gpuprof_profiler_query_post (GpuprofProfiler * p, guint64 ts, GstPad * pad)
+{
+  GpuprofThread *t;
+  GpuprofPad *gp = streaming_query_pad (p, pad, &t);
+
+  if (gp)
+    pop_call_frame (t, gp, ts);
+}
+
+/* ------------------------------------------------ messages, lifecycle */
+
+void
+gpuprof_profiler_message (GpuprofProfiler * p, guint64 ts,
+    GstElement * element, GstMessage * message)
+{
+  GstStreamStatusType type;
+  GstElement *owner;
+  const GValue *val;
+  GpuprofThread *t;
+  gchar *name;
+
+  /* the end of the data: the trace and GPU records are brought up to date,
+   * so they are complete even if the process dies now */
+  if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_EOS && GST_IS_PIPELINE (element)
+      && !GST_OBJECT_PARENT (element)) {
+    if (p->gpu_on)
+      gpuprof_cupti_flush (TRUE);
+    if (p->trace)
+      gpuprof_trace_flush (p->trace);
+    return;
+  }
+  if (GST_MESSAGE_TYPE (message) != GST_MESSAGE_STREAM_STATUS)
+    return;
+  gst_message_parse_stream_status (message, &type, &owner);
+  if (type != GST_STREAM_STATUS_TYPE_ENTER)
+    return;
+  /* ENTER is posted from the new streaming thread itself */
+  val = gst_message_get_stream_status_object (message);
+  if (!val || !G_VALUE_HOLDS_OBJECT (val) || !GST_IS_TASK (g_value_get_object
+          (val)))
+    return;
+  t = gpuprof_thread_get ();
+  name = gst_object_get_name (GST_OBJECT (g_value_get_object (val)));
+  if (name) {
+    gpuprof_thread_set_name (t, name, TRUE);
+    if (!t->announced)
+      announce_thread (p, t);
+    else
+      name_thread (p, t);
+  }
+  g_free (name);
+}
+
+void
+gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
+    GstElement * element, GstStateChange transition,
+    GstStateChangeReturn result)
+{
+  GpuprofElement *e = gpuprof_objects_element_peek (element);
+
+  /* seen before it was in a bin: set up (or moved) without gst_bin_add? */
+  if (e && !__atomic_load_n (&e->pipeline_id, __ATOMIC_RELAXED)
+      && !GST_IS_BIN (element))
+    gpuprof_objects_reparented (p->objects, element);
+  if (p->params.nvtx && e && e->nvtx_domain) {
+    gchar *text = g_strdup_printf ("%s -> %s",
+        gst_element_state_get_name (GST_STATE_TRANSITION_CURRENT (transition)),
+        gst_element_state_get_name (GST_STATE_TRANSITION_NEXT (transition)));
+    gpuprof_nvtx_mark (e, text, (guint64) transition, GPUPROF_NVTX_CAT_STATE);
+    g_free (text);
+  }
+  if (p->trace && e)
+    trace_mark (p, gpuprof_thread_peek (), e, NULL, ts,
+        GPUPROF_MARK_STATE_CHANGE, (guint64) transition);
+  /* batch-size and interval at the start of a run, off the streaming
+   * threads */
+  if ((transition == GST_STATE_CHANGE_READY_TO_PAUSED
+          || transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING)
+      && result != GST_STATE_CHANGE_FAILURE && !GST_IS_BIN (element)
+      && (g_object_class_find_property (G_OBJECT_GET_CLASS (element),
+              "batch-size") || g_object_class_find_property
+          (G_OBJECT_GET_CLASS (element), "interval")))
+    gpuprof_batches_read_properties (p->batches,
+        gpuprof_objects_element (p->objects, element));
+  /* a queue stopping empties itself unpushed */
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && e && e->queues)
+    gpuprof_hooks_end_queues (p, e, ts);
+  /* the end of a run: a top-level pipeline back to NULL */
+  if (transition == GST_STATE_CHANGE_READY_TO_NULL
+      && GST_IS_PIPELINE (element) && !GST_OBJECT_PARENT (element))
+    gpuprof_profiler_report_pipeline (p, gpuprof_objects_pipeline (p->objects,
+            element));
+}
+
+void
+gpuprof_profiler_element_added (GpuprofProfiler * p, GstBin * bin,
+    GstElement * element, gboolean result)
+{
+  if (result)
+    gpuprof_objects_reparented (p->objects, element);
+}
+
+void
+gpuprof_profiler_object_destroyed (GpuprofProfiler * p, guint64 ts,
+    GstObject * object)
+{
+  if (!GST_IS_PAD (object) && !GST_IS_ELEMENT (object))
+    return;
+  gpuprof_objects_destroyed (p->objects, object);
+  /* a top-level bin is destroyed after all it held: its records can go,
+   * unless a report is being made (the next report's sweep frees them) */
+  if (GST_IS_BIN (object) && !GST_OBJECT_PARENT (object)
+      && g_mutex_trylock (&p->report_lock)) {
+    gpuprof_profiler_sweep_locked (p);
+    g_mutex_unlock (&p->report_lock);
+  }
+}
+
+void
+gpuprof_profiler_count_records (GpuprofProfiler * p, guint * elements,
+    guint * pads, guint * pipelines)
+{
+  gpuprof_objects_count (p->objects, elements, pads, pipelines);
+}

@@ -1,0 +1,41 @@
+/* gpuprof: what the session (gpuprof-profiler.c) and the hooks
+ * (gpuprof-hooks.c) share. Private to the library. */
+#pragma once
+
+#include "gpuprof-batch.h"
+#include "gpuprof-objects.h"
+#include "gpuprof-profiler.h"
+#include "gpuprof-trace.h"
+
+G_BEGIN_DECLS
+
+struct _GpuprofProfiler
+{
+  GpuprofParams params;
+  GpuprofObjects *objects;
+  GPtrArray *outputs;           /* GpuprofOutput *, see gpuprof-output.h */
+  GpuprofTrace *trace;          /* the trace output's writer, for the hooks;
+                                 * NULL: no trace= or it could not open */
+  gsize gpu_started;            /* g_once: CUPTI tried when a run starts */
+  gboolean gpu_on;              /* CUPTI attribution running */
+  gchar *gpu_off_reason;        /* why not, for the report (cupti=on) */
+  GpuprofBatches *batches;      /* per-batch analysis (gpuprof-batch.h) */
+
+  GMutex report_lock;           /* guards below; reports are rare */
+  gchar *last_report;
+};
+
+/* gpuprof-hooks.c */
+void gpuprof_hooks_init (void);
+/* the queue stopped or the trace closes: what it holds is left */
+void gpuprof_hooks_end_queues (GpuprofProfiler * p, GpuprofElement * e,
+    guint64 ts);
+
+/* gpuprof-profiler.c */
+/* the end of a run: report, save, reset */
+void gpuprof_profiler_report_pipeline (GpuprofProfiler * p,
+    GpuprofPipeline * pl);
+/* report lock held */
+void gpuprof_profiler_sweep_locked (GpuprofProfiler * p);
+
+G_END_DECLS
