@@ -4,6 +4,10 @@
  *                                    (stats=) or a trace (trace=)
  *   gst-gpuprof diff BEFORE AFTER    before/after figures and their ratios
  *   gst-gpuprof params               the tracer's parameters
+ *   gst-gpuprof sweep [OPTIONS] -- TEMPLATE
+ *                                    run a pipeline template at many
+ *                                    settings, find the plateau batch or
+ *                                    the most streams (docs/sweep.md)
  *
  * Exit status: 0 done, 1 usage error, 2 a file is missing, unreadable,
  * malformed or not a gpuprof summary or trace.
@@ -19,6 +23,7 @@
 #include "gpuprof-load.h"
 #include "gpuprof-params.h"
 #include "gpuprof-report.h"
+#include "gpuprof-sweep-run.h"
 
 enum
 {
@@ -42,6 +47,11 @@ static const gchar usage_text[] =
     "                       the overall throughput ratio.\n"
     "  params               List the tracer's parameters (GST_TRACERS=\n"
     "                       \"gpuprof(key=value,...)\"): values, defaults.\n"
+    "  sweep [OPTIONS] -- TEMPLATE\n"
+    "                       Run a pipeline template at many settings under\n"
+    "                       the tracer: fps, latency, limiting stage per\n"
+    "                       point; plateau batch, most streams\n"
+    "                       ('gst-gpuprof sweep --help').\n"
     "\n"
     "Options:\n"
     "  -h, --help           Show this help\n"
@@ -146,6 +156,9 @@ main (int argc, char **argv)
   const gchar *cmd = argc > 1 ? argv[1] : NULL;
   gint i;
 
+  /* sweep has options of its own (and a template that may hold anything) */
+  if (cmd && strcmp (cmd, "sweep") == 0)
+    return gpuprof_sweep_command (argc - 1, argv + 1);
   for (i = 1; i < argc; i++) {
     if (strcmp (argv[i], "-h") == 0 || strcmp (argv[i], "--help") == 0) {
       fputs (usage_text, stdout);
@@ -157,7 +170,7 @@ main (int argc, char **argv)
     }
   }
   if (cmd == NULL)
-    return usage_error ("%s", "missing command (report, diff or params)");
+    return usage_error ("%s", "missing command (report, diff, params or sweep)");
   if (strcmp (cmd, "report") == 0)
     return cmd_report (argc - 2, argv + 2);
   if (strcmp (cmd, "diff") == 0)
@@ -169,5 +182,5 @@ main (int argc, char **argv)
     g_free (text);
     return EXIT_OK;
   }
-  return usage_error ("unknown command '%s' (report, diff or params)", cmd);
+  return usage_error ("unknown command '%s' (report, diff, params or sweep)", cmd);
 }
