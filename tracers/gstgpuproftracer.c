@@ -211,10 +211,12 @@ row_structure (const GpuprofSnapshot * snap, const gchar * path, RowKind kind)
   switch (kind) {
     case ROW_ELEMENT:
       row = gpuprof_snapshot_find_element (snap, path);
-      return row ? gpuprof_element_row_to_structure (row) : NULL;
+      return row ? gpuprof_summary_row_to_structure (GPUPROF_SUMMARY_ELEMENTS,
+          row) : NULL;
     case ROW_QUEUE:
       row = gpuprof_snapshot_find_queue (snap, path);
-      return row ? gpuprof_queue_row_to_structure (row) : NULL;
+      return row ? gpuprof_summary_row_to_structure (GPUPROF_SUMMARY_QUEUES,
+          row) : NULL;
     case ROW_BATCH:
       if ((row = gpuprof_snapshot_find_batch (snap, path)))
         return gpuprof_summary_row_to_structure (GPUPROF_SUMMARY_BATCHES, row);
