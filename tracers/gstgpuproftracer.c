@@ -462,9 +462,9 @@ gst_gpuprof_tracer_class_init (GstGpuprofTracerClass * klass)
    * @path: an element's path, "pipeline0/infer"
    *
    * Returns: (transfer full) (nullable): the element's statistics so far,
-   * a #GstStructure named "gpuprof-element" (fields "self-ns", "calls",
-   * "self-p99-ns", ... listed in docs/signals.md), or %NULL when no element
-   * has that path.
+   * a #GstStructure named "gpuprof-element" (fields "self_ns", "calls",
+   * "self_p99_ns", ...: the summary's JSON keys, listed in
+   * docs/signals.md), or %NULL when no element has that path.
    *
    * Since: 0.1
    */
@@ -495,8 +495,8 @@ gst_gpuprof_tracer_class_init (GstGpuprofTracerClass * klass)
    * @path: an aggregator's path, or the path of a stage of its batches
    *
    * Returns: (transfer full) (nullable): for an aggregator, its batches
-   * ("gpuprof-batches"); for a stage, its work on batches
-   * ("gpuprof-stages"); fields named as in the JSON summary
+   * ("gpuprof-batch"); for a stage, its work on batches
+   * ("gpuprof-stage"); fields named as in the JSON summary
    * (docs/summary-schema.md); %NULL for any other path.
    *
    * Since: 0.1
