@@ -4,34 +4,21 @@
 
 #include <string.h>
 
-/* row type of each table id */
-#define ROW_RUN GpuprofSnapshot
-#define ROW_ELEMENTS GpuprofElementRow
-#define ROW_QUEUES GpuprofQueueRow
-#define ROW_THREADS GpuprofThreadRow
-#define ROW_BATCHES GpuprofBatchRow
-#define ROW_STAGES GpuprofStageRow
-#define ROW_ADVICE GpuprofAdviceRow
-#define ROW_GPU_ELEMENTS GpuprofGpuElementRow
-#define ROW_GPU_KERNELS GpuprofGpuKernelRow
-#define ROW_GPU_DEVICES GpuprofGpuDeviceRow
-#define ROW_GPU GpuprofGpuRow
-
 #define FIELD(row_type, member, type, desc) \
   { #member, GPUPROF_FIELD_##type, G_STRUCT_OFFSET (row_type, member), desc },
 
 /* one static field array per table: fields_RUN, fields_ELEMENTS, ... */
-#define F_RUN(m, t, d) FIELD (ROW_RUN, m, t, d)
-#define F_ELEMENTS(m, t, d) FIELD (ROW_ELEMENTS, m, t, d)
-#define F_QUEUES(m, t, d) FIELD (ROW_QUEUES, m, t, d)
-#define F_THREADS(m, t, d) FIELD (ROW_THREADS, m, t, d)
-#define F_BATCHES(m, t, d) FIELD (ROW_BATCHES, m, t, d)
-#define F_STAGES(m, t, d) FIELD (ROW_STAGES, m, t, d)
-#define F_ADVICE(m, t, d) FIELD (ROW_ADVICE, m, t, d)
-#define F_GPU_ELEMENTS(m, t, d) FIELD (ROW_GPU_ELEMENTS, m, t, d)
-#define F_GPU_KERNELS(m, t, d) FIELD (ROW_GPU_KERNELS, m, t, d)
-#define F_GPU_DEVICES(m, t, d) FIELD (ROW_GPU_DEVICES, m, t, d)
-#define F_GPU(m, t, d) FIELD (ROW_GPU, m, t, d)
+#define F_RUN(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_RUN, m, t, d)
+#define F_ELEMENTS(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_ELEMENTS, m, t, d)
+#define F_QUEUES(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_QUEUES, m, t, d)
+#define F_THREADS(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_THREADS, m, t, d)
+#define F_BATCHES(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_BATCHES, m, t, d)
+#define F_STAGES(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_STAGES, m, t, d)
+#define F_ADVICE(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_ADVICE, m, t, d)
+#define F_GPU_ELEMENTS(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_GPU_ELEMENTS, m, t, d)
+#define F_GPU_KERNELS(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_GPU_KERNELS, m, t, d)
+#define F_GPU_DEVICES(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_GPU_DEVICES, m, t, d)
+#define F_GPU(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_GPU, m, t, d)
 
 #define FIELD_ARRAY(ID, name, record, n_key, single) \
   static const GpuprofSummaryField fields_##ID[] = { \
@@ -40,7 +27,7 @@
 GPUPROF_SCHEMA_TABLES (FIELD_ARRAY)
 
 #define TABLE(ID, name, record, n_key, single) \
-  { #name, #record, sizeof (ROW_##ID), fields_##ID, \
+  { #name, #record, sizeof (GPUPROF_SCHEMA_ROW_##ID), fields_##ID, \
     G_N_ELEMENTS (fields_##ID), n_key, single },
 
 static const GpuprofSummaryTable tables[GPUPROF_SUMMARY_N_TABLES] = {

@@ -47,6 +47,19 @@ typedef struct
   GArray *gpu;                  /* GpuprofGpuRow: one row when GPU was on */
 } GpuprofSnapshot;
 
+/* the row type of each table of GPUPROF_SCHEMA_TABLES, by its ID */
+#define GPUPROF_SCHEMA_ROW_RUN GpuprofSnapshot
+#define GPUPROF_SCHEMA_ROW_ELEMENTS GpuprofElementRow
+#define GPUPROF_SCHEMA_ROW_QUEUES GpuprofQueueRow
+#define GPUPROF_SCHEMA_ROW_THREADS GpuprofThreadRow
+#define GPUPROF_SCHEMA_ROW_BATCHES GpuprofBatchRow
+#define GPUPROF_SCHEMA_ROW_STAGES GpuprofStageRow
+#define GPUPROF_SCHEMA_ROW_ADVICE GpuprofAdviceRow
+#define GPUPROF_SCHEMA_ROW_GPU_ELEMENTS GpuprofGpuElementRow
+#define GPUPROF_SCHEMA_ROW_GPU_KERNELS GpuprofGpuKernelRow
+#define GPUPROF_SCHEMA_ROW_GPU_DEVICES GpuprofGpuDeviceRow
+#define GPUPROF_SCHEMA_ROW_GPU GpuprofGpuRow
+
 GpuprofSnapshot *gpuprof_snapshot_new (const gchar * pipeline);
 void gpuprof_snapshot_free (GpuprofSnapshot * snap);
 void gpuprof_snapshot_sort (GpuprofSnapshot * snap);

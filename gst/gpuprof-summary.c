@@ -323,21 +323,6 @@ record_str (GPtrArray * pool, const gchar * s)
 #define LOG_BOOLEAN(v) (v)
 #define RECORD_VALUE(member, type, desc) , LOG_##type (row->member)
 
-/* row type of each table, for the record values */
-#define ROW_RUN GpuprofSnapshot
-#define ROW_ELEMENTS GpuprofElementRow
-#define ROW_QUEUES GpuprofQueueRow
-#define ROW_THREADS GpuprofThreadRow
-#define ROW_BATCHES GpuprofBatchRow
-#define ROW_STAGES GpuprofStageRow
-#define ROW_ADVICE GpuprofAdviceRow
-#define ROW_GPU_ELEMENTS GpuprofGpuElementRow
-#define ROW_GPU_KERNELS GpuprofGpuKernelRow
-#define ROW_GPU_DEVICES GpuprofGpuDeviceRow
-#define ROW_GPU GpuprofGpuRow
-
-/* The run record's first column is the pipeline; every other record starts
- * with the pipeline too, so lines of several pipelines can be told apart. */
 #define PREFIX_SPEC(ID) PREFIX_SPEC_##ID
 #define PREFIX_VALUE(ID) PREFIX_VALUE_##ID
 #define PREFIX_SPEC_RUN
@@ -385,7 +370,7 @@ records_new (gpointer unused)
 /* gst_tracer_record_log() is variadic: one call per table */
 #define RECORD_LOG(ID, name, record, n_key, single) \
   case GPUPROF_SUMMARY_##ID: { \
-    const ROW_##ID *row = gpuprof_summary_row (snap, id, i); \
+    const GPUPROF_SCHEMA_ROW_##ID *row = gpuprof_summary_row (snap, id, i); \
     gst_tracer_record_log (records[id] PREFIX_VALUE (ID) \
         GPUPROF_SCHEMA_##ID (RECORD_VALUE)); \
     break; \

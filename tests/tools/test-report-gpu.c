@@ -7,13 +7,13 @@
 #include <gst/gst.h>
 #include <glib/gstdio.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "fake-activity.h"
 #include "gpuprof-gpu-tables.h"
 #include "gpuprof-report.h"
 #include "gpuprof-summary.h"
 #include "gpuprof-trace.h"
+#include "tools-report-util.h"
 
 #define TR GPUPROF_GPU_CHANNEL_TRACER
 
@@ -108,29 +108,6 @@ live_snapshot (guint64 wall_start, guint64 wall_end)
   gpuprof_snapshot_compute_verdict (snap);
   gpuprof_gpu_tables_fill (snap, TR, path_of, NULL, wall_start, wall_end);
   return snap;
-}
-
-static gint
-run_report (const gchar * file, gchar ** out, gchar ** err)
-{
-  const gchar *argv[] = { g_getenv ("GST_GPUPROF"), "report", file, NULL };
-  gint status;
-
-  g_assert_true (g_spawn_sync (NULL, (gchar **) argv, NULL, 0, NULL, NULL,
-          out, err, &status, NULL));
-  g_test_message ("stdout:\n%s\nstderr:\n%s", *out, *err);
-  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
-}
-
-static void
-assert_report_equals (const gchar * file, const gchar * expected)
-{
-  gchar *out, *err;
-
-  g_assert_cmpint (run_report (file, &out, &err), ==, 0);
-  g_assert_cmpstr (out, ==, expected);
-  g_free (out);
-  g_free (err);
 }
 
 /* the tables hold what the attribution code counted */
@@ -232,12 +209,12 @@ test_report_from_summary_and_trace (void)
 
   g_assert_nonnull (strstr (live, "GPU (CUPTI): 32 records, 3 dropped by CUPTI, 1 settled"));
   g_assert_true (gpuprof_summary_save (snap, sum, NULL));
-  assert_report_equals (sum, live);
+  tools_assert_report_equals (sum, live);
 
   gpuprof_trace_push (gpuprof_trace_ring_for_thread (trace, 1), &ev);
   g_assert_true (gpuprof_trace_close (trace, json, NULL));
   gpuprof_trace_free (trace);
-  assert_report_equals (tr, live);
+  tools_assert_report_equals (tr, live);
 
   g_free (tr);
   g_free (sum);
