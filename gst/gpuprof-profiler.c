@@ -9,6 +9,7 @@
 #include "gpuprof-clock.h"
 #include "gpuprof-cupti.h"
 #include "gpuprof-gpu.h"
+#include "gpuprof-gpu-tables.h"
 #include "gpuprof-gputrace.h"
 #include "gpuprof-nvtx.h"
 #include "gpuprof-objects.h"
@@ -409,18 +410,16 @@ snapshot_pipeline (GpuprofProfiler * p, GpuprofPipeline * pl)
   return snapshot_pipeline_wall (p, pl, NULL, NULL);
 }
 
-/* The GPU section, part of the snapshot so saved summaries print it too */
-static gchar *
-gpu_section (GpuprofProfiler * p, guint64 first, guint64 last)
+/* The GPU tables, part of the snapshot so saved summaries print them too */
+static void
+gpu_section (GpuprofProfiler * p, GpuprofSnapshot * snap, guint64 first,
+    guint64 last)
 {
   /* GPU records are on the monotonic clock */
   guint64 start = gpuprof_clock_start_monotonic ();
-  gchar *gpu = gpuprof_gpu_format_report (GPUPROF_GPU_CHANNEL_TRACER,
-      element_path_cb, p, first ? start + first : 0, last ? start + last : 0);
 
-  if (gpu && !*gpu)
-    g_clear_pointer (&gpu, g_free);
-  return gpu;
+  gpuprof_gpu_tables_fill (snap, GPUPROF_GPU_CHANNEL_TRACER, element_path_cb,
+      p, first ? start + first : 0, last ? start + last : 0);
 }
 
 /* What only a live run knows: why GPU attribution is off, each output's
@@ -511,7 +510,7 @@ report_pipeline_locked (GpuprofProfiler * p, GpuprofPipeline * pl)
     gpuprof_cupti_flush (TRUE);
   snap = snapshot_pipeline_wall (p, pl, &first, &last);
   if (p->gpu_on)
-    snap->gpu_section = gpu_section (p, first, last);
+    gpu_section (p, snap, first, last);
   text = gpuprof_report_format (snap);
   {
     GString *full = g_string_new (text);

@@ -343,6 +343,93 @@ format_advice (const GpuprofSnapshot * s, GString * out)
   }
 }
 
+#define MS(ns) ((ns) / 1e6)
+
+static void
+format_gpu_element (const GpuprofGpuElementRow * r, GString * out)
+{
+  g_string_append_printf (out, "  %-40s %10.3f %10.3f %10.3f %10.3f %8"
+      G_GUINT64_FORMAT " %7" G_GUINT64_FORMAT " %10.2f", r->path,
+      MS (r->gpu_ns), MS (r->kernel_ns), MS (r->copy_ns), MS (r->memset_ns),
+      r->kernels, r->copies,
+      (r->copy_bytes + r->memset_bytes) / (1024.0 * 1024.0));
+  if (r->buffers)
+    g_string_append_printf (out, " %8" G_GUINT64_FORMAT " %10.1f\n",
+        r->buffers, r->gpu_ns / 1e3 / r->buffers);
+  else
+    g_string_append_printf (out, " %8s %10s\n", "-", "-");
+}
+
+static void
+format_gpu_kernels (const GpuprofSnapshot * s, GString * out)
+{
+  guint i;
+
+  if (!s->gpu_kernels->len)
+    return;
+  g_string_append_printf (out, "  %-50s %-30s %8s %10s %10s\n", "top kernels",
+      "element", "calls", "total ms", "mean us");
+  for (i = 0; i < s->gpu_kernels->len; i++) {
+    const GpuprofGpuKernelRow *k =
+        &g_array_index (s->gpu_kernels, GpuprofGpuKernelRow, i);
+
+    g_string_append_printf (out, "  %-50.50s %-30.30s %8" G_GUINT64_FORMAT
+        " %10.3f %10.1f\n", k->name, k->element, k->calls, MS (k->ns),
+        k->calls ? k->ns / 1e3 / k->calls : 0.0);
+  }
+}
+
+static void
+format_gpu_devices (const GpuprofSnapshot * s, GString * out)
+{
+  guint i;
+
+  if (!s->gpu_devices->len)
+    return;
+  g_string_append_printf (out, "  %-8s %7s %10s %10s  %s\n", "device",
+      "busy %", "busy ms", "span ms", "longest idle gaps (ms)");
+  for (i = 0; i < s->gpu_devices->len; i++) {
+    const GpuprofGpuDeviceRow *d =
+        &g_array_index (s->gpu_devices, GpuprofGpuDeviceRow, i);
+    const guint64 gaps[] = { d->gap1_ns, d->gap2_ns, d->gap3_ns, d->gap4_ns,
+      d->gap5_ns
+    };
+    guint g;
+
+    g_string_append_printf (out, "  %-8" G_GUINT64_FORMAT " %7.1f %10.3f "
+        "%10.3f ", d->device, 100.0 * d->busy, MS (d->busy_ns),
+        MS (d->span_ns));
+    for (g = 0; g < MIN (d->gaps, G_N_ELEMENTS (gaps)); g++)
+      g_string_append_printf (out, " %.3f", MS (gaps[g]));
+    g_string_append_c (out, '\n');
+  }
+}
+
+/* The GPU (CUPTI) section: per element, unattributed per thread, totals
+ * with the attribution check, top kernels, devices. */
+static void
+format_gpu (const GpuprofSnapshot * s, GString * out)
+{
+  const GpuprofGpuRow *t = &g_array_index (s->gpu, GpuprofGpuRow, 0);
+  guint i;
+
+  g_string_append_printf (out, "\nGPU (CUPTI): %" G_GUINT64_FORMAT
+      " records, %" G_GUINT64_FORMAT " dropped by CUPTI, %" G_GUINT64_FORMAT
+      " settled without their API record, %" G_GUINT64_FORMAT
+      " still pending\n", t->records, t->dropped, t->unjoined, t->pending);
+  g_string_append_printf (out, "  %-40s %10s %10s %10s %10s %8s %7s %10s %8s "
+      "%10s\n", "element", "GPU ms", "kernel ms", "copy ms", "memset ms",
+      "kernels", "copies", "MiB", "buffers", "us/buffer");
+  for (i = 0; i < s->gpu_elements->len; i++)
+    format_gpu_element (&g_array_index (s->gpu_elements, GpuprofGpuElementRow,
+            i), out);
+  g_string_append_printf (out, "  %-40s %10.3f   = %.3f by external id + %.3f "
+      "by thread + %.3f unattributed\n", "total", MS (t->total_ns),
+      MS (t->external_ns), MS (t->thread_ns), MS (t->unattributed_ns));
+  format_gpu_kernels (s, out);
+  format_gpu_devices (s, out);
+}
+
 gchar *
 gpuprof_report_verdict (const GpuprofSnapshot * s)
 {
@@ -371,7 +458,7 @@ gpuprof_report_format (const GpuprofSnapshot * s)
   g_string_append_printf (out, "\n%s\n", verdict);
   format_advice (s, out);
   g_free (verdict);
-  if (s->gpu_section)
-    g_string_append_printf (out, "\n%s", s->gpu_section);
+  if (s->gpu && s->gpu->len)
+    format_gpu (s, out);
   return g_string_free (out, FALSE);
 }

@@ -1,53 +1,25 @@
 /* gpuprof: a point-in-time copy of one pipeline's statistics. */
 #include "gpuprof-snapshot.h"
+#include "gpuprof-summary.h"
 
 #include <string.h>
 
-static void
-element_row_clear (GpuprofElementRow * r)
-{
-  g_free (r->path);
-  g_free (r->factory);
-  g_free (r->role);
-  g_free (r->thread);
-}
+/* clear funcs of the row arrays: free each table's strings */
+#define ROW_CLEAR(ID, name, record, n_key, single) \
+  static G_GNUC_UNUSED void \
+  clear_##name (gpointer row) \
+  { \
+    gpuprof_summary_row_clear (GPUPROF_SUMMARY_##ID, row); \
+  }
+GPUPROF_SCHEMA_TABLES (ROW_CLEAR)
 
-static void
-queue_row_clear (GpuprofQueueRow * r)
+static GArray *
+rows_new (gsize row_size, GDestroyNotify clear)
 {
-  g_free (r->path);
-}
+  GArray *a = g_array_new (FALSE, TRUE, row_size);
 
-static void
-thread_row_clear (GpuprofThreadRow * r)
-{
-  g_free (r->name);
-  g_free (r->top_element);
-}
-
-static void
-batch_row_clear (GpuprofBatchRow * r)
-{
-  g_free (r->path);
-  g_free (r->factory);
-}
-
-static void
-stage_row_clear (GpuprofStageRow * r)
-{
-  g_free (r->path);
-  g_free (r->factory);
-  g_free (r->aggregator);
-  g_free (r->thread);
-}
-
-static void
-advice_row_clear (GpuprofAdviceRow * r)
-{
-  g_free (r->rule);
-  g_free (r->stage);
-  g_free (r->setting);
-  g_free (r->reason);
+  g_array_set_clear_func (a, clear);
+  return a;
 }
 
 GpuprofSnapshot *
@@ -56,18 +28,17 @@ gpuprof_snapshot_new (const gchar * pipeline)
   GpuprofSnapshot *s = g_new0 (GpuprofSnapshot, 1);
 
   s->pipeline = g_strdup (pipeline ? pipeline : "");
-  s->elements = g_array_new (FALSE, TRUE, sizeof (GpuprofElementRow));
-  s->queues = g_array_new (FALSE, TRUE, sizeof (GpuprofQueueRow));
-  s->threads = g_array_new (FALSE, TRUE, sizeof (GpuprofThreadRow));
-  g_array_set_clear_func (s->elements, (GDestroyNotify) element_row_clear);
-  g_array_set_clear_func (s->queues, (GDestroyNotify) queue_row_clear);
-  g_array_set_clear_func (s->threads, (GDestroyNotify) thread_row_clear);
-  s->batches = g_array_new (FALSE, TRUE, sizeof (GpuprofBatchRow));
-  s->stages = g_array_new (FALSE, TRUE, sizeof (GpuprofStageRow));
-  s->advice = g_array_new (FALSE, TRUE, sizeof (GpuprofAdviceRow));
-  g_array_set_clear_func (s->batches, (GDestroyNotify) batch_row_clear);
-  g_array_set_clear_func (s->stages, (GDestroyNotify) stage_row_clear);
-  g_array_set_clear_func (s->advice, (GDestroyNotify) advice_row_clear);
+  s->elements = rows_new (sizeof (GpuprofElementRow), clear_elements);
+  s->queues = rows_new (sizeof (GpuprofQueueRow), clear_queues);
+  s->threads = rows_new (sizeof (GpuprofThreadRow), clear_threads);
+  s->batches = rows_new (sizeof (GpuprofBatchRow), clear_batches);
+  s->stages = rows_new (sizeof (GpuprofStageRow), clear_stages);
+  s->advice = rows_new (sizeof (GpuprofAdviceRow), clear_advice);
+  s->gpu_elements = rows_new (sizeof (GpuprofGpuElementRow),
+      clear_gpu_elements);
+  s->gpu_kernels = rows_new (sizeof (GpuprofGpuKernelRow), clear_gpu_kernels);
+  s->gpu_devices = rows_new (sizeof (GpuprofGpuDeviceRow), clear_gpu_devices);
+  s->gpu = rows_new (sizeof (GpuprofGpuRow), clear_gpu);
   return s;
 }
 
@@ -82,10 +53,11 @@ gpuprof_snapshot_free (GpuprofSnapshot * s)
   g_array_unref (s->batches);
   g_array_unref (s->stages);
   g_array_unref (s->advice);
-  g_free (s->pipeline);
-  g_free (s->bottleneck);
-  g_free (s->bottleneck_thread);
-  g_free (s->gpu_section);
+  g_array_unref (s->gpu_elements);
+  g_array_unref (s->gpu_kernels);
+  g_array_unref (s->gpu_devices);
+  g_array_unref (s->gpu);
+  gpuprof_summary_row_clear (GPUPROF_SUMMARY_RUN, s);
   g_free (s);
 }
 
@@ -217,48 +189,4 @@ gpuprof_snapshot_find_queue (const GpuprofSnapshot * s, const gchar * path)
       return r;
   }
   return NULL;
-}
-
-GstStructure *
-gpuprof_element_row_to_structure (const GpuprofElementRow * r)
-{
-  return gst_structure_new ("gpuprof-element",
-      "path", G_TYPE_STRING, r->path,
-      "factory", G_TYPE_STRING, r->factory,
-      "role", G_TYPE_STRING, r->role,
-      "thread", G_TYPE_STRING, r->thread,
-      "buffers-in", G_TYPE_UINT64, r->buffers_in,
-      "buffers-out", G_TYPE_UINT64, r->buffers_out,
-      "calls", G_TYPE_UINT64, r->calls,
-      "self-ns", G_TYPE_UINT64, r->self_ns,
-      "incl-ns", G_TYPE_UINT64, r->incl_ns,
-      "self-p50-ns", G_TYPE_UINT64, r->self_p50_ns,
-      "self-p95-ns", G_TYPE_UINT64, r->self_p95_ns,
-      "self-p99-ns", G_TYPE_UINT64, r->self_p99_ns,
-      "self-max-ns", G_TYPE_UINT64, r->self_max_ns,
-      "thread-self-ns", G_TYPE_UINT64, r->thread_self_ns,
-      "thread-wall-ns", G_TYPE_UINT64, r->thread_wall_ns,
-      "busy", G_TYPE_DOUBLE, r->busy,
-      "waits-on-clock", G_TYPE_BOOLEAN, r->waits_on_clock,
-      "blocked-ns", G_TYPE_UINT64, r->blocked_ns, NULL);
-}
-
-GstStructure *
-gpuprof_queue_row_to_structure (const GpuprofQueueRow * r)
-{
-  return gst_structure_new ("gpuprof-queue",
-      "path", G_TYPE_STRING, r->path,
-      "buffers", G_TYPE_UINT64, r->buffers,
-      "residency-p50-ns", G_TYPE_UINT64, r->residency_p50_ns,
-      "residency-p99-ns", G_TYPE_UINT64, r->residency_p99_ns,
-      "residency-max-ns", G_TYPE_UINT64, r->residency_max_ns,
-      "residency-mean-ns", G_TYPE_UINT64, r->residency_mean_ns,
-      "max-level-buffers", G_TYPE_UINT64, r->max_level_buffers,
-      "max-level-bytes", G_TYPE_UINT64, r->max_level_bytes,
-      "max-level-time-ns", G_TYPE_UINT64, r->max_level_time_ns,
-      "backpressure-ns", G_TYPE_UINT64, r->backpressure_ns,
-      "upstream-wall-ns", G_TYPE_UINT64, r->upstream_wall_ns,
-      "drops", G_TYPE_UINT64, r->drops,
-      "flushed", G_TYPE_UINT64, r->flushed,
-      "left", G_TYPE_UINT64, r->left, NULL);
 }

@@ -5,69 +5,26 @@
 #pragma once
 
 #include <gst/gst.h>
+#include "gpuprof-schema.h"
 #include "gpuprof-snapshot.h"
 
 G_BEGIN_DECLS
 
 #define GPUPROF_SUMMARY_SCHEMA "gpuprof-summary"
-/* bump when a field changes meaning or goes away; adding fields is fine */
-#define GPUPROF_SUMMARY_VERSION 2
+/* bump when a field changes meaning or goes away; adding fields is fine.
+ * 3: the run table ("run" object) replaces pipeline/wall_ns/verdict, typed
+ * GPU tables replace the gpu_section text */
+#define GPUPROF_SUMMARY_VERSION 3
 
-typedef enum
-{
-  GPUPROF_FIELD_STRING,         /* gchar *, may be NULL */
-  GPUPROF_FIELD_U64,            /* guint64 */
-  GPUPROF_FIELD_DOUBLE,         /* gdouble */
-  GPUPROF_FIELD_BOOLEAN,        /* gboolean */
-} GpuprofFieldType;
-
-/**
- * GpuprofSummaryField:
- * @name: key in JSON, column in CSV, field in the tracer record
- * @type: C type of the member
- * @offset: offset of the member in the row struct
- * @description: meaning and unit, for the tracer record and the docs
- */
-typedef struct
-{
-  const gchar *name;
-  GpuprofFieldType type;
-  gsize offset;
-  const gchar *description;
-} GpuprofSummaryField;
-
-/**
- * GpuprofSummaryTable:
- * @name: "elements", "queues" or "threads": JSON key and CSV file suffix
- * @row_size: sizeof the row struct (GpuprofElementRow, ...)
- * @fields: the row's fields, in output order
- * @n_fields: length of @fields
- *
- * One table of the snapshot. JSON, CSV, tracer records and the reader in
- * tools/ are all driven by these descriptions, so they cannot disagree.
- */
-typedef struct
-{
-  const gchar *name;
-  gsize row_size;
-  const GpuprofSummaryField *fields;
-  guint n_fields;
-} GpuprofSummaryTable;
-
-typedef enum
-{
-  GPUPROF_SUMMARY_ELEMENTS,
-  GPUPROF_SUMMARY_QUEUES,
-  GPUPROF_SUMMARY_THREADS,
-  GPUPROF_SUMMARY_BATCHES,      /* version 2: per-batch analysis */
-  GPUPROF_SUMMARY_STAGES,
-  GPUPROF_SUMMARY_ADVICE,
-  GPUPROF_SUMMARY_N_TABLES
-} GpuprofSummaryTableId;
-
-const GpuprofSummaryTable *gpuprof_summary_table (GpuprofSummaryTableId id);
 GArray *gpuprof_summary_rows (const GpuprofSnapshot * snap,
     GpuprofSummaryTableId id);
+guint gpuprof_summary_n_rows (const GpuprofSnapshot * snap,
+    GpuprofSummaryTableId id);
+gconstpointer gpuprof_summary_row (const GpuprofSnapshot * snap,
+    GpuprofSummaryTableId id, guint i);
+gpointer gpuprof_summary_add_row (GpuprofSnapshot * snap,
+    GpuprofSummaryTableId id);
+void gpuprof_summary_row_clear (GpuprofSummaryTableId id, gpointer row);
 
 gchar *gpuprof_summary_to_json (const GpuprofSnapshot * snap);
 gchar *gpuprof_summary_table_to_csv (const GpuprofSnapshot * snap,

@@ -211,10 +211,12 @@ row_structure (const GpuprofSnapshot * snap, const gchar * path, RowKind kind)
   switch (kind) {
     case ROW_ELEMENT:
       row = gpuprof_snapshot_find_element (snap, path);
-      return row ? gpuprof_element_row_to_structure (row) : NULL;
+      return row ? gpuprof_summary_row_to_structure (GPUPROF_SUMMARY_ELEMENTS,
+          row) : NULL;
     case ROW_QUEUE:
       row = gpuprof_snapshot_find_queue (snap, path);
-      return row ? gpuprof_queue_row_to_structure (row) : NULL;
+      return row ? gpuprof_summary_row_to_structure (GPUPROF_SUMMARY_QUEUES,
+          row) : NULL;
     case ROW_BATCH:
       if ((row = gpuprof_snapshot_find_batch (snap, path)))
         return gpuprof_summary_row_to_structure (GPUPROF_SUMMARY_BATCHES, row);
@@ -460,9 +462,9 @@ gst_gpuprof_tracer_class_init (GstGpuprofTracerClass * klass)
    * @path: an element's path, "pipeline0/infer"
    *
    * Returns: (transfer full) (nullable): the element's statistics so far,
-   * a #GstStructure named "gpuprof-element" (fields "self-ns", "calls",
-   * "self-p99-ns", ... listed in docs/signals.md), or %NULL when no element
-   * has that path.
+   * a #GstStructure named "gpuprof-element" (fields "self_ns", "calls",
+   * "self_p99_ns", ...: the summary's JSON keys, listed in
+   * docs/signals.md), or %NULL when no element has that path.
    *
    * Since: 0.1
    */
@@ -493,8 +495,8 @@ gst_gpuprof_tracer_class_init (GstGpuprofTracerClass * klass)
    * @path: an aggregator's path, or the path of a stage of its batches
    *
    * Returns: (transfer full) (nullable): for an aggregator, its batches
-   * ("gpuprof-batches"); for a stage, its work on batches
-   * ("gpuprof-stages"); fields named as in the JSON summary
+   * ("gpuprof-batch"); for a stage, its work on batches
+   * ("gpuprof-stage"); fields named as in the JSON summary
    * (docs/summary-schema.md); %NULL for any other path.
    *
    * Since: 0.1

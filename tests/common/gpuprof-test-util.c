@@ -290,7 +290,7 @@ gpuprof_test_element_room (const gchar * path, const GpuprofTestTruth * up,
     return sub0 (up->push_run_delay_ns, x->run_delay_ns) +
         sub0 (x->push_run_delay_ns, child->run_delay_ns);
   s = gpuprof_test_element_stats (path);
-  room = sub0 (gpuprof_test_get_u64 (s, "self-max-ns"), x->self_p50_ns);
+  room = sub0 (gpuprof_test_get_u64 (s, "self_max_ns"), x->self_p50_ns);
   gst_structure_free (s);
   return room;
 }
@@ -306,11 +306,11 @@ gpuprof_test_assert_element_truth (const gchar * path,
 
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "calls"), x->calls);
   what = g_strdup_printf ("%s self", path);
-  gpuprof_test_assert_truth_with (what, gpuprof_test_get_u64 (s, "self-ns"),
+  gpuprof_test_assert_truth_with (what, gpuprof_test_get_u64 (s, "self_ns"),
       x->self_ns, x->calls, extra);
   g_free (what);
   what = g_strdup_printf ("%s incl", path);
-  gpuprof_test_assert_truth_with (what, gpuprof_test_get_u64 (s, "incl-ns"),
+  gpuprof_test_assert_truth_with (what, gpuprof_test_get_u64 (s, "incl_ns"),
       x->incl_ns, x->calls, extra);
   g_free (what);
   gst_structure_free (s);

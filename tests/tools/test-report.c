@@ -4,13 +4,13 @@
  * from the events with a note on stderr. GST_GPUPROF names the tool. */
 #include <gst/gst.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "gpuprof-report.h"
 #include "gpuprof-snapshot.h"
 #include "gpuprof-summary.h"
 #include "gpuprof-trace.h"
 #include "gpuprof-test-core.h"
+#include "tools-report-util.h"
 
 static gchar *tmpdir;
 
@@ -77,29 +77,6 @@ live_snapshot (void)
   return snap;
 }
 
-static gint
-run_report (const gchar * file, gchar ** out, gchar ** err)
-{
-  const gchar *argv[] = { g_getenv ("GST_GPUPROF"), "report", file, NULL };
-  gint status;
-
-  g_assert_true (g_spawn_sync (NULL, (gchar **) argv, NULL, 0, NULL, NULL,
-          out, err, &status, NULL));
-  g_test_message ("stdout:\n%s\nstderr:\n%s", *out, *err);
-  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
-}
-
-static void
-assert_report_equals (const gchar * file, const gchar * expected)
-{
-  gchar *out, *err;
-
-  g_assert_cmpint (run_report (file, &out, &err), ==, 0);
-  g_assert_cmpstr (out, ==, expected);
-  g_free (out);
-  g_free (err);
-}
-
 static void
 test_report_from_summary (void)
 {
@@ -108,7 +85,7 @@ test_report_from_summary (void)
   gchar *path = g_build_filename (tmpdir, "run.json", NULL);
 
   g_assert_true (gpuprof_summary_save (snap, path, NULL));
-  assert_report_equals (path, live);
+  tools_assert_report_equals (path, live);
   g_free (path);
   g_free (live);
   gpuprof_snapshot_free (snap);
@@ -167,7 +144,7 @@ test_report_from_trace (void)
   push_events (trace);
   g_assert_true (gpuprof_trace_close (trace, json, NULL));
   gpuprof_trace_free (trace);
-  assert_report_equals (path, live);
+  tools_assert_report_equals (path, live);
 
   g_free (path);
   g_free (json);
@@ -190,7 +167,7 @@ test_report_from_killed_trace (void)
   g_assert_true (g_file_get_contents (path, &contents, &len, NULL));
   g_assert_true (g_file_set_contents (copy, contents, len, NULL));
 
-  g_assert_cmpint (run_report (copy, &out, &err), ==, 0);
+  g_assert_cmpint (tools_run_report (copy, &out, &err), ==, 0);
   g_assert_nonnull (strstr (err, "no run summary in the trace"));
   g_assert_nonnull (strstr (err, "300 chain events"));
   g_assert_nonnull (strstr (out, "pipeline0/a"));

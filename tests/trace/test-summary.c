@@ -81,15 +81,16 @@ assert_tables_equal (const GpuprofSnapshot * a, const GpuprofSnapshot * b)
 
   for (id = 0; id < GPUPROF_SUMMARY_N_TABLES; id++) {
     const GpuprofSummaryTable *t = gpuprof_summary_table (id);
-    GArray *ra = gpuprof_summary_rows (a, id), *rb = gpuprof_summary_rows (b,
-        id);
+    guint n = gpuprof_summary_n_rows (a, id);
 
-    g_assert_cmpuint (ra->len, ==, rb->len);
-    for (i = 0; i < ra->len; i++) {
+    g_assert_cmpuint (n, ==, gpuprof_summary_n_rows (b, id));
+    for (i = 0; i < n; i++) {
       for (j = 0; j < t->n_fields; j++) {
         const GpuprofSummaryField *f = &t->fields[j];
-        const guint8 *pa = (guint8 *) ra->data + i * t->row_size + f->offset;
-        const guint8 *pb = (guint8 *) rb->data + i * t->row_size + f->offset;
+        const guint8 *pa = (const guint8 *) gpuprof_summary_row (a, id, i) +
+            f->offset;
+        const guint8 *pb = (const guint8 *) gpuprof_summary_row (b, id, i) +
+            f->offset;
 
         g_test_message ("%s[%u].%s", t->name, i, f->name);
         if (f->type == GPUPROF_FIELD_STRING)
@@ -127,8 +128,6 @@ test_json_round_trip (void)
   gchar *json, *json2;
   gchar *report1, *report2;
 
-  /* the GPU section travels as text, quotes and newlines included */
-  orig->gpu_section = g_strdup ("GPU (CUPTI): 2 records\n  \"k\"\tx\n");
   json = gpuprof_summary_to_json (orig);
 
   g_test_message ("%s", json);
@@ -140,7 +139,6 @@ test_json_round_trip (void)
   g_assert_true (back->bottleneck_busy == orig->bottleneck_busy);
   g_assert_cmpuint (back->bottleneck_ns_per_buffer, ==,
       orig->bottleneck_ns_per_buffer);
-  g_assert_cmpstr (back->gpu_section, ==, orig->gpu_section);
   assert_tables_equal (orig, back);
 
   /* same text out, and the same report */

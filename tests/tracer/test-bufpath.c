@@ -87,8 +87,8 @@ assert_link (GstElement * pipeline, const gchar * up, guint64 truth,
     const gchar * down)
 {
   GstStructure *u = stats_of (pipeline, up), *d = stats_of (pipeline, down);
-  guint64 out = gpuprof_test_get_u64 (u, "buffers-out");
-  guint64 in = gpuprof_test_get_u64 (d, "buffers-in");
+  guint64 out = gpuprof_test_get_u64 (u, "buffers_out");
+  guint64 in = gpuprof_test_get_u64 (d, "buffers_in");
 
   fail_unless (out == in, "%s out %" G_GUINT64_FORMAT " != %s in %"
       G_GUINT64_FORMAT, up, out, down, in);
@@ -118,8 +118,8 @@ GST_START_TEST (test_pull_across_ghost_pad)
   fail_unless_equals_int (GST_PAD_MODE (pad), GST_PAD_MODE_PULL);
   settle (p);
   fail_unless (pulled > 0);
-  assert_count (p, "src", "buffers-out", pulled);
-  assert_count (p, "b/sink", "buffers-in", pulled);
+  assert_count (p, "src", "buffers_out", pulled);
+  assert_count (p, "b/sink", "buffers_in", pulled);
   gst_object_unref (pad);
   gst_object_unref (sink);
   gpuprof_test_stop (p);
@@ -153,8 +153,8 @@ GST_START_TEST (test_demuxer_pulls_across_ghost_pad)
   gpuprof_test_play_to_eos (p);
   settle (p);
   fail_unless (pulled > 0);
-  assert_count (p, "src", "buffers-out", pulled);
-  assert_count (p, "b/demux", "buffers-in", pulled);
+  assert_count (p, "src", "buffers_out", pulled);
+  assert_count (p, "b/demux", "buffers_in", pulled);
   gpuprof_test_stop (p);
 }
 
@@ -212,18 +212,18 @@ GST_START_TEST (test_lists_counted_once)
 
   fail_unless_equals_uint64 (src_out, N_LISTS * LIST_LEN);
   fail_unless_equals_uint64 (id_in, q_out);
-  assert_count (p, "src", "buffers-out", src_out);
-  assert_count (p, "q", "buffers-in", q_in);
-  assert_count (p, "q", "buffers-out", q_out);
-  assert_count (p, "id", "buffers-in", id_in);
-  assert_count (p, "id", "buffers-out", sink_in);
-  assert_count (p, "sink", "buffers-in", sink_in);
+  assert_count (p, "src", "buffers_out", src_out);
+  assert_count (p, "q", "buffers_in", q_in);
+  assert_count (p, "q", "buffers_out", q_out);
+  assert_count (p, "id", "buffers_in", id_in);
+  assert_count (p, "id", "buffers_out", sink_in);
+  assert_count (p, "sink", "buffers_in", sink_in);
   /* one timed call per buffer identity got, none for the list around them
    * (its time would be counted twice) */
   s = stats_of (p, "id");
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "calls"), id_in);
-  fail_unless (gpuprof_test_get_u64 (s, "incl-ns") >=
-      gpuprof_test_get_u64 (s, "self-ns"));
+  fail_unless (gpuprof_test_get_u64 (s, "incl_ns") >=
+      gpuprof_test_get_u64 (s, "self_ns"));
   gst_structure_free (s);
   gpuprof_test_stop (p);
 }
@@ -289,12 +289,12 @@ check_refused (gboolean at_src)
   settle (p);
 
   fail_unless_equals_uint64 (b_in, REFUSE_AT - 1);
-  assert_count (p, "src", "buffers-out", a_in);
-  assert_count (p, "a", "buffers-in", a_in);
-  assert_count (p, "a", "buffers-out", b_in);
-  assert_count (p, "b", "buffers-in", b_in);
-  assert_count (p, "b", "buffers-out", b_in);
-  assert_count (p, "sink", "buffers-in", b_in);
+  assert_count (p, "src", "buffers_out", a_in);
+  assert_count (p, "a", "buffers_in", a_in);
+  assert_count (p, "a", "buffers_out", b_in);
+  assert_count (p, "b", "buffers_in", b_in);
+  assert_count (p, "b", "buffers_out", b_in);
+  assert_count (p, "sink", "buffers_in", b_in);
   gst_object_unref (c.target);
   gst_object_unref (a_sink);
   gst_object_unref (a_src);
@@ -335,8 +335,8 @@ GST_START_TEST (test_error_after_crossing)
   gst_object_unref (bus);
   settle (p);
   fail_unless_equals_uint64 (b_in, 3);
-  assert_count (p, "a", "buffers-out", b_in);
-  assert_count (p, "b", "buffers-in", b_in);
+  assert_count (p, "a", "buffers_out", b_in);
+  assert_count (p, "b", "buffers_in", b_in);
   gpuprof_test_stop (p);
 }
 
@@ -412,8 +412,8 @@ GST_START_TEST (test_pull_only_pipeline)
   gpuprof_test_play_to_eos (p);
   settle (p);
   fail_unless_equals_uint64 (pulled, 200);
-  assert_count (p, "src", "buffers-out", pulled);
-  assert_count (p, "sink", "buffers-in", pulled);
+  assert_count (p, "src", "buffers_out", pulled);
+  assert_count (p, "sink", "buffers_in", pulled);
 
   g_signal_emit_by_name (gpuprof_test_tracer (), "get-report", name, &text);
   fail_unless (text != NULL);
@@ -457,12 +457,12 @@ GST_START_TEST (test_deep_chain)
 
   for (i = 0; i < DEPTH; i++) {
     gchar *path = g_strdup_printf ("i%u", i);
-    assert_count (p, path, "buffers-in", truth);
-    assert_count (p, path, "buffers-out", truth);
+    assert_count (p, path, "buffers_in", truth);
+    assert_count (p, path, "buffers_out", truth);
     assert_count (p, path, "calls", truth);
     g_free (path);
   }
-  assert_count (p, "sink", "buffers-in", truth);
+  assert_count (p, "sink", "buffers_in", truth);
   assert_count (p, "sink", "calls", truth);
   gpuprof_test_stop (p);
 }

@@ -84,9 +84,9 @@ GST_START_TEST (test_pad_touched_before_parent)
   gpuprof_test_play_to_eos (p);
 
   s = gpuprof_test_element_stats ("lc/cf");
-  fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "buffers-in"),
+  fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "buffers_in"),
       (guint64) g_atomic_int_get (&truth));
-  fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "buffers-out"),
+  fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "buffers_out"),
       (guint64) g_atomic_int_get (&truth));
   gst_structure_free (s);
   fail_unless (element_stats_or_null ("cf") == NULL,
@@ -138,7 +138,7 @@ GST_START_TEST (test_element_moved_to_another_pipeline)
   gst_object_unref (mv);
   gpuprof_test_play_to_eos (b);
   s = gpuprof_test_element_stats ("pb/mv");
-  fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "buffers-in"),
+  fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "buffers_in"),
       (guint64) g_atomic_int_get (&truth_b));
   gst_structure_free (s);
   fail_unless (element_stats_or_null ("pa/mv") == NULL,

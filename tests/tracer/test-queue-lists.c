@@ -27,14 +27,14 @@ GST_START_TEST (test_list_counts_as_its_buffers)
       (guint64) truth.out);
   /* consistent with the elements table */
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (q, "buffers"),
-      gpuprof_test_get_u64 (sink, "buffers-in"));
-  fail_unless_equals_uint64 (gpuprof_test_get_u64 (pay, "buffers-out"),
+      gpuprof_test_get_u64 (sink, "buffers_in"));
+  fail_unless_equals_uint64 (gpuprof_test_get_u64 (pay, "buffers_out"),
       (guint64) truth.in);
   /* a level of one list is its buffers */
-  fail_unless (gpuprof_test_get_u64 (q, "max-level-buffers") >=
+  fail_unless (gpuprof_test_get_u64 (q, "max_level_buffers") >=
       (guint64) (truth.in / truth.lists_in) / 2,
       "max level %" G_GUINT64_FORMAT " buffers, lists of %d",
-      gpuprof_test_get_u64 (q, "max-level-buffers"),
+      gpuprof_test_get_u64 (q, "max_level_buffers"),
       truth.in / truth.lists_in);
   gst_structure_free (q);
   gst_structure_free (pay);

@@ -117,11 +117,11 @@ GST_START_TEST (test_max_level_counts_buffers_taken_at_once)
 
   s = queue_stats_at_eos (p, &truth);
   fail_unless (truth.out > 0);
-  fail_unless (gpuprof_test_get_u64 (s, "max-level-buffers") >= 1,
+  fail_unless (gpuprof_test_get_u64 (s, "max_level_buffers") >= 1,
       "max level 0 buffers though %d buffers passed", truth.out);
-  fail_unless (gpuprof_test_get_u64 (s, "max-level-bytes") >= 100,
+  fail_unless (gpuprof_test_get_u64 (s, "max_level_bytes") >= 100,
       "max level %" G_GUINT64_FORMAT " bytes though buffers of 100 passed",
-      gpuprof_test_get_u64 (s, "max-level-bytes"));
+      gpuprof_test_get_u64 (s, "max_level_bytes"));
   gst_structure_free (s);
   gpuprof_test_stop (p);
 }

@@ -136,7 +136,7 @@ GST_START_TEST (test_two_runs_two_reports)
   /* a second run of the same pipeline counts from zero */
   gpuprof_test_play_to_eos (p);
   s = gpuprof_test_element_stats (path);
-  fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "buffers-in"), 30);
+  fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "buffers_in"), 30);
   gst_structure_free (s);
   gst_element_set_state (p, GST_STATE_NULL);
   /* NULL twice in a row reports nothing new */

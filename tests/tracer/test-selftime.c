@@ -28,13 +28,13 @@ GST_START_TEST (test_self_time_excludes_downstream)
   gpuprof_test_assert_element_truth ("pipeline0/slow", &head, &slow, &fast);
   gpuprof_test_assert_element_truth ("pipeline0/fast", &slow, &fast, &last);
   gpuprof_test_assert_element_truth ("pipeline0/last", &fast, &last, &end);
-  fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "buffers-in"), 100);
-  fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "buffers-out"), 100);
+  fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "buffers_in"), 100);
+  fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "buffers_out"), 100);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "calls"), 100);
   /* the histogram's median agrees with the median call (its buckets are
    * 3 % wide) */
   gpuprof_test_assert_truth ("slow p50", gpuprof_test_get_u64 (s,
-          "self-p50-ns"), slow.self_p50_ns, 1);
+          "self_p50_ns"), slow.self_p50_ns, 1);
   gst_structure_free (s);
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);
@@ -54,15 +54,15 @@ GST_START_TEST (test_source_loop_time)
    * GstBaseSrc's own; the first loop also holds start-up, so compare the
    * median */
   gpuprof_test_assert_truth ("source p50", gpuprof_test_get_u64 (s,
-          "self-p50-ns"), src.self_p50_ns, 1);
-  fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "buffers-out"), 100);
+          "self_p50_ns"), src.self_p50_ns, 1);
+  fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "buffers_out"), 100);
   fail_unless_equals_string (gst_structure_get_string (s, "role"), "source");
   /* identity does almost nothing: the source's time is not its (the median,
    * so that a preempted call does not count) */
   fail_unless (!gpuprof_test_timing ()
-      || gpuprof_test_get_u64 (id, "self-p50-ns") < src.self_p50_ns / 10,
+      || gpuprof_test_get_u64 (id, "self_p50_ns") < src.self_p50_ns / 10,
       "identity p50 %" G_GUINT64_FORMAT " ns, source's create() %"
-      G_GUINT64_FORMAT " ns", gpuprof_test_get_u64 (id, "self-p50-ns"),
+      G_GUINT64_FORMAT " ns", gpuprof_test_get_u64 (id, "self_p50_ns"),
       src.self_p50_ns);
   gst_structure_free (s);
   gst_structure_free (id);
@@ -90,16 +90,16 @@ GST_START_TEST (test_queue_residency_and_backpressure)
   q = gpuprof_test_queue_stats ("pipeline0/q");
   e = gpuprof_test_element_stats ("pipeline0/q");
   up = gpuprof_test_truth (p, "up");
-  bp = gpuprof_test_get_u64 (q, "backpressure-ns");
-  wall = gpuprof_test_get_u64 (q, "upstream-wall-ns");
-  qself = gpuprof_test_get_u64 (e, "self-ns");
+  bp = gpuprof_test_get_u64 (q, "backpressure_ns");
+  wall = gpuprof_test_get_u64 (q, "upstream_wall_ns");
+  qself = gpuprof_test_get_u64 (e, "self_ns");
 
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (q, "buffers"),
       gpuprof_test_watch_out (w));
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (q, "buffers"), 100);
-  fail_unless_equals_uint64 (gpuprof_test_get_u64 (q, "max-level-buffers"),
+  fail_unless_equals_uint64 (gpuprof_test_get_u64 (q, "max_level_buffers"),
       2);
-  fail_unless_equals_uint64 (gpuprof_test_get_u64 (q, "max-level-bytes"),
+  fail_unless_equals_uint64 (gpuprof_test_get_u64 (q, "max_level_bytes"),
       2000);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (q, "drops"), 0);
   /* the pushes into the queue are its enqueue work plus the wait for room */
@@ -112,7 +112,7 @@ GST_START_TEST (test_queue_residency_and_backpressure)
   fail_unless (!gpuprof_test_timing () || qself < bp / 10);
   /* residency as pad probes on the queue see it */
   gpuprof_test_assert_truth ("residency p50",
-      gpuprof_test_get_u64 (q, "residency-p50-ns"),
+      gpuprof_test_get_u64 (q, "residency_p50_ns"),
       gpuprof_test_residency_p50 (w, p, "up"), 1);
   gst_structure_free (q);
   gst_structure_free (e);
@@ -184,14 +184,14 @@ GST_START_TEST (test_aggregator_input_wait_is_not_work)
       "inputs waited only %" G_GUINT64_FORMAT " ns",
       in0.push_ns + in1.push_ns);
   gpuprof_test_assert_truth ("compositor inputs blocked",
-      gpuprof_test_get_u64 (c, "blocked-ns"), in0.push_ns + in1.push_ns,
+      gpuprof_test_get_u64 (c, "blocked_ns"), in0.push_ns + in1.push_ns,
       in0.calls + in1.calls);
   /* its work per batch is well under the consumer's */
   calls = MAX (gpuprof_test_get_u64 (c, "calls"), 1);
   fail_unless (!gpuprof_test_timing ()
-      || gpuprof_test_get_u64 (c, "self-ns") / calls < slow.self_ns / 2
+      || gpuprof_test_get_u64 (c, "self_ns") / calls < slow.self_ns / 2
       / slow.calls, "compositor %" G_GUINT64_FORMAT " ns per call",
-      gpuprof_test_get_u64 (c, "self-ns") / calls);
+      gpuprof_test_get_u64 (c, "self_ns") / calls);
   gpuprof_test_assert_element_truth ("pipeline0/slow", &head, &slow, &end);
   gst_structure_free (c);
   gst_element_set_state (p, GST_STATE_NULL);
@@ -220,18 +220,18 @@ GST_START_TEST (test_pull_mode_charged_upstream)
   demux = gpuprof_test_element_stats ("pipeline0/demux");
   /* every pull is a call of filesrc; each but the one past the end gives a
    * buffer */
-  fail_unless (gpuprof_test_get_u64 (src, "buffers-out") > 0);
+  fail_unless (gpuprof_test_get_u64 (src, "buffers_out") > 0);
   fail_unless (gpuprof_test_get_u64 (src, "calls") >=
-      gpuprof_test_get_u64 (src, "buffers-out"));
+      gpuprof_test_get_u64 (src, "buffers_out"));
   fail_unless (gpuprof_test_get_u64 (src, "calls") <=
-      gpuprof_test_get_u64 (src, "buffers-out") + 1);
-  fail_unless_equals_uint64 (gpuprof_test_get_u64 (src, "buffers-out"),
-      gpuprof_test_get_u64 (demux, "buffers-in"));
-  fail_unless (gpuprof_test_get_u64 (src, "self-ns") > 0);
+      gpuprof_test_get_u64 (src, "buffers_out") + 1);
+  fail_unless_equals_uint64 (gpuprof_test_get_u64 (src, "buffers_out"),
+      gpuprof_test_get_u64 (demux, "buffers_in"));
+  fail_unless (gpuprof_test_get_u64 (src, "self_ns") > 0);
   /* the demuxer pushes the 300 frames from its loop */
-  fail_unless_equals_uint64 (gpuprof_test_get_u64 (demux, "buffers-out"),
+  fail_unless_equals_uint64 (gpuprof_test_get_u64 (demux, "buffers_out"),
       300);
-  fail_unless (gpuprof_test_get_u64 (demux, "self-ns") > 0);
+  fail_unless (gpuprof_test_get_u64 (demux, "self_ns") > 0);
   /* both run on the demuxer's sink-pad task */
   fail_unless_equals_string (gst_structure_get_string (src, "thread"),
       gst_structure_get_string (demux, "thread"));

@@ -133,10 +133,10 @@ GST_START_TEST (test_split_list_cut_short)
   fail_unless_equals_int (g_atomic_int_get (&lists), 8);
   fail_unless (calls == 3 && failed_in == 3, "the split made %d calls, the "
       "failing identity took %d: the test did not test", calls, failed_in);
-  fail_unless_equals_int (stat ("cut", "split", "buffers-in", FALSE), calls);
-  fail_unless_equals_int (stat ("cut", "q", "buffers-out", FALSE), calls);
+  fail_unless_equals_int (stat ("cut", "split", "buffers_in", FALSE), calls);
+  fail_unless_equals_int (stat ("cut", "q", "buffers_out", FALSE), calls);
   fail_unless_equals_int (stat ("cut", "q", "buffers", TRUE), calls);
-  fail_unless_equals_int (stat ("cut", "fail", "buffers-in", FALSE),
+  fail_unless_equals_int (stat ("cut", "fail", "buffers_in", FALSE),
       failed_in);
 
   gst_object_unref (qsrc);
@@ -171,12 +171,12 @@ GST_START_TEST (test_queue_push_refused)
   gst_element_set_state (p, GST_STATE_READY);
 
   fail_unless_equals_int (g_atomic_int_get (&in_sink), 1);
-  fail_unless_equals_int (stat ("refused", "q", "buffers-in", FALSE), 2);
-  fail_unless_equals_int (stat ("refused", "q", "buffers-out", FALSE),
+  fail_unless_equals_int (stat ("refused", "q", "buffers_in", FALSE), 2);
+  fail_unless_equals_int (stat ("refused", "q", "buffers_out", FALSE),
       in_sink);
   fail_unless_equals_int (stat ("refused", "q", "buffers", TRUE), in_sink);
   fail_unless_equals_int (stat ("refused", "q", "flushed", TRUE), 1);
-  fail_unless_equals_int (stat ("refused", "sink", "buffers-in", FALSE),
+  fail_unless_equals_int (stat ("refused", "sink", "buffers_in", FALSE),
       in_sink);
 
   gst_object_unref (sinkpad);

@@ -3,6 +3,7 @@
  * after/before: above 1 means slower (times) or faster (throughput). */
 #include "gpuprof-diff.h"
 #include "gpuprof-report.h"
+#include "gpuprof-summary.h"
 
 #include <string.h>
 
@@ -199,6 +200,145 @@ format_overall (const GpuprofSnapshot * before, const GpuprofSnapshot * after,
   g_free (ratio);
 }
 
+/* --- every table, column by column (gpuprof-schema.h) ------------------ */
+
+static gchar *
+value_cell (const GpuprofSummaryField * f, gconstpointer row)
+{
+  gconstpointer m = (const guint8 *) row + f->offset;
+
+  switch (f->type) {
+    case GPUPROF_FIELD_STRING:
+      return g_strdup (*(gchar * const *) m ? *(gchar * const *) m : "");
+    case GPUPROF_FIELD_U64:
+      return g_strdup_printf ("%" G_GUINT64_FORMAT, *(const guint64 *) m);
+    case GPUPROF_FIELD_DOUBLE:
+      return g_strdup_printf ("%.3f", *(const gdouble *) m);
+    case GPUPROF_FIELD_BOOLEAN:
+      return g_strdup (*(const gboolean *) m ? "true" : "false");
+  }
+  return NULL;
+}
+
+static gdouble
+value_number (const GpuprofSummaryField * f, gconstpointer row)
+{
+  gconstpointer m = (const guint8 *) row + f->offset;
+
+  if (f->type == GPUPROF_FIELD_U64)
+    return *(const guint64 *) m;
+  if (f->type == GPUPROF_FIELD_DOUBLE)
+    return *(const gdouble *) m;
+  return 0;
+}
+
+/* what names a row: its key columns ("pipeline0/infer", "kernel @
+ * element"), the table's name for a table without key columns */
+static gchar *
+row_key (const GpuprofSummaryTable * t, gconstpointer row)
+{
+  GString *s = g_string_new (NULL);
+  guint j;
+
+  if (t->n_key == 0)
+    g_string_append (s, t->name);
+  for (j = 0; j < t->n_key; j++) {
+    gchar *cell = value_cell (&t->fields[j], row);
+
+    g_string_append_printf (s, "%s%s", j ? " @ " : "", cell);
+    g_free (cell);
+  }
+  return g_string_free (s, FALSE);
+}
+
+/* the row of @snap's table @id named @key; a one-row table's only row */
+static gconstpointer
+find_row (const GpuprofSnapshot * snap, GpuprofSummaryTableId id,
+    const gchar * key)
+{
+  const GpuprofSummaryTable *t = gpuprof_summary_table (id);
+  guint i, n = gpuprof_summary_n_rows (snap, id);
+
+  if (t->single)
+    return n ? gpuprof_summary_row (snap, id, 0) : NULL;
+  for (i = 0; i < n; i++) {
+    gconstpointer row = gpuprof_summary_row (snap, id, i);
+    gchar *k = row_key (t, row);
+    gboolean same = strcmp (k, key) == 0;
+
+    g_free (k);
+    if (same)
+      return row;
+  }
+  return NULL;
+}
+
+/* one line per numeric column that changed (every non-zero one for a row
+ * on one side only); returns the lines added */
+static guint
+add_detail_rows (GpuprofTable * out, const GpuprofSummaryTable * t,
+    const gchar * key, gconstpointer b, gconstpointer a)
+{
+  guint j, added = 0;
+
+  for (j = t->n_key; j < t->n_fields; j++) {
+    const GpuprofSummaryField *f = &t->fields[j];
+    gdouble bv = b ? value_number (f, b) : 0, av = a ? value_number (f, a) : 0;
+    gchar *cells[6];
+    guint c;
+
+    if (f->type != GPUPROF_FIELD_U64 && f->type != GPUPROF_FIELD_DOUBLE)
+      continue;
+    if ((a && b) ? bv == av : bv == 0 && av == 0)
+      continue;
+    cells[0] = g_strdup (key);
+    cells[1] = g_strdup (f->name);
+    cells[2] = b ? value_cell (f, b) : g_strdup ("-");
+    cells[3] = a ? value_cell (f, a) : g_strdup ("-");
+    cells[4] = ratio_cell (bv, av, a && b);
+    cells[5] = NULL;
+    gpuprof_table_add_rowv (out, cells);
+    for (c = 0; c < 5; c++)
+      g_free (cells[c]);
+    added++;
+  }
+  return added;
+}
+
+static void
+format_table_changes (const GpuprofSnapshot * before,
+    const GpuprofSnapshot * after, GpuprofSummaryTableId id, GString * out)
+{
+  static const gchar *headers[] = { "row", "column", "before", "after",
+    "after/before"
+  };
+  const GpuprofSummaryTable *t = gpuprof_summary_table (id);
+  GpuprofTable *table = gpuprof_table_new (G_N_ELEMENTS (headers), headers);
+  guint i, changes = 0;
+
+  for (i = 0; i < gpuprof_summary_n_rows (before, id); i++) {
+    gconstpointer b = gpuprof_summary_row (before, id, i);
+    gchar *key = row_key (t, b);
+
+    changes += add_detail_rows (table, t, key, b, find_row (after, id, key));
+    g_free (key);
+  }
+  for (i = 0; i < gpuprof_summary_n_rows (after, id); i++) {
+    gconstpointer a = gpuprof_summary_row (after, id, i);
+    gchar *key = row_key (t, a);
+
+    if (!find_row (before, id, key))
+      changes += add_detail_rows (table, t, key, NULL, a);
+    g_free (key);
+  }
+  /* a table with no changed value prints nothing */
+  if (changes) {
+    g_string_append_printf (out, "\nChanged: %s\n", t->name);
+    gpuprof_table_print (table, out);
+  }
+  gpuprof_table_free (table);
+}
+
 /**
  * gpuprof_diff_format:
  * @before: the reference run
@@ -207,7 +347,9 @@ format_overall (const GpuprofSnapshot * before, const GpuprofSnapshot * after,
  * Per element self time per buffer, per queue residency and backpressure,
  * and the overall throughput, before and after with their ratio
  * (after/before); elements are matched by path, "-" where one side lacks
- * it.
+ * it. Then, for every table of the summary (gpuprof-schema.h: the run,
+ * elements, queues, threads, batches, stages, advice and GPU tables), each
+ * numeric column whose value changed, rows matched by their key columns.
  *
  * Returns: (transfer full): the text
  */
@@ -216,11 +358,14 @@ gpuprof_diff_format (const GpuprofSnapshot * before,
     const GpuprofSnapshot * after)
 {
   GString *out = g_string_new (NULL);
+  GpuprofSummaryTableId id;
 
   g_string_append_printf (out, "\n=== gpuprof diff: %s -> %s ===\n",
       before->pipeline, after->pipeline);
   format_elements (before, after, out);
   format_queues (before, after, out);
   format_overall (before, after, out);
+  for (id = 0; id < GPUPROF_SUMMARY_N_TABLES; id++)
+    format_table_changes (before, after, id, out);
   return g_string_free (out, FALSE);
 }

@@ -39,10 +39,13 @@ read_field (JsonObject * obj, const GpuprofSummaryField * f, gpointer row,
   vt = json_node_get_value_type (node);
   switch (f->type) {
     case GPUPROF_FIELD_STRING:
-      if (JSON_NODE_HOLDS_NULL (node))
+      if (JSON_NODE_HOLDS_NULL (node)) {
+        g_clear_pointer ((gchar **) member, g_free);
         return TRUE;
+      }
       if (vt != G_TYPE_STRING)
         break;
+      g_free (*(gchar **) member);
       *(gchar **) member = json_node_dup_string (node);
       return TRUE;
     case GPUPROF_FIELD_U64:
@@ -70,43 +73,83 @@ read_field (JsonObject * obj, const GpuprofSummaryField * f, gpointer row,
 }
 
 static gboolean
+read_row (JsonNode * rn, const GpuprofSummaryTable * t, gpointer row,
+    const gchar * row_where, GError ** err)
+{
+  guint j;
+
+  if (!JSON_NODE_HOLDS_OBJECT (rn)) {
+    g_set_error (err, GPUPROF_LOAD_ERROR, GPUPROF_LOAD_ERROR_SCHEMA,
+        "%s: not an object", row_where);
+    return FALSE;
+  }
+  for (j = 0; j < t->n_fields; j++)
+    if (!read_field (json_node_get_object (rn), &t->fields[j], row,
+            row_where, err))
+      return FALSE;
+  return TRUE;
+}
+
+/* every table as gpuprof-schema.h describes it: an array of row objects,
+ * or for a one-row table an object (null: no row) */
+static gboolean
 read_table (JsonObject * root, GpuprofSnapshot * snap,
     GpuprofSummaryTableId id, const gchar * where, GError ** err)
 {
   const GpuprofSummaryTable *t = gpuprof_summary_table (id);
-  GArray *rows = gpuprof_summary_rows (snap, id);
   JsonNode *node = json_object_get_member (root, t->name);
   JsonArray *arr;
-  guint i, j;
+  gboolean ok = TRUE;
+  guint i;
 
-  if (node == NULL)
+  if (node == NULL || (t->single && JSON_NODE_HOLDS_NULL (node)))
     return TRUE;
+  if (t->single) {
+    gchar *row_where = g_strdup_printf ("%s: %s", where, t->name);
+
+    /* a half-read row is freed with the snapshot */
+    ok = read_row (node, t, gpuprof_summary_add_row (snap, id), row_where,
+        err);
+    g_free (row_where);
+    return ok;
+  }
   if (!JSON_NODE_HOLDS_ARRAY (node)) {
     g_set_error (err, GPUPROF_LOAD_ERROR, GPUPROF_LOAD_ERROR_SCHEMA,
         "%s: \"%s\" is not an array", where, t->name);
     return FALSE;
   }
   arr = json_node_get_array (node);
-  for (i = 0; i < json_array_get_length (arr); i++) {
-    JsonNode *rn = json_array_get_element (arr, i);
+  for (i = 0; ok && i < json_array_get_length (arr); i++) {
     gchar *row_where = g_strdup_printf ("%s: %s[%u]", where, t->name, i);
-    gboolean ok = JSON_NODE_HOLDS_OBJECT (rn);
-    guint8 *row;
 
-    /* append first, so the snapshot's clear func frees a half-read row */
-    g_array_set_size (rows, rows->len + 1);
-    row = (guint8 *) rows->data + (gsize) (rows->len - 1) * t->row_size;
-    if (!ok)
-      g_set_error (err, GPUPROF_LOAD_ERROR, GPUPROF_LOAD_ERROR_SCHEMA,
-          "%s: not an object", row_where);
-    for (j = 0; ok && j < t->n_fields; j++)
-      ok = read_field (json_node_get_object (rn), &t->fields[j], row,
-          row_where, err);
+    ok = read_row (json_array_get_element (arr, i), t,
+        gpuprof_summary_add_row (snap, id), row_where, err);
     g_free (row_where);
-    if (!ok)
-      return FALSE;
   }
-  return TRUE;
+  return ok;
+}
+
+/* versions 1 and 2: the run's figures at the top and in "verdict" */
+static void
+read_run_v2 (JsonObject * obj, GpuprofSnapshot * snap)
+{
+  JsonObject *verdict = object_member (obj, "verdict");
+
+  g_free (snap->pipeline);
+  snap->pipeline = g_strdup (json_object_get_string_member_with_default (obj,
+          "pipeline", ""));
+  snap->wall_ns = json_object_get_int_member_with_default (obj, "wall_ns", 0);
+  if (verdict == NULL)
+    return;
+  snap->bottleneck = g_strdup (json_object_get_string_member_with_default
+      (verdict, "bottleneck", NULL));
+  snap->bottleneck_thread =
+      g_strdup (json_object_get_string_member_with_default (verdict, "thread",
+          NULL));
+  snap->bottleneck_busy =
+      json_object_get_double_member_with_default (verdict, "busy", 0);
+  snap->bottleneck_ns_per_buffer =
+      json_object_get_int_member_with_default (verdict, "ns_per_buffer", 0);
 }
 
 /**
@@ -122,7 +165,7 @@ gpuprof_summary_from_json (JsonNode * root, const gchar * where,
     GError ** err)
 {
   GpuprofSnapshot *snap;
-  JsonObject *obj, *verdict;
+  JsonObject *obj;
   guint id;
 
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root)
@@ -145,25 +188,10 @@ gpuprof_summary_from_json (JsonNode * root, const gchar * where,
     return NULL;
   }
 
-  snap = gpuprof_snapshot_new (json_object_get_string_member_with_default
-      (obj, "pipeline", ""));
-  snap->wall_ns = json_object_get_int_member_with_default (obj, "wall_ns", 0);
-  verdict = object_member (obj, "verdict");
-  if (verdict) {
-    const gchar *b = json_object_get_string_member_with_default (verdict,
-        "bottleneck", NULL);
-    const gchar *t = json_object_get_string_member_with_default (verdict,
-        "thread", NULL);
-
-    snap->bottleneck = g_strdup (b);
-    snap->bottleneck_thread = g_strdup (t);
-    snap->bottleneck_busy =
-        json_object_get_double_member_with_default (verdict, "busy", 0);
-    snap->bottleneck_ns_per_buffer =
-        json_object_get_int_member_with_default (verdict, "ns_per_buffer", 0);
-  }
-  snap->gpu_section = g_strdup (json_object_get_string_member_with_default
-      (obj, "gpu_section", NULL));
+  snap = gpuprof_snapshot_new (NULL);
+  if (!json_object_has_member (obj,
+          gpuprof_summary_table (GPUPROF_SUMMARY_RUN)->name))
+    read_run_v2 (obj, snap);
   for (id = 0; id < GPUPROF_SUMMARY_N_TABLES; id++) {
     if (!read_table (obj, snap, id, where, err)) {
       gpuprof_snapshot_free (snap);

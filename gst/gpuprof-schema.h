@@ -1,0 +1,257 @@
+/* gpuprof: the one definition of every output table.
+ *
+ * Each table is an X-macro list of its columns, F (member, TYPE, description).
+ * From these lists come the row structs (gpuprof-snapshot.h), the JSON, CSV
+ * and GstTracerRecord writers (gpuprof-summary.c), the action-signal
+ * structures, the reader in tools/ and `gst-gpuprof diff`. A new column is
+ * one line here; docs/summary-schema.md describes the tables.
+ *
+ * TYPE is STRING (gchar *, may be NULL), U64 (guint64), DOUBLE (gdouble) or
+ * BOOLEAN (gboolean). Times are ns, sizes bytes, fractions 0..1.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define GPUPROF_SCHEMA_CTYPE_STRING gchar *
+#define GPUPROF_SCHEMA_CTYPE_U64 guint64
+#define GPUPROF_SCHEMA_CTYPE_DOUBLE gdouble
+#define GPUPROF_SCHEMA_CTYPE_BOOLEAN gboolean
+
+/* expands a column list into struct members */
+#define GPUPROF_SCHEMA_MEMBER(member, type, desc) \
+  GPUPROF_SCHEMA_CTYPE_##type member;
+
+/* One row: the run itself (members of GpuprofSnapshot). The verdict is the
+ * element whose thread is busiest. */
+#define GPUPROF_SCHEMA_RUN(F) \
+  F (pipeline, STRING, "pipeline name") \
+  F (wall_ns, U64, "first to last activity, ns") \
+  F (bottleneck, STRING, "element whose thread is busiest; null when none") \
+  F (bottleneck_thread, STRING, "that thread") \
+  F (bottleneck_busy, DOUBLE, "busy fraction of that thread, 0..1") \
+  F (bottleneck_ns_per_buffer, U64, "self time per buffer of the bottleneck, ns")
+
+#define GPUPROF_SCHEMA_ELEMENTS(F) \
+  F (path, STRING, "element path, e.g. pipeline0/infer") \
+  F (factory, STRING, "element factory name") \
+  F (role, STRING, "source, filter, queue, aggregator or sink") \
+  F (thread, STRING, "thread where the element spent most self time") \
+  F (buffers_in, U64, "buffers received on its sink pads") \
+  F (buffers_out, U64, "buffers pushed from its src pads") \
+  F (calls, U64, "chain calls, or source loop iterations") \
+  F (self_ns, U64, "total self time, ns") \
+  F (incl_ns, U64, "total inclusive time of its calls, ns") \
+  F (self_p50_ns, U64, "median self time per call, ns") \
+  F (self_p95_ns, U64, "95th percentile self time per call, ns") \
+  F (self_p99_ns, U64, "99th percentile self time per call, ns") \
+  F (self_max_ns, U64, "largest self time of one call, ns") \
+  F (thread_self_ns, U64, "self time on 'thread', ns") \
+  F (thread_wall_ns, U64, "wall time of 'thread' during the run, ns") \
+  F (busy, DOUBLE, "thread_self_ns / thread_wall_ns, 0..1") \
+  F (blocked_ns, U64, "time upstream threads waited inside its chain calls (full queue, a muxer's hand-over), ns") \
+  F (waits_on_clock, BOOLEAN, "synced sink or live source: times include clock waits")
+
+#define GPUPROF_SCHEMA_QUEUES(F) \
+  F (path, STRING, "queue path") \
+  F (buffers, U64, "buffers dequeued (pushed out)") \
+  F (residency_p50_ns, U64, "median time a buffer spent queued, ns") \
+  F (residency_p99_ns, U64, "99th percentile residency, ns") \
+  F (residency_max_ns, U64, "largest residency, ns") \
+  F (residency_mean_ns, U64, "mean residency, ns") \
+  F (max_level_buffers, U64, "most buffers queued at once") \
+  F (max_level_bytes, U64, "most bytes queued at once") \
+  F (max_level_time_ns, U64, "most buffer duration queued at once, ns") \
+  F (backpressure_ns, U64, "time the upstream thread was blocked on the full queue, ns") \
+  F (upstream_wall_ns, U64, "wall time of the upstream thread, ns") \
+  F (drops, U64, "buffers dropped by a leaky queue") \
+  F (flushed, U64, "buffers discarded by flushes") \
+  F (left, U64, "buffers never pushed: downstream stopped, or inside when the run ended")
+
+#define GPUPROF_SCHEMA_THREADS(F) \
+  F (name, STRING, "thread name, from its GstTask") \
+  F (wall_ns, U64, "wall time of the thread during the run, ns") \
+  F (busy_ns, U64, "sum of element self time on the thread, ns") \
+  F (top_element, STRING, "element with the most self time on the thread")
+
+#define GPUPROF_SCHEMA_BATCHES(F) \
+  F (path, STRING, "aggregator path") \
+  F (factory, STRING, "aggregator factory name") \
+  F (batches, U64, "buffers pushed, one per batch") \
+  F (frames, U64, "input buffers taken into the batches") \
+  F (frames_mean, DOUBLE, "frames per batch") \
+  F (frames_p99, U64, "99th percentile frames per batch") \
+  F (batch_size, U64, "its batch-size property, 0 when none") \
+  F (fill, DOUBLE, "frames_mean / batch_size, 0..1; 0 when no batch-size") \
+  F (inputs, U64, "sink pads that delivered frames (live inputs)") \
+  F (inputs_mean, DOUBLE, "distinct inputs per batch") \
+  F (wait_p50_ns, U64, "median formation wait (first input -> push), ns") \
+  F (wait_p99_ns, U64, "99th percentile formation wait, ns") \
+  F (full, U64, "pushes with batch-size frames") \
+  F (timeout, U64, "partial pushes before the end (timeout)") \
+  F (eos, U64, "partial last push at EOS") \
+  F (interval_ns, U64, "mean time between pushes, ns") \
+  F (frame_interval_ns, U64, "frame interval of the inputs, ns; 0 unknown") \
+  F (latency_p50_ns, U64, "median push -> sink, ns; 0 when no sink saw it") \
+  F (latency_p99_ns, U64, "99th percentile push -> sink, ns")
+
+#define GPUPROF_SCHEMA_STAGES(F) \
+  F (path, STRING, "stage (element) path") \
+  F (factory, STRING, "factory name") \
+  F (aggregator, STRING, "aggregator whose batches it processed") \
+  F (thread, STRING, "thread where it spent most self time") \
+  F (batches, U64, "batches processed") \
+  F (frames, U64, "frames in those batches") \
+  F (self_ns, U64, "self time spent on batches, ns") \
+  F (ns_per_batch, U64, "self time per batch, ns") \
+  F (ns_per_frame, U64, "self time per frame, ns") \
+  F (gpu_ns, U64, "GPU time attributed (CUPTI), ns; 0 when off") \
+  F (gpu_ns_per_batch, U64, "GPU time per batch, ns") \
+  F (batch_size, U64, "its own batch-size property, 0 when none") \
+  F (interval, U64, "its interval property + 1, 0 when none") \
+  F (fill_lo_frames, U64, "smallest fill seen in >= 4 batches") \
+  F (fill_lo_ns_per_frame, U64, "self time per frame at that fill, ns") \
+  F (fill_hi_frames, U64, "largest fill seen in >= 4 batches") \
+  F (fill_hi_ns_per_frame, U64, "self time per frame at that fill, ns") \
+  F (waits_on_clock, BOOLEAN, "synced sink: time includes clock waits") \
+  F (span_ns, U64, "first batch's push (aggregator: first input) to the end of its last batch, ns") \
+  F (util, DOUBLE, "self_ns / span_ns: busy share of the time it had batches, 0..1") \
+  F (limiting, BOOLEAN, "the stage that limits throughput")
+
+#define GPUPROF_SCHEMA_ADVICE(F) \
+  F (rule, STRING, "mux-batch, mux-timeout, infer-batch, queue, interval or drop-osd") \
+  F (stage, STRING, "element whose knob it is") \
+  F (setting, STRING, "the knob and its value, e.g. batch-size=8") \
+  F (reason, STRING, "why, with the numbers")
+
+/* GPU (CUPTI) tables, empty without GPU attribution (docs/gpu.md) */
+
+/* per element, then one row per thread whose launches found no element */
+#define GPUPROF_SCHEMA_GPU_ELEMENTS(F) \
+  F (path, STRING, "element path, or \"unattributed (thread NAME)\"") \
+  F (thread, STRING, "launching thread of an unattributed row, else empty") \
+  F (gpu_ns, U64, "GPU time: kernels + copies + memsets, ns") \
+  F (kernel_ns, U64, "kernel time, ns") \
+  F (copy_ns, U64, "memcpy time, ns") \
+  F (memset_ns, U64, "memset time, ns") \
+  F (kernels, U64, "kernels launched") \
+  F (copies, U64, "memcpys") \
+  F (memsets, U64, "memsets") \
+  F (copy_bytes, U64, "bytes copied") \
+  F (memset_bytes, U64, "bytes set") \
+  F (by_thread_ns, U64, "part of gpu_ns attributed by the launching thread's last element, ns") \
+  F (buffers, U64, "buffers (or batches) that carried GPU work; 0 for unattributed rows") \
+  F (ns_per_buffer, DOUBLE, "gpu_ns / buffers, ns; 0 when no buffers")
+
+/* the most expensive kernels, per (name, element), at most 10 */
+#define GPUPROF_SCHEMA_GPU_KERNELS(F) \
+  F (name, STRING, "kernel name") \
+  F (element, STRING, "element it is attributed to, or \"unattributed\"") \
+  F (calls, U64, "launches") \
+  F (ns, U64, "total time, ns")
+
+#define GPUPROF_SCHEMA_GPU_DEVICES(F) \
+  F (device, U64, "CUDA device id") \
+  F (busy_ns, U64, "union of its record intervals, ns") \
+  F (span_ns, U64, "the window busy is measured over: the run, else first to last record, ns") \
+  F (busy, DOUBLE, "busy_ns / span_ns, 0..1") \
+  F (first_ns, U64, "start of its first record, monotonic ns") \
+  F (last_ns, U64, "end of its last record, monotonic ns") \
+  F (gaps, U64, "idle gaps listed below (at most 5)") \
+  F (gap1_ns, U64, "longest idle gap, ns") \
+  F (gap2_ns, U64, "second longest idle gap, ns") \
+  F (gap3_ns, U64, "third longest idle gap, ns") \
+  F (gap4_ns, U64, "fourth longest idle gap, ns") \
+  F (gap5_ns, U64, "fifth longest idle gap, ns")
+
+/* one row when GPU attribution was on, none otherwise */
+#define GPUPROF_SCHEMA_GPU(F) \
+  F (records, U64, "GPU records settled (kernels, copies, memsets)") \
+  F (dropped, U64, "records CUPTI dropped (buffers full): in no figure") \
+  F (unjoined, U64, "records settled without their API record") \
+  F (pending, U64, "records delivered but not settled at the report") \
+  F (total_ns, U64, "GPU time of every settled record, ns") \
+  F (external_ns, U64, "attributed by external correlation id, ns") \
+  F (thread_ns, U64, "attributed by the launching thread's last element, ns") \
+  F (unattributed_ns, U64, "neither, ns") \
+  F (untimed, U64, "records without timestamps (counted, 0 ns)") \
+  F (graph_records, U64, "records launched by a CUDA graph") \
+  F (early, U64, "records starting before their API call (clock mismatch; 0 expected)")
+
+typedef enum
+{
+  GPUPROF_FIELD_STRING,         /* gchar *, may be NULL */
+  GPUPROF_FIELD_U64,            /* guint64 */
+  GPUPROF_FIELD_DOUBLE,         /* gdouble */
+  GPUPROF_FIELD_BOOLEAN,        /* gboolean */
+} GpuprofFieldType;
+
+/**
+ * GpuprofSummaryField:
+ * @name: key in JSON, column in CSV, field in the tracer record and in the
+ *   action signals' structures (one key style: snake_case)
+ * @type: C type of the member
+ * @offset: offset of the member in the row struct
+ * @description: meaning and unit, for the tracer record and the docs
+ */
+typedef struct
+{
+  const gchar *name;
+  GpuprofFieldType type;
+  gsize offset;
+  const gchar *description;
+} GpuprofSummaryField;
+
+/**
+ * GpuprofSummaryTable:
+ * @name: JSON key and CSV file suffix ("elements", "gpu_kernels", ...)
+ * @record: singular name: the tracer record "gpuprof-@record" and the
+ *   action-signal structure of the same name
+ * @row_size: sizeof the row struct
+ * @fields: the row's fields, in output order
+ * @n_fields: length of @fields
+ * @n_key: leading fields that name a row (diff matches rows by them)
+ * @single: at most one row: JSON writes an object (or null), not an array
+ *
+ * One table of the snapshot.
+ */
+typedef struct
+{
+  const gchar *name;
+  const gchar *record;
+  gsize row_size;
+  const GpuprofSummaryField *fields;
+  guint n_fields;
+  guint n_key;
+  gboolean single;
+} GpuprofSummaryTable;
+
+/* T (ID, name, record, key columns, single) in output order; the row type
+ * and column list of each follow from ID (see gpuprof-schema.c) */
+#define GPUPROF_SCHEMA_TABLES(T) \
+  T (RUN, run, run, 1, TRUE) \
+  T (ELEMENTS, elements, element, 1, FALSE) \
+  T (QUEUES, queues, queue, 1, FALSE) \
+  T (THREADS, threads, thread, 1, FALSE) \
+  T (BATCHES, batches, batch, 1, FALSE) \
+  T (STAGES, stages, stage, 1, FALSE) \
+  T (ADVICE, advice, advice, 2, FALSE) \
+  T (GPU_ELEMENTS, gpu_elements, gpu-element, 1, FALSE) \
+  T (GPU_KERNELS, gpu_kernels, gpu-kernel, 2, FALSE) \
+  T (GPU_DEVICES, gpu_devices, gpu-device, 1, FALSE) \
+  T (GPU, gpu, gpu, 0, TRUE)
+
+#define GPUPROF_SCHEMA_ENUM(ID, name, record, n_key, single) \
+  GPUPROF_SUMMARY_##ID,
+
+typedef enum
+{
+  GPUPROF_SCHEMA_TABLES (GPUPROF_SCHEMA_ENUM)
+  GPUPROF_SUMMARY_N_TABLES
+} GpuprofSummaryTableId;
+
+const GpuprofSummaryTable *gpuprof_summary_table (GpuprofSummaryTableId id);
+
+G_END_DECLS

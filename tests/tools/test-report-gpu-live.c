@@ -1,0 +1,139 @@
+/* End to end with GPU tables: a pipeline under GST_TRACERS=gpuprof with the
+ * fake libcupti (tests/gpu/fake-cupti.c) whose identity launches fake
+ * kernels, copies and memsets in its chain calls. The tracer's own
+ * end-of-run report (get-last-report) has a GPU section; `gst-gpuprof
+ * report` of the summary it saved (stats=) and of its trace (trace=) prints
+ * that report byte for byte — the live report only adds its trace line.
+ * FAKE_CUPTI_PATH names the fake library, GST_GPUPROF the tool. */
+#include <gst/gst.h>
+#include <dlfcn.h>
+#include <string.h>
+
+#include "tools-report-util.h"
+
+#define N_BUFFERS 20
+
+typedef guint32 (*LaunchFunc) (gint kind, const gchar * name, guint64 dur_ns,
+    guint64 bytes);
+
+static LaunchFunc launch;
+static gchar *tmpdir;
+
+/* in identity's chain call: GPU work attributed to it, per buffer */
+static void
+on_handoff (GstElement * identity, GstBuffer * buf, gpointer data)
+{
+  static guint n;
+
+  launch (0, "infer_kernel", 100000 + (n++ % 7) * 1000, 0);
+  launch (1, NULL, 20000, 1 << 20);
+  launch (2, NULL, 3000, 4096);
+}
+
+static GstTracer *
+find_tracer (void)
+{
+  GList *tracers = gst_tracing_get_active_tracers (), *l;
+  GstTracer *found = NULL;
+
+  for (l = tracers; l; l = l->next)
+    if (!g_strcmp0 (G_OBJECT_TYPE_NAME (l->data), "GstGpuprofTracer"))
+      found = l->data;
+  g_list_free_full (tracers, gst_object_unref);
+  g_assert_nonnull (found);
+  return found;
+}
+
+static gchar *
+run_pipeline (void)
+{
+  GstElement *p = gst_parse_launch ("fakesrc num-buffers=20 sizetype=fixed "
+      "sizemax=64 ! identity name=infer signal-handoffs=true ! "
+      "fakesink sync=false", NULL);
+  GstElement *infer = gst_bin_get_by_name (GST_BIN (p), "infer");
+  GstBus *bus = gst_element_get_bus (p);
+  GstMessage *msg;
+  gchar *report = NULL;
+
+  g_signal_connect (infer, "handoff", G_CALLBACK (on_handoff), NULL);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  /* back to NULL: the run ends, the tracer reports and saves */
+  gst_element_set_state (p, GST_STATE_NULL);
+  g_signal_emit_by_name (find_tracer (), "get-last-report", &report);
+  gst_object_unref (bus);
+  gst_object_unref (infer);
+  gst_object_unref (p);
+  return report;
+}
+
+static void
+test_live_equals_saved (void)
+{
+  gchar *live = run_pipeline ();
+  gchar *sum = g_build_filename (tmpdir, "run.json", NULL);
+  gchar *trace = g_build_filename (tmpdir, "trace.json", NULL);
+  gchar *from_sum, *from_trace, *err, *records;
+  const gchar *rest;
+
+  g_assert_nonnull (live);
+  g_test_message ("live report:\n%s", live);
+  records = g_strdup_printf ("GPU (CUPTI): %d records", 3 * N_BUFFERS);
+  g_assert_nonnull (strstr (live, records));
+  g_assert_nonnull (strstr (live, "infer_kernel"));
+
+  g_assert_cmpint (tools_run_report (sum, &from_sum, &err), ==, 0);
+  g_free (err);
+  g_assert_cmpint (tools_run_report (trace, &from_trace, &err), ==, 0);
+  g_free (err);
+  g_assert_cmpstr (from_trace, ==, from_sum);
+  /* the live report: the saved one, then its trace file line */
+  g_assert_true (g_str_has_prefix (live, from_sum));
+  rest = live + strlen (from_sum);
+  g_assert_nonnull (strstr (rest, trace));
+  g_assert_true (strchr (rest, '\n') == rest + strlen (rest) - 1);
+
+  g_free (records);
+  g_free (from_trace);
+  g_free (from_sum);
+  g_free (trace);
+  g_free (sum);
+  g_free (live);
+}
+
+int
+main (int argc, char **argv)
+{
+  const gchar *fake = g_getenv ("FAKE_CUPTI_PATH");
+  gchar *tracers;
+  void *mod;
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+  g_assert_nonnull (fake);
+  tmpdir = g_dir_make_tmp ("gpuprof-report-gpu-live-XXXXXX", NULL);
+  tracers = g_strdup_printf ("gpuprof(cupti=on,cupti-lib=%s,report=off,"
+      "stats=%s/run.json,trace=%s/trace.json)", fake, tmpdir, tmpdir);
+  g_setenv ("GST_TRACERS", tracers, TRUE);
+  gst_init (&argc, &argv);
+  mod = dlopen (fake, RTLD_NOW);
+  g_assert_nonnull (mod);
+  launch = (LaunchFunc) dlsym (mod, "fake_cupti_launch");
+  g_assert_nonnull (launch);
+
+  g_test_add_func ("/report-gpu-live/live-equals-saved",
+      test_live_equals_saved);
+  ret = g_test_run ();
+  if (ret == 0) {
+    gchar *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);
+
+    ret = system (cmd);
+    g_free (cmd);
+  }
+  g_free (tracers);
+  g_free (tmpdir);
+  return ret;
+}
