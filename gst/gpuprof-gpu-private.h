@@ -7,7 +7,7 @@
  *    and external records in, attributed ops out (record side)
  *  - gpuprof-gpu-stats.c: per-element/kernel/device aggregates, gaps, the
  *    buffer ring, the public getters (record side)
- *  - gpuprof-gpu-report.c: element paths and the text section
+ *  - gpuprof-gpu-names.c: element paths of each channel, labels
  *  - gpuprof-gpu.c: this shared state, configure/reset, the listeners
  *
  * The record side has one lock, in GpuprofGpuEngine; functions named

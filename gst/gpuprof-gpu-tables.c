@@ -7,14 +7,6 @@
 
 #include <string.h>
 
-static gchar *
-element_label (GpuprofGpuPathFunc path_func, gpointer user_data, guint32 id)
-{
-  gchar *p = path_func ? path_func (id, user_data) : NULL;
-
-  return p ? p : g_strdup_printf ("element #%u", id);
-}
-
 static void
 set_cost (GpuprofGpuElementRow * r, const GpuprofGpuCost * c, guint64 buffers)
 {
@@ -44,7 +36,7 @@ fill_elements (GpuprofSnapshot * snap, GpuprofGpuChannel channel,
         &g_array_index (els, GpuprofGpuElementStats, i);
     GpuprofGpuElementRow r = { 0, };
 
-    r.path = element_label (path_func, user_data, e->element_id);
+    r.path = gpuprof_gpu_label (path_func, user_data, e->element_id);
     r.thread = g_strdup ("");
     set_cost (&r, &e->cost, e->buffers);
     r.by_thread_ns = e->by_thread_ns;
@@ -79,7 +71,7 @@ fill_kernels (GpuprofSnapshot * snap, GpuprofGpuChannel channel,
 
     r.name = g_strdup (k->name);
     r.element = k->element_id ?
-        element_label (path_func, user_data, k->element_id) :
+        gpuprof_gpu_label (path_func, user_data, k->element_id) :
         g_strdup ("unattributed");
     r.calls = k->count;
     r.ns = k->ns;

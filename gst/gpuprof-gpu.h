@@ -472,9 +472,8 @@ gboolean gpuprof_gpu_get_buffer_cost (GpuprofGpuChannel channel,
  */
 typedef gchar *(*GpuprofGpuPathFunc) (guint32 element_id, gpointer user_data);
 
-gchar *gpuprof_gpu_format_report (GpuprofGpuChannel channel,
-    GpuprofGpuPathFunc path_func, gpointer user_data, guint64 wall_start,
-    guint64 wall_end);
+gchar *gpuprof_gpu_label (GpuprofGpuPathFunc path_func, gpointer user_data,
+    guint32 id);
 
 void gpuprof_gpu_set_path_func (GpuprofGpuChannel channel,
     GpuprofGpuPathFunc path_func, gpointer user_data);

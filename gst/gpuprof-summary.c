@@ -8,56 +8,23 @@
 #endif
 
 #include "gpuprof-summary.h"
+#include "gpuprof-json.h"
 
 #include <math.h>
 #include <string.h>
 
-/* --- values -------------------------------------------------------------- */
+/* --- values ------------------------------------------------------------- */
 
 /**
- * gpuprof_summary_append_double:
+ * gpuprof_summary_append_csv:
  * @s: where to append
- * @v: value
+ * @str: (nullable): a cell's text
  *
- * Appends the shortest text that reads back as exactly @v (JSON has no NaN
- * or infinity: those become 0).
+ * Appends @str as one CSV cell (RFC 4180): quoted when it holds a comma, a
+ * quote or a line break; nothing for %NULL.
  */
 void
-gpuprof_summary_append_double (GString * s, gdouble v)
-{
-  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  if (!isfinite (v))
-    v = 0;
-  g_ascii_formatd (buf, sizeof (buf), "%.15g", v);
-  if (g_ascii_strtod (buf, NULL) != v)
-    g_ascii_formatd (buf, sizeof (buf), "%.17g", v);
-  g_string_append (s, buf);
-}
-
-static void
-append_json_string (GString * s, const gchar * str)
-{
-  const guchar *p;
-
-  if (str == NULL) {
-    g_string_append (s, "null");
-    return;
-  }
-  g_string_append_c (s, '"');
-  for (p = (const guchar *) str; *p; p++) {
-    if (*p == '"' || *p == '\\')
-      g_string_append_c (s, '\\');
-    if (*p < 0x20)
-      g_string_append_printf (s, "\\u%04x", *p);
-    else
-      g_string_append_c (s, *p);
-  }
-  g_string_append_c (s, '"');
-}
-
-static void
-append_csv_string (GString * s, const gchar * str)
+gpuprof_summary_append_csv (GString * s, const gchar * str)
 {
   const gchar *p;
 
@@ -85,16 +52,16 @@ append_field (GString * s, const GpuprofSummaryField * f, gconstpointer row,
   switch (f->type) {
     case GPUPROF_FIELD_STRING:
       if (csv)
-        append_csv_string (s, *(gchar * const *) member);
+        gpuprof_summary_append_csv (s, *(gchar * const *) member);
       else
-        append_json_string (s, *(gchar * const *) member);
+        gpuprof_json_append_string (s, *(gchar * const *) member);
       break;
     case GPUPROF_FIELD_U64:
       g_string_append_printf (s, "%" G_GUINT64_FORMAT,
           *(const guint64 *) member);
       break;
     case GPUPROF_FIELD_DOUBLE:
-      gpuprof_summary_append_double (s, *(const gdouble *) member);
+      gpuprof_json_append_double (s, *(const gdouble *) member);
       break;
     case GPUPROF_FIELD_BOOLEAN:
       g_string_append (s, *(const gboolean *) member ? "true" : "false");

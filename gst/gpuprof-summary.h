@@ -35,7 +35,7 @@ gboolean gpuprof_summary_save (const GpuprofSnapshot * snap,
     const gchar * json_path, GError ** err);
 void gpuprof_summary_log_records (const GpuprofSnapshot * snap);
 
-void gpuprof_summary_append_double (GString * s, gdouble v);
+void gpuprof_summary_append_csv (GString * s, const gchar * str);
 GstStructure *gpuprof_summary_row_to_structure (GpuprofSummaryTableId id,
     gconstpointer row);
 

@@ -4,6 +4,8 @@
 #include <gst/check/gstcheck.h>
 
 #include "fake-activity.h"
+#include "gpuprof-gpu-tables.h"
+#include "gpuprof-report.h"
 
 #define TR GPUPROF_GPU_CHANNEL_TRACER
 #define ME GPUPROF_GPU_CHANNEL_METER
@@ -473,6 +475,7 @@ path_of (guint32 id, gpointer data)
 
 GST_START_TEST (test_report)
 {
+  GpuprofSnapshot *snap;
   gchar *report;
 
   gpuprof_gpu_chain_enter (7, 0);
@@ -490,7 +493,10 @@ GST_START_TEST (test_report)
     gpuprof_gpu_settle (2, GPUPROF_GPU_SETTLE_ALL);
   }
 
-  report = gpuprof_gpu_format_report (TR, path_of, NULL, 0, 0);
+  snap = gpuprof_snapshot_new ("pipeline0");
+  gpuprof_gpu_tables_fill (snap, TR, path_of, NULL, 0, 0);
+  report = gpuprof_report_format (snap);
+  gpuprof_snapshot_free (snap);
   GST_INFO ("\n%s", report);
   fail_unless (strstr (report, "5 dropped by CUPTI") != NULL, "%s", report);
   fail_unless (strstr (report, "pipeline0/conv") != NULL, "%s", report);

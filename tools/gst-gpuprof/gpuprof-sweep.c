@@ -6,6 +6,7 @@
 #endif
 
 #include "gpuprof-sweep.h"
+#include "gpuprof-summary.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -808,26 +809,6 @@ gpuprof_sweep_format_table (const GpuprofSweep * s)
 }
 
 static void
-csv_cell (GString * out, const gchar * v)
-{
-  const gchar *p;
-
-  if (!v)
-    return;
-  if (!strpbrk (v, ",\"\r\n")) {
-    g_string_append (out, v);
-    return;
-  }
-  g_string_append_c (out, '"');
-  for (p = v; *p; p++) {
-    if (*p == '"')
-      g_string_append_c (out, '"');
-    g_string_append_c (out, *p);
-  }
-  g_string_append_c (out, '"');
-}
-
-static void
 csv_num (GString * out, gdouble v)
 {
   g_string_append_c (out, ',');
@@ -858,7 +839,7 @@ gpuprof_sweep_to_csv (const GpuprofSweep * s)
     const GpuprofSweepPoint *pt = g_ptr_array_index (s->points, i);
 
     for (j = 0; j < s->vars->len; j++) {
-      csv_cell (out, pt->values[j]);
+      gpuprof_summary_append_csv (out, pt->values[j]);
       g_string_append_c (out, ',');
     }
     g_string_append (out, pt->done ? "ok" : "failed");
@@ -870,14 +851,14 @@ gpuprof_sweep_to_csv (const GpuprofSweep * s)
     csv_num (out, pt->gpu_ms_per_frame);
     csv_num (out, pt->fill);
     g_string_append_c (out, ',');
-    csv_cell (out, pt->limiting);
+    gpuprof_summary_append_csv (out, pt->limiting);
     g_string_append_c (out, ',');
-    csv_cell (out, pt->advice);
+    gpuprof_summary_append_csv (out, pt->advice);
     csv_num (out, pt->seconds);
     g_string_append_c (out, ',');
-    csv_cell (out, pt->summary);
+    gpuprof_summary_append_csv (out, pt->summary);
     g_string_append_c (out, ',');
-    csv_cell (out, pt->error);
+    gpuprof_summary_append_csv (out, pt->error);
     g_string_append (out, "\r\n");
   }
   return g_string_free (out, FALSE);
