@@ -18,7 +18,7 @@
  *
  * Parameters: each key of GST_TRACERS="gpuprof(key=value,...)" is a
  * construct-only property of the tracer (#GstGpuprofTracer:report,
- * #GstGpuprofTracer:nvtx, ...), made from the table in gst/gpuprof-params.c
+ * #GstGpuprofTracer:nvtx, ...), made from the table in gst/core/gpuprof-params.c
  * and documented in docs/parameters.md, which is generated from it. On
  * GStreamer 1.22 the text between the parentheses arrives as the "params"
  * property; it is parsed as a GstStructure and each key is stored as its
@@ -424,7 +424,7 @@ gst_gpuprof_tracer_finalize (GObject * object)
   G_OBJECT_CLASS (gst_gpuprof_tracer_parent_class)->finalize (object);
 }
 
-/* every property is a parameter of the table in gst/gpuprof-params.c */
+/* every property is a parameter of the table in gst/core/gpuprof-params.c */
 #define PROP_FIRST_PARAM 1
 
 static void

@@ -1,4 +1,4 @@
-/* The trace reader (gst/gpuprof-trace-reader.c) parses events as JSON, not
+/* The trace reader (gst/outputs/gpuprof-trace-reader.c) parses events as JSON, not
  * as text: escaped names, members in any order and spacing, a key's text
  * inside a string; its rebuilt figures are the core histogram's over the
  * same values; and on a trace the writer cut off (no summary) it rebuilds

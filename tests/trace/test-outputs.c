@@ -1,4 +1,4 @@
-/* Outputs (gst/gpuprof-output.h): the table lists the four outputs once
+/* Outputs (gst/outputs/gpuprof-output.h): the table lists the four outputs once
  * each, the parameters pick which open, one that cannot open says why once
  * and the others run, run end reaches every open output (report appends,
  * summary and trace files written), the trace writer hands every drained

@@ -1,4 +1,4 @@
-/* The one schema (gst/gpuprof-schema.h): every column of every table,
+/* The one schema (gst/snapshot/gpuprof-schema.h): every column of every table,
  * filled with a value of its own, comes back unchanged from the JSON
  * summary (write -> load), heads its CSV column, is a field of the same
  * name and type in the action-signal structure and the tracer record, and

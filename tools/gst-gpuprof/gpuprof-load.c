@@ -2,7 +2,7 @@
  *
  * A summary is one JSON object (docs/summary-schema.md), read with
  * json-glib. A trace (docs/trace.md) is read by the trace reader beside its
- * writer (gst/gpuprof-trace-reader.c), which hands each embedded summary
+ * writer (gst/outputs/gpuprof-trace-reader.c), which hands each embedded summary
  * back to gpuprof_summary_from_json().
  */
 #include "gpuprof-load.h"
