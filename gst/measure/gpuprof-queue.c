@@ -595,3 +595,38 @@ gpuprof_queue_reset (GpuprofQueue * q)
   g_mutex_unlock (&q->lock);
   __atomic_store_n (&q->backpressure_ns, 0, __ATOMIC_RELAXED);
 }
+
+/**
+ * gpuprof_queue_figures:
+ * @q: a queue FIFO
+ * @f: (out): its figures for the run so far
+ */
+void
+gpuprof_queue_figures (GpuprofQueue * q, GpuprofQueueFigures * f)
+{
+  GpuprofThread *up;
+
+  memset (f, 0, sizeof (*f));
+  g_mutex_lock (&q->lock);
+  f->dequeued = q->dequeued;
+  f->drops = q->drops;
+  f->flushed = q->flushed;
+  f->left = q->left;
+  f->residency_p50 = gpuprof_histogram_percentile (&q->residency, 0.50);
+  f->residency_p99 = gpuprof_histogram_percentile (&q->residency, 0.99);
+  f->residency_max = q->residency.max;
+  f->residency_mean = q->residency.count ?
+      q->residency.sum / q->residency.count : 0;
+  f->max_level_buffers = q->max_level_buffers;
+  f->max_level_bytes = q->max_level_bytes;
+  f->max_level_time = q->max_level_time;
+  g_mutex_unlock (&q->lock);
+  f->backpressure_ns = __atomic_load_n (&q->backpressure_ns,
+      __ATOMIC_RELAXED);
+  up = __atomic_load_n (&q->upstream_thread, __ATOMIC_RELAXED);
+  if (up) {
+    guint64 first = __atomic_load_n (&up->first_ts, __ATOMIC_RELAXED);
+    guint64 last = __atomic_load_n (&up->last_ts, __ATOMIC_RELAXED);
+    f->upstream_wall_ns = last > first ? last - first : 0;
+  }
+}

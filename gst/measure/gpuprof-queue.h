@@ -139,6 +139,19 @@ void gpuprof_queue_end_element (GpuprofElement * e,
     const GpuprofQueueOutputs * out, guint64 ts);
 
 guint64 gpuprof_queue_residency_id (const GpuprofQueue * q, guint64 seq);
+
+/* What the snapshot reads of a queue: one consistent copy, taken under the
+ * queue's lock (the snapshot never touches the mirror itself). */
+typedef struct
+{
+  guint64 dequeued, drops, flushed, left;
+  guint64 residency_p50, residency_p99, residency_max, residency_mean;
+  guint64 max_level_buffers, max_level_bytes, max_level_time;
+  guint64 backpressure_ns;
+  guint64 upstream_wall_ns;     /* wall time of the enqueuing thread */
+} GpuprofQueueFigures;
+
+void gpuprof_queue_figures (GpuprofQueue * q, GpuprofQueueFigures * f);
 void gpuprof_queue_reset (GpuprofQueue * q);
 
 G_END_DECLS

@@ -298,31 +298,23 @@ fill_element_row (GpuprofProfiler * p, GpuprofElementRow * row,
 static void
 fill_queue_row (GpuprofQueueRow * row, GpuprofQueue * q)
 {
-  GpuprofThread *up;
+  GpuprofQueueFigures f;
 
+  gpuprof_queue_figures (q, &f);
   row->path = g_strdup (q->path);
-  g_mutex_lock (&q->lock);
-  row->buffers = q->dequeued;
-  row->residency_p50_ns = gpuprof_histogram_percentile (&q->residency, 0.50);
-  row->residency_p99_ns = gpuprof_histogram_percentile (&q->residency, 0.99);
-  row->residency_max_ns = q->residency.max;
-  row->residency_mean_ns = q->residency.count ?
-      q->residency.sum / q->residency.count : 0;
-  row->max_level_buffers = q->max_level_buffers;
-  row->max_level_bytes = q->max_level_bytes;
-  row->max_level_time_ns = q->max_level_time;
-  row->drops = q->drops;
-  row->flushed = q->flushed;
-  row->left = q->left;
-  g_mutex_unlock (&q->lock);
-  row->backpressure_ns = __atomic_load_n (&q->backpressure_ns,
-      __ATOMIC_RELAXED);
-  up = __atomic_load_n (&q->upstream_thread, __ATOMIC_RELAXED);
-  if (up) {
-    guint64 first = __atomic_load_n (&up->first_ts, __ATOMIC_RELAXED);
-    guint64 last = __atomic_load_n (&up->last_ts, __ATOMIC_RELAXED);
-    row->upstream_wall_ns = last > first ? last - first : 0;
-  }
+  row->buffers = f.dequeued;
+  row->residency_p50_ns = f.residency_p50;
+  row->residency_p99_ns = f.residency_p99;
+  row->residency_max_ns = f.residency_max;
+  row->residency_mean_ns = f.residency_mean;
+  row->max_level_buffers = f.max_level_buffers;
+  row->max_level_bytes = f.max_level_bytes;
+  row->max_level_time_ns = f.max_level_time;
+  row->drops = f.drops;
+  row->flushed = f.flushed;
+  row->left = f.left;
+  row->backpressure_ns = f.backpressure_ns;
+  row->upstream_wall_ns = f.upstream_wall_ns;
 }
 
 static void

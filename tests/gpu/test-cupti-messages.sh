@@ -2,7 +2,7 @@
 # When GPU attribution cannot run: cupti=auto says nothing (no stderr line,
 # no "GPU:" report line), cupti=on says why once on stderr and in the
 # report; inspecting the plugin neither says it nor loads CUPTI, with or
-# without GST_TRACERS (issue 12, #14).
+# without GST_TRACERS: the tracer must not load CUPTI when only inspected.
 # Usage: test-cupti-messages.sh BUILD_DIR   (FAKE_CUPTI_PATH: the fake
 # libcupti, to see whether CUPTI is loaded at all)
 set -u
