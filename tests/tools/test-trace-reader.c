@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "gpuprof-histogram.h"
-#include "gpuprof-load.h"
+#include "gpuprof-summary-reader.h"
 #include "gpuprof-trace.h"
 
 static gchar *tmpdir;

@@ -7,7 +7,7 @@
 #include <gst/gst.h>
 #include <string.h>
 
-#include "gpuprof-load.h"
+#include "gpuprof-summary-reader.h"
 #include "gpuprof-summary.h"
 
 /* a value no other column of the snapshot has */

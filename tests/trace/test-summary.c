@@ -5,7 +5,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "gpuprof-load.h"
+#include "gpuprof-summary-reader.h"
 #include "gpuprof-report.h"
 #include "gpuprof-snapshot.h"
 #include "gpuprof-summary.h"

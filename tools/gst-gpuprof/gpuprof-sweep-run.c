@@ -7,7 +7,7 @@
 #endif
 
 #include "gpuprof-sweep-run.h"
-#include "gpuprof-load.h"
+#include "gpuprof-summary-reader.h"
 #include "gpuprof-sweep.h"
 
 #include <errno.h>

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "gpuprof-diff.h"
-#include "gpuprof-load.h"
+#include "gpuprof-summary-reader.h"
 #include "gpuprof-params.h"
 #include "gpuprof-report.h"
 #include "gpuprof-sweep-run.h"

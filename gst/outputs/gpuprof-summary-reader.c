@@ -1,11 +1,12 @@
-/* gst-gpuprof: read a saved summary or trace back into snapshots.
+/* gpuprof: read a saved summary (or a trace, through the trace reader)
+ * back into snapshots: the reader beside the summary writer.
  *
  * A summary is one JSON object (docs/summary-schema.md), read with
  * json-glib. A trace (docs/trace.md) is read by the trace reader beside its
  * writer (gst/outputs/gpuprof-trace-reader.c), which hands each embedded summary
  * back to gpuprof_summary_from_json().
  */
-#include "gpuprof-load.h"
+#include "gpuprof-summary-reader.h"
 #include "gpuprof-summary.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* gst-gpuprof: read saved runs — a summary (stats=) or a trace (trace=) —
+/* gpuprof: read saved runs — a summary (stats=) or a trace (trace=) —
  * back into snapshots (gpuprof-snapshot.h).
  */
 #pragma once
