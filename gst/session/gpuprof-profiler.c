@@ -139,7 +139,9 @@ open_outputs (GpuprofProfiler * p)
 static void
 start_gpu (GpuprofProfiler * p)
 {
-  GpuprofCuptiSettings s = { p->params.cupti, p->params.cupti_lib, 0, 0 };
+  GpuprofCuptiSettings s = { p->params.cupti, p->params.cupti_lib, 0, 0,
+    p->params.cupti_path
+  };
   gchar *reason = NULL;
 
   if (p->params.cupti == GPUPROF_CUPTI_OFF)
