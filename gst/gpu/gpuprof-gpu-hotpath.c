@@ -162,7 +162,8 @@ _gpuprof_gpu_enter (GpuprofGpuChannel channel, guint32 element_id,
       s->stack_seq[channel][d] = seq;
     }
     s->depth[channel] = d + 1;
-    g_atomic_int_set (&s->last[channel], (gint) element_id);
+    if (element_id)
+      g_atomic_int_set (&s->last[channel], (gint) element_id);
   }
 }
 
@@ -187,7 +188,9 @@ _gpuprof_gpu_exit (GpuprofGpuChannel channel)
     now = g_atomic_int_get (&s->owner[channel]);
   else
     now = popped;               /* stays the last active element */
-  g_atomic_int_set (&s->last[channel], (gint) now);
+  /* 0: a frame without an element (a ghost pad's query) changes nothing */
+  if (now)
+    g_atomic_int_set (&s->last[channel], (gint) now);
 }
 
 /**
@@ -276,11 +279,13 @@ _gpuprof_gpu_launch_context (GpuprofGpuChannel channel, guint32 * element_id,
   *element_id = 0;
   if (!s)
     return FALSE;
-  d = s->depth[channel];
-  if (d > 0 && d <= STACK_DEPTH) {
-    *element_id = s->stack[channel][d - 1];
-    *seq = s->stack_seq[channel][d - 1];
-    return TRUE;
+  /* the innermost frame with an element (0: a ghost pad's query) */
+  for (d = MIN (s->depth[channel], STACK_DEPTH); d > 0; d--) {
+    if (s->stack[channel][d - 1]) {
+      *element_id = s->stack[channel][d - 1];
+      *seq = s->stack_seq[channel][d - 1];
+      return TRUE;
+    }
   }
   *element_id = (guint32) g_atomic_int_get (&s->last[channel]);
   return FALSE;

@@ -182,12 +182,11 @@ attribute_locked (GpuprofGpuChannel c, const Entry * e,
   so->by = GPUPROF_GPU_BY_NONE;
   so->element_id = 0;
   so->seq = GPUPROF_GPU_SEQ_NONE;
-  if (e->flags & ENTRY_HAVE_EXT (c)) {
+  /* an id with element 0 (a ghost pad's query) says nothing: the thread's */
+  if ((e->flags & ENTRY_HAVE_EXT (c)) && gpuprof_gpu_id_element (e->ext[c])) {
     so->element_id = gpuprof_gpu_id_element (e->ext[c]);
-    if (so->element_id) {
-      so->by = GPUPROF_GPU_BY_EXTERNAL;
-      so->seq = gpuprof_gpu_id_seq (e->ext[c]);
-    }
+    so->by = GPUPROF_GPU_BY_EXTERNAL;
+    so->seq = gpuprof_gpu_id_seq (e->ext[c]);
   } else if (e->flags & ENTRY_HAVE_LAST (c)) {
     so->element_id = (guint32) e->ext[c];
     if (so->element_id)

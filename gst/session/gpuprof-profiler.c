@@ -178,6 +178,7 @@ gpuprof_profiler_state_change_pre (GpuprofProfiler * p, GstElement * element,
     start_gpu (p);
     g_once_init_leave (&p->gpu_started, 1);
   }
+  gpuprof_hooks_gpu_state_enter (p, element);
 }
 
 GpuprofProfiler *
