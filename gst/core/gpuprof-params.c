@@ -73,6 +73,15 @@ static const ParamDef params[] = {
   {"cupti-lib", PARAM_PATH, FIELD (cupti_lib), 0, NULL,
    "<path of libcupti.so>", "`libcupti.so.13` from the library path",
    "CUPTI library to load at run time", NULL},
+  {"cupti-path", PARAM_ENUM, FIELD (cupti_path), GPUPROF_CUPTI_PATH_CALLBACK,
+   gpuprof_cupti_path_get_type, NULL, NULL,
+   "How GPU records find the element that launched them",
+   "See [gpu.md](gpu.md#collection-paths). `callback`: CUPTI callbacks on "
+   "launch, copy and memset calls note the launching thread's element and "
+   "buffer; activity records for GPU work only (the cheap path). "
+   "`activity`: runtime and driver API activity records and external "
+   "correlation records, joined on the collector thread (the older, "
+   "costlier path, kept to compare)."},
 };
 /* *INDENT-ON* */
 
@@ -105,6 +114,24 @@ gpuprof_cupti_mode_get_type (void)
 
   if (g_once_init_enter (&type))
     g_once_init_leave (&type, g_enum_register_static ("GpuprofCuptiMode",
+            values));
+  return type;
+}
+
+GType
+gpuprof_cupti_path_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {GPUPROF_CUPTI_PATH_CALLBACK, "Launch callbacks + GPU activity records",
+        "callback"},
+    {GPUPROF_CUPTI_PATH_ACTIVITY, "API and external correlation activity "
+          "records, joined", "activity"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GpuprofCuptiPath",
             values));
   return type;
 }

@@ -36,10 +36,12 @@ typedef struct
   gchar *stats_path;            /* stats=<path>, NULL = none */
   GpuprofCuptiMode cupti;       /* cupti=auto|on|off */
   gchar *cupti_lib;             /* cupti-lib=<path> */
+  GpuprofCuptiPath cupti_path;  /* cupti-path=callback|activity */
 } GpuprofParams;
 
 #define GPUPROF_TYPE_CUPTI_MODE (gpuprof_cupti_mode_get_type ())
 GType gpuprof_cupti_mode_get_type (void);
+GType gpuprof_cupti_path_get_type (void);
 
 /* defaults, from the table */
 void gpuprof_params_init (GpuprofParams * p);

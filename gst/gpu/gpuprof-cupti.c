@@ -6,10 +6,14 @@
  *
  * Session: subscribe (to detect another CUPTI client), system thread ids,
  * monotonic timestamp callback, buffer callbacks, then the activity kinds.
- * Kernel, copy and memset records need both API kinds: external correlation
- * records only come with an API kind enabled (measured on the GPU host), and
- * GStreamer's nvcodec calls the driver API (cuLaunchKernel, cuMemcpy2DAsync)
- * while most applications call the runtime.
+ * Two paths (GpuprofCuptiPath):
+ *  - callback (default): the subscriber's callback is enabled for the launch,
+ *    copy and memset API ids only (driver and runtime: nvcodec calls the
+ *    driver, most applications the runtime) and stores, at API entry, what
+ *    the launching thread does (gpuprof-gpu-launch.c); activity kinds for GPU
+ *    work only. No API or external correlation records, no join.
+ *  - activity: both API kinds and external correlation: external correlation
+ *    records only come with an API kind enabled (measured on the GPU host).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -120,6 +124,12 @@ gpuprof_cupti_dropped (void)
   return 0;
 }
 
+GpuprofCuptiPath
+gpuprof_cupti_path (void)
+{
+  return GPUPROF_CUPTI_PATH_CALLBACK;
+}
+
 #else /* HAVE_CUPTI_HEADERS */
 
 #include <dlfcn.h>
@@ -150,6 +160,10 @@ typedef struct
   CUptiResult (*SetThreadIdType) (CUpti_ActivityThreadIdType);
   CUptiResult (*ActivityRegisterTimestampCallback) (CUpti_TimestampCallbackFunc);
   CUptiResult (*GetTimestamp) (uint64_t *);
+  CUptiResult (*EnableCallback) (uint32_t, CUpti_SubscriberHandle,
+      CUpti_CallbackDomain, CUpti_CallbackId);
+  CUptiResult (*GetCallbackName) (CUpti_CallbackDomain, uint32_t,
+      const char **);
 } CuptiTable;
 
 static CuptiTable cupti;
@@ -179,6 +193,8 @@ static const struct
   OPTIONAL (SetThreadIdType),
   OPTIONAL (ActivityRegisterTimestampCallback),
   OPTIONAL (GetTimestamp),
+  OPTIONAL (EnableCallback),
+  OPTIONAL (GetCallbackName),
 };
 
 /* ---- state, guarded by 'lock' (the record path takes none of it) ---- */
@@ -201,14 +217,18 @@ static gboolean atexit_done;
 
 static const CUpti_ActivityKind required_kind =
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+static GpuprofCuptiPath path_on;      /* the running session's path */
 static const CUpti_ActivityKind other_kinds[] = {
   CUPTI_ACTIVITY_KIND_MEMCPY,
   CUPTI_ACTIVITY_KIND_MEMCPY2,
   CUPTI_ACTIVITY_KIND_MEMSET,
+  /* the activity path only (first N_GPU_KINDS are GPU work) */
   CUPTI_ACTIVITY_KIND_RUNTIME,
   CUPTI_ACTIVITY_KIND_DRIVER,
   CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
 };
+
+#define N_GPU_KINDS 3
 
 /* Diagnostics only (docs/gpu.md): GPUPROF_CUPTI_SKIP=driver,runtime,...
  * leaves activity kinds off, to measure what each one costs. */
@@ -345,8 +365,26 @@ buffer_requested (uint8_t ** buffer, size_t * size, size_t * max_records)
     (op).end = to_monotonic ((rec)->end);           \
   } G_STMT_END
 
+/* the callback path hands GPU records over in batches: one lock each */
+#define OP_BATCH 256
+
+typedef struct
+{
+  GpuprofGpuOp ops[OP_BATCH];
+  guint n;
+} OpBatch;
+
 static void
-handle_record (const CUpti_Activity * r)
+batch_flush (OpBatch * b)
+{
+  if (b->n)
+    gpuprof_gpu_add_launched_ops (b->ops, b->n);
+  b->n = 0;
+}
+
+/* @batch: NULL on the activity path */
+static void
+handle_record (const CUpti_Activity * r, OpBatch * batch)
 {
   GpuprofGpuOp op = { 0, };
 
@@ -403,7 +441,13 @@ handle_record (const CUpti_Activity * r)
     default:
       return;
   }
-  gpuprof_gpu_add_op (&op);
+  if (batch) {
+    batch->ops[batch->n++] = op;
+    if (batch->n == OP_BATCH)
+      batch_flush (batch);
+  } else {
+    gpuprof_gpu_add_op (&op);
+  }
 }
 
 static void CUPTIAPI
@@ -412,11 +456,20 @@ buffer_completed (CUcontext ctx, uint32_t stream_id, uint8_t * buffer,
 {
   CUpti_Activity *record = NULL;
   size_t n_dropped = 0;
+  OpBatch *batch = NULL;
 
+  if (path_on == GPUPROF_CUPTI_PATH_CALLBACK)
+    batch = g_new (OpBatch, 1);  /* per buffer, not on the stack: 20 KiB */
+  if (batch)
+    batch->n = 0;
   if (valid_size > 0) {
     while (cupti.ActivityGetNextRecord (buffer, valid_size,
             &record) == CUPTI_SUCCESS)
-      handle_record (record);
+      handle_record (record, batch);
+  }
+  if (batch) {
+    batch_flush (batch);
+    g_free (batch);
   }
   if (cupti.ActivityGetNumDroppedRecords (ctx, stream_id,
           &n_dropped) == CUPTI_SUCCESS && n_dropped) {
@@ -446,6 +499,9 @@ backend_pop (GpuprofGpuChannel channel)
 }
 
 static const GpuprofGpuBackend cupti_backend = { backend_push, backend_pop };
+
+/* callback path: the thread slots are all it reads, no id stack to keep */
+static const GpuprofGpuBackend callback_backend = { NULL, NULL };
 
 /* ---- collector: periodic flush of completed buffers ---- */
 
@@ -477,7 +533,67 @@ static void CUPTIAPI
 subscriber_callback (void *userdata, CUpti_CallbackDomain domain,
     CUpti_CallbackId cbid, const void *data)
 {
-  /* subscribed only to find out whether another CUPTI client is there */
+  const CUpti_CallbackData *cd = data;
+
+  /* activity path: subscribed only to find out whether another CUPTI
+   * client is there; callback path: only launch/copy/memset ids enabled */
+  if (domain != CUPTI_CB_DOMAIN_DRIVER_API
+      && domain != CUPTI_CB_DOMAIN_RUNTIME_API)
+    return;
+  if (cd->callbackSite == CUPTI_API_ENTER)
+    gpuprof_gpu_launch_enter (cd->correlationId);
+  else
+    gpuprof_gpu_launch_exit (cd->correlationId);
+}
+
+/* API calls that make GPU records: kernel and graph launches, copies and
+ * memsets, driver and runtime (cuLaunchHostFunc matches too: no record,
+ * one table slot) */
+static gboolean
+launch_api_name (const gchar * name)
+{
+  static const gchar *const prefixes[] = {
+    "cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset",
+    "cudaLaunch", "cudaGraphLaunch", "cudaMemcpy", "cudaMemset",
+  };
+  guint i;
+
+  for (i = 0; name && i < G_N_ELEMENTS (prefixes); i++)
+    if (g_str_has_prefix (name, prefixes[i]))
+      return TRUE;
+  return FALSE;
+}
+
+/* Returns how many callbacks were enabled, 0 when the path cannot work */
+static guint
+enable_launch_callbacks (void)
+{
+  static const struct
+  {
+    CUpti_CallbackDomain domain;
+    guint32 n;
+  } domains[] = {
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE},
+  };
+  guint d, n_on = 0;
+  guint32 id;
+
+  if (!subscriber || !cupti.EnableCallback || !cupti.GetCallbackName)
+    return 0;
+  for (d = 0; d < G_N_ELEMENTS (domains); d++) {
+    for (id = 1; id < domains[d].n; id++) {
+      const char *name = NULL;
+      if (cupti.GetCallbackName (domains[d].domain, id, &name) !=
+          CUPTI_SUCCESS || !launch_api_name (name))
+        continue;
+      if (cupti.EnableCallback (1, subscriber, domains[d].domain, id) ==
+          CUPTI_SUCCESS)
+        n_on++;
+    }
+  }
+  GST_INFO ("callback path: %u launch/copy/memset callbacks on", n_on);
+  return n_on;
 }
 
 static void
@@ -539,7 +655,19 @@ start_session_locked (void)
     return g_strdup_printf ("cuptiActivityEnable(CONCURRENT_KERNEL): %s "
         "(no GPU or no CUDA driver here?)", result_string (r));
   }
+
+  path_on = settings.path;
+  if (path_on == GPUPROF_CUPTI_PATH_CALLBACK) {
+    gpuprof_gpu_launch_table_init ();
+    if (enable_launch_callbacks () == 0) {
+      GST_WARNING ("CUPTI callbacks unavailable (no subscriber or no "
+          "cuptiEnableCallback): cupti-path=activity");
+      path_on = GPUPROF_CUPTI_PATH_ACTIVITY;
+    }
+  }
   for (i = 0; i < G_N_ELEMENTS (other_kinds); i++) {
+    if (path_on == GPUPROF_CUPTI_PATH_CALLBACK && i >= N_GPU_KINDS)
+      break;
     if (kind_skipped (other_kinds[i]))
       continue;
     r = cupti.ActivityEnable (other_kinds[i]);
@@ -564,6 +692,7 @@ stop_session_locked (void)
   gpuprof_gpu_settle (gpuprof_cupti_monotonic_ns (), GPUPROF_GPU_SETTLE_ALL);
   g_mutex_lock (&lock);
   disable_kinds ();
+  /* unsubscribing turns the launch callbacks off */
   if (subscriber && cupti.Unsubscribe)
     cupti.Unsubscribe (subscriber);
   subscriber = NULL;
@@ -648,7 +777,8 @@ gpuprof_cupti_start (const GpuprofCuptiSettings * s, gchar ** reason)
 
   refcount = 1;
   g_atomic_int_set (&active, TRUE);
-  gpuprof_gpu_set_backend (&cupti_backend);
+  gpuprof_gpu_set_backend (path_on == GPUPROF_CUPTI_PATH_CALLBACK ?
+      &callback_backend : &cupti_backend);
   collector_stop = FALSE;
   collector = g_thread_new ("gpuprof-cupti", collector_main, NULL);
   if (!atexit_done) {
@@ -704,6 +834,17 @@ gpuprof_cupti_flush (gboolean forced)
   cupti.ActivityFlushAll (forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
   gpuprof_gpu_settle (gpuprof_cupti_monotonic_ns (), forced ?
       GPUPROF_GPU_SETTLE_ALL : GPUPROF_GPU_SETTLE_JOINED);
+}
+
+/**
+ * gpuprof_cupti_path:
+ *
+ * Returns: the collection path of the running session (or of the last one)
+ */
+GpuprofCuptiPath
+gpuprof_cupti_path (void)
+{
+  return path_on;
 }
 
 /**

@@ -30,12 +30,29 @@ typedef enum
 } GpuprofCuptiMode;
 
 /**
+ * GpuprofCuptiPath:
+ * @GPUPROF_CUPTI_PATH_CALLBACK: CUPTI callbacks at the entry of launch, copy
+ *   and memset API calls store what the launching thread is doing under the
+ *   call's correlation id; activity records for GPU work only (the cheap one)
+ * @GPUPROF_CUPTI_PATH_ACTIVITY: runtime + driver API activity records and
+ *   external correlation records, joined on the collector thread
+ *
+ * How GPU records find the element that launched them (docs/gpu.md).
+ */
+typedef enum
+{
+  GPUPROF_CUPTI_PATH_CALLBACK = 0,
+  GPUPROF_CUPTI_PATH_ACTIVITY,
+} GpuprofCuptiPath;
+
+/**
  * GpuprofCuptiSettings:
  * @mode: see #GpuprofCuptiMode
  * @library: (nullable): path or soname of CUPTI; NULL: $GPUPROF_CUPTI_LIBRARY,
  *   else "libcupti.so.13" (then /usr/local/cuda/lib64, extras/CUPTI/lib64)
  * @flush_period_ms: how often records are collected (0: 100 ms)
  * @buffer_size: bytes per activity buffer (0: 4 MiB)
+ * @path: collection path, see #GpuprofCuptiPath
  *
  * The first caller of gpuprof_cupti_start() that gets CUPTI on sets them.
  */
@@ -45,6 +62,7 @@ typedef struct
   const gchar *library;
   guint flush_period_ms;
   gsize buffer_size;
+  GpuprofCuptiPath path;
 } GpuprofCuptiSettings;
 
 gboolean gpuprof_cupti_mode_from_string (const gchar * s,
@@ -57,5 +75,6 @@ gboolean gpuprof_cupti_active (void);
 void gpuprof_cupti_flush (gboolean forced);
 guint64 gpuprof_cupti_dropped (void);
 guint64 gpuprof_cupti_monotonic_ns (void);
+GpuprofCuptiPath gpuprof_cupti_path (void);
 
 G_END_DECLS

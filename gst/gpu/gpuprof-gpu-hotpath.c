@@ -37,6 +37,7 @@ typedef struct
   /* written by the owning thread only */
   gint depth[GPUPROF_GPU_N_CHANNELS];
   guint32 stack[GPUPROF_GPU_N_CHANNELS][STACK_DEPTH];
+  guint64 stack_seq[GPUPROF_GPU_N_CHANNELS][STACK_DEPTH];  /* callback path */
 } ThreadSlot;
 
 /* all the GPU state a thread keeps for itself */
@@ -109,25 +110,32 @@ find_slot (guint32 tid)
 
 /* First sight of a thread: claim a slot (a recycled tid takes its old slot). */
 static ThreadSlot *
-claim_slot (void)
+claim_slot_for (guint32 tid)
 {
-  guint32 tid = gpuprof_gpu_current_thread_id ();
   guint h = tid_hash (tid), i, c;
 
   for (i = 0; i < N_THREAD_SLOTS; i++) {
     ThreadSlot *s = &thread_slots[(h + i) & (N_THREAD_SLOTS - 1)];
     if (g_atomic_int_get (&s->tid) == (gint) tid
         || g_atomic_int_compare_and_exchange (&s->tid, 0, (gint) tid)) {
+      /* an owner told before the thread's first launch
+       * (gpuprof_gpu_set_thread_owner()) stays; a recycled tid keeps its
+       * predecessor's owner too, until told otherwise */
       for (c = 0; c < GPUPROF_GPU_N_CHANNELS; c++) {
         s->depth[c] = 0;
-        g_atomic_int_set (&s->last[c], 0);
-        g_atomic_int_set (&s->owner[c], 0);
+        g_atomic_int_set (&s->last[c], g_atomic_int_get (&s->owner[c]));
       }
       s->name = NULL;
       return s;
     }
   }
   return NULL;                  /* table full: this thread gets no fallback */
+}
+
+static ThreadSlot *
+claim_slot (void)
+{
+  return claim_slot_for (gpuprof_gpu_current_thread_id ());
 }
 
 static inline ThreadSlot *
@@ -145,14 +153,17 @@ _gpuprof_gpu_enter (GpuprofGpuChannel channel, guint32 element_id,
   const GpuprofGpuBackend *b = backend;
   ThreadSlot *s = get_slot ();
 
-  if (b)
+  if (b && b->push)
     b->push (channel, gpuprof_gpu_encode_id (element_id, seq));
   if (s) {
     gint d = s->depth[channel];
-    if (d < STACK_DEPTH)
+    if (d < STACK_DEPTH) {
       s->stack[channel][d] = element_id;
+      s->stack_seq[channel][d] = seq;
+    }
     s->depth[channel] = d + 1;
-    g_atomic_int_set (&s->last[channel], (gint) element_id);
+    if (element_id)
+      g_atomic_int_set (&s->last[channel], (gint) element_id);
   }
 }
 
@@ -164,7 +175,7 @@ _gpuprof_gpu_exit (GpuprofGpuChannel channel)
   gint d;
   guint32 popped, now;
 
-  if (b)
+  if (b && b->pop)
     b->pop (channel);
   if (!s || s->depth[channel] <= 0)
     return;                     /* enabled in the middle of a call */
@@ -177,7 +188,9 @@ _gpuprof_gpu_exit (GpuprofGpuChannel channel)
     now = g_atomic_int_get (&s->owner[channel]);
   else
     now = popped;               /* stays the last active element */
-  g_atomic_int_set (&s->last[channel], (gint) now);
+  /* 0: a frame without an element (a ghost pad's query) changes nothing */
+  if (now)
+    g_atomic_int_set (&s->last[channel], (gint) now);
 }
 
 /**
@@ -214,6 +227,68 @@ gpuprof_gpu_set_thread_element (GpuprofGpuChannel channel, guint32 element_id)
   g_atomic_int_set (&s->owner[channel], (gint) element_id);
   if (s->depth[channel] == 0 && element_id)
     g_atomic_int_set (&s->last[channel], (gint) element_id);
+}
+
+/**
+ * gpuprof_gpu_set_thread_owner:
+ * @tid: OS thread id (gpuprof_gpu_current_thread_id() on that thread)
+ * @element_id: the tracer's id of the element owning the thread, 0 for none
+ *
+ * Callable from any thread: GPU work launched on @tid outside any chain call
+ * (an element's private thread) goes to @element_id. No lock, no allocation
+ * (a thread not seen before claims a slot of the fixed table).
+ */
+void
+gpuprof_gpu_set_thread_owner (guint32 tid, guint32 element_id)
+{
+  ThreadSlot *s = find_slot (tid);
+  gint c = GPUPROF_GPU_CHANNEL_TRACER;
+
+  if (!s && tid)
+    s = claim_slot_for (tid);
+  if (!s)
+    return;
+  g_atomic_int_set (&s->owner[c], (gint) element_id);
+  /* depth is the owning thread's: read racily, a private thread is rarely
+   * inside a chain call, and its next exit restores the owner anyway */
+  if (s->depth[c] == 0 && element_id)
+    g_atomic_int_set (&s->last[c], (gint) element_id);
+}
+
+/**
+ * _gpuprof_gpu_launch_context:
+ * @channel: the channel
+ * @element_id: (out): the element in a chain call on this thread, else the
+ *   thread's owner or last active element (0: none)
+ * @seq: (out): the sequence pushed with it, %GPUPROF_GPU_SEQ_NONE outside a
+ *   chain call
+ *
+ * On the launching thread, at API entry (the callback path): what the
+ * external id and the thread fallback would have said. O(1), no lock.
+ *
+ * Returns: whether a chain call is in progress (by external id)
+ */
+gboolean
+_gpuprof_gpu_launch_context (GpuprofGpuChannel channel, guint32 * element_id,
+    guint64 * seq)
+{
+  ThreadSlot *s = get_slot ();
+  gint d;
+
+  *seq = GPUPROF_GPU_SEQ_NONE;
+  *element_id = 0;
+  if (!s)
+    return FALSE;
+  /* the innermost frame with an element (0: a ghost pad's query) */
+  for (d = MIN (s->depth[channel], STACK_DEPTH); d > 0; d--) {
+    if (s->stack[channel][d - 1]) {
+      *element_id = s->stack[channel][d - 1];
+      *seq = s->stack_seq[channel][d - 1];
+      return TRUE;
+    }
+  }
+  *element_id = (guint32) g_atomic_int_get (&s->last[channel]);
+  return FALSE;
 }
 
 /* ---- read by the record side, from another thread ---- */

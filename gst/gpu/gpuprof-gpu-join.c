@@ -35,6 +35,7 @@
 #define ENTRY_HAVE_EXT(c) (1 << (1 + (c)))
 #define ENTRY_GRAPH       (1 << 4)
 #define ENTRY_READY       (1 << 5)
+#define ENTRY_HAVE_LAST(c) (1 << (6 + (c)))     /* ext[c]: element at launch */
 
 typedef struct _PendingOp PendingOp;
 struct _PendingOp
@@ -181,12 +182,15 @@ attribute_locked (GpuprofGpuChannel c, const Entry * e,
   so->by = GPUPROF_GPU_BY_NONE;
   so->element_id = 0;
   so->seq = GPUPROF_GPU_SEQ_NONE;
-  if (e->flags & ENTRY_HAVE_EXT (c)) {
+  /* an id with element 0 (a ghost pad's query) says nothing: the thread's */
+  if ((e->flags & ENTRY_HAVE_EXT (c)) && gpuprof_gpu_id_element (e->ext[c])) {
     so->element_id = gpuprof_gpu_id_element (e->ext[c]);
-    if (so->element_id) {
-      so->by = GPUPROF_GPU_BY_EXTERNAL;
-      so->seq = gpuprof_gpu_id_seq (e->ext[c]);
-    }
+    so->by = GPUPROF_GPU_BY_EXTERNAL;
+    so->seq = gpuprof_gpu_id_seq (e->ext[c]);
+  } else if (e->flags & ENTRY_HAVE_LAST (c)) {
+    so->element_id = (guint32) e->ext[c];
+    if (so->element_id)
+      so->by = GPUPROF_GPU_BY_THREAD;
   } else if (have_api) {
     so->element_id = _gpuprof_gpu_thread_last (e->thread_id, c);
     if (so->element_id)
@@ -198,32 +202,41 @@ attribute_locked (GpuprofGpuChannel c, const Entry * e,
   so->unjoined = unjoined;
 }
 
-/* Returns whether the entry is done with (the caller frees it). */
-static gboolean
-settle_entry_locked (Entry * e, gboolean unjoined)
+/* one GPU record, attributed for each used channel */
+static void
+settle_op_locked (const Entry * e, const GpuprofGpuOp * op, gboolean unjoined)
 {
   guint c;
   gboolean graph = (e->flags & ENTRY_GRAPH) != 0;
   gint used = g_atomic_int_get (&_gpuprof_gpu.channels_used);
+  guint64 ns = 0;
+
+  if (op->end > op->start)
+    ns = op->end - op->start;
+  for (c = 0; c < GPUPROF_GPU_N_CHANNELS; c++) {
+    GpuprofGpuSettledOp so;
+
+    if (!(used & (1 << c)))
+      continue;
+    attribute_locked (c, e, op, unjoined, &so);
+    _gpuprof_gpu_stats_account_locked (&so, ns, graph);
+    if (_gpuprof_gpu_have_op_listeners_locked ())
+      _gpuprof_gpu_call_op_listeners_locked (&so);
+  }
+  if (ns)
+    _gpuprof_gpu_stats_device_add_locked (op);
+}
+
+/* Returns whether the entry is done with (the caller frees it). */
+static gboolean
+settle_entry_locked (Entry * e, gboolean unjoined)
+{
+  gboolean graph = (e->flags & ENTRY_GRAPH) != 0;
 
   while (e->ops) {
     PendingOp *p = e->ops;
-    guint64 ns = 0;
 
-    if (p->op.end > p->op.start)
-      ns = p->op.end - p->op.start;
-    for (c = 0; c < GPUPROF_GPU_N_CHANNELS; c++) {
-      GpuprofGpuSettledOp so;
-
-      if (!(used & (1 << c)))
-        continue;
-      attribute_locked (c, e, &p->op, unjoined, &so);
-      _gpuprof_gpu_stats_account_locked (&so, ns, graph);
-      if (_gpuprof_gpu_have_op_listeners_locked ())
-        _gpuprof_gpu_call_op_listeners_locked (&so);
-    }
-    if (ns)
-      _gpuprof_gpu_stats_device_add_locked (&p->op);
+    settle_op_locked (e, &p->op, unjoined);
     e->ops = p->next;
     e->n_ops--;
     join.pending_ops--;
@@ -325,6 +338,53 @@ gpuprof_gpu_add_external (guint32 correlation_id, GpuprofGpuChannel channel,
   e->flags |= ENTRY_HAVE_EXT (channel);
   e->ext[channel] = external_id;
   evict_locked ();
+  g_mutex_unlock (&_gpuprof_gpu.lock);
+}
+
+/**
+ * gpuprof_gpu_add_launched_ops:
+ * @ops: GPU records of the callback path; copied
+ * @n_ops: how many
+ *
+ * Record side, cupti-path=callback: each record is attributed at once with
+ * what its launching thread stored at API entry (gpuprof_gpu_launch_enter()),
+ * no waiting, no join; one lock for the batch. A record whose launch is not
+ * in the table (overwritten, or launched before the callbacks were on) is
+ * settled unjoined and unattributed.
+ */
+void
+gpuprof_gpu_add_launched_ops (const GpuprofGpuOp * ops, guint n_ops)
+{
+  guint i, c;
+
+  g_mutex_lock (&_gpuprof_gpu.lock);
+  _gpuprof_gpu_ensure_init_locked ();
+  for (i = 0; i < n_ops; i++) {
+    GpuprofGpuOp op = ops[i];
+    GpuprofGpuLaunch l;
+    Entry e = { 0, };
+    gboolean found = _gpuprof_gpu_launch_lookup (op.correlation_id, &l);
+
+    op.name = op.name ? g_intern_string (op.name) : NULL;
+    e.corr = op.correlation_id;
+    if (op.graph_id)
+      e.flags |= ENTRY_GRAPH;
+    if (found) {
+      e.flags |= ENTRY_HAVE_API;
+      e.thread_id = l.thread_id;
+      e.api_start = l.api_start;
+      /* a synchronous call whose record came before it returned */
+      e.api_end = l.api_end ? l.api_end : l.api_start;
+      for (c = 0; c < GPUPROF_GPU_N_CHANNELS; c++) {
+        e.ext[c] = l.ext[c];
+        if (l.flags & GPUPROF_GPU_LAUNCH_EXT (c))
+          e.flags |= ENTRY_HAVE_EXT (c);
+        else if (l.flags & GPUPROF_GPU_LAUNCH_LAST (c))
+          e.flags |= ENTRY_HAVE_LAST (c);
+      }
+    }
+    settle_op_locked (&e, &op, !found);
+  }
   g_mutex_unlock (&_gpuprof_gpu.lock);
 }
 

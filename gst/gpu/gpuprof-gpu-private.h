@@ -50,6 +50,24 @@ void _gpuprof_gpu_call_settle_listeners (void);
 guint32 _gpuprof_gpu_thread_last (guint32 tid, GpuprofGpuChannel channel);
 void _gpuprof_gpu_thread_name (guint32 tid, gchar * out, gsize size);
 void _gpuprof_gpu_threads_forget (void);
+gboolean _gpuprof_gpu_launch_context (GpuprofGpuChannel channel,
+    guint32 * element_id, guint64 * seq);
+
+/* gpuprof-gpu-launch.c: the callback path's table, correlation id -> what
+ * the launching thread was doing at API entry */
+#define GPUPROF_GPU_LAUNCH_EXT(c)  (1 << (c))   /* in a chain call */
+#define GPUPROF_GPU_LAUNCH_LAST(c) (1 << (4 + (c)))     /* thread fallback */
+
+typedef struct
+{
+  guint32 flags;
+  guint32 thread_id;
+  guint64 api_start;
+  guint64 api_end;              /* 0 until the call returned */
+  guint64 ext[GPUPROF_GPU_N_CHANNELS];  /* external id, or last element */
+} GpuprofGpuLaunch;
+
+gboolean _gpuprof_gpu_launch_lookup (guint32 corr, GpuprofGpuLaunch * out);
 
 /* gpuprof-gpu-join.c */
 void _gpuprof_gpu_join_init_locked (void);

@@ -91,8 +91,8 @@ gpuprof_gpu_id_seq (GpuprofGpuExternalId id)
 
 /**
  * GpuprofGpuBackend:
- * @push: push @id on the calling thread's stack for @channel
- * @pop: pop the calling thread's stack for @channel
+ * @push: (nullable): push @id on the calling thread's stack for @channel
+ * @pop: (nullable): pop the calling thread's stack for @channel
  *
  * Set by gpuprof-cupti.c when CUPTI is active, by tests otherwise.
  */
@@ -165,6 +165,13 @@ void gpuprof_gpu_set_thread_name (const gchar * name);
 void gpuprof_gpu_set_thread_element (GpuprofGpuChannel channel,
     guint32 element_id);
 guint32 gpuprof_gpu_current_thread_id (void);
+void gpuprof_gpu_set_thread_owner (guint32 tid, guint32 element_id);
+
+/* the callback path (cupti-path=callback): the launching thread stores what
+ * it is doing under the call's correlation id (gpuprof-gpu-launch.c) */
+void gpuprof_gpu_launch_table_init (void);
+void gpuprof_gpu_launch_enter (guint32 correlation_id);
+void gpuprof_gpu_launch_exit (guint32 correlation_id);
 void gpuprof_gpu_use_pthread_ids (gboolean use);
 
 /* ---- record side ---- */
@@ -212,6 +219,7 @@ void gpuprof_gpu_add_api (guint32 correlation_id, guint32 thread_id,
     guint32 cbid, guint64 start, guint64 end);
 void gpuprof_gpu_add_external (guint32 correlation_id,
     GpuprofGpuChannel channel, GpuprofGpuExternalId external_id);
+void gpuprof_gpu_add_launched_ops (const GpuprofGpuOp * ops, guint n_ops);
 void gpuprof_gpu_add_dropped (guint64 n_records);
 /**
  * GpuprofGpuSettleMode:

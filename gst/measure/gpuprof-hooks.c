@@ -599,6 +599,27 @@ flush_peer_queue (GpuprofProfiler * p, GpuprofThread * t, GstPad * pad,
   gst_object_unref (peer);
 }
 
+/* GPU work launched while an event or a query is handled (a decoder
+ * draining at EOS, a pool allocated for an allocation query) is the
+ * handler's: the element of @pad's peer, which the push runs into; @pad's
+ * own element when unlinked. Events and queries are rare next to buffers:
+ * a peer lookup (lock + ref) is affordable here, and only with GPU on. */
+static guint32
+gpu_handler_id (GpuprofProfiler * p, GpuprofThread * t, GpuprofPad * gp,
+    GstPad * pad)
+{
+  GstPad *peer = gst_pad_get_peer (pad);
+  guint32 id = gp->element->id;
+
+  if (peer) {
+    GpuprofPad *gpeer = gpuprof_objects_pad (p->objects, t, peer);
+    if (gpeer->element)
+      id = gpeer->element->id;
+    gst_object_unref (peer);
+  }
+  return id;
+}
+
 void
 gpuprof_profiler_event_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     GstEvent * event)
@@ -633,6 +654,9 @@ gpuprof_profiler_event_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
       && GST_PAD_IS_SRC (pad))
     flush_peer_queue (p, t, pad, ts);
   push_call_frame (t, gp, pad, ts);
+  if (G_UNLIKELY (gpuprof_gpu_channel_enabled (GPUPROF_GPU_CHANNEL_TRACER)))
+    gpuprof_gpu_chain_enter (gpu_handler_id (p, t, gp, pad),
+        GPUPROF_GPU_SEQ_NONE);
 }
 
 void
@@ -641,8 +665,10 @@ gpuprof_profiler_event_post (GpuprofProfiler * p, guint64 ts, GstPad * pad)
   GpuprofThread *t = enter_thread (p, ts);
   GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
 
-  if (gp->element)
+  if (gp->element) {
     pop_call_frame (t, gp, ts);
+    gpuprof_gpu_chain_exit ();
+  }
 }
 
 /* A query on a streaming thread (not an application's): its record */
@@ -658,6 +684,30 @@ streaming_query_pad (GpuprofProfiler * p, GstPad * pad, GpuprofThread ** t)
   return gp->element ? gp : NULL;
 }
 
+/* The element answering a query on @pad: the query hooks fire for
+ * gst_pad_peer_query() on the asking pad and again, nested, for
+ * gst_pad_query() on the answering one, so the innermost push is the
+ * handler. Also before a thread's first buffer and on application threads
+ * (a pool allocated for the allocation query), which have no record here:
+ * then a parent lookup (lock + ref), only with GPU on. */
+static guint32
+gpu_query_handler_id (GpuprofProfiler * p, GpuprofPad * gp, GstPad * pad)
+{
+  GstObject *parent;
+  guint32 id = 0;
+
+  if (gp)
+    return gp->element->id;
+  if (GST_IS_PROXY_PAD (pad))
+    return 0;
+  parent = gst_pad_get_parent (pad);
+  if (parent && GST_IS_ELEMENT (parent))
+    id = gpuprof_objects_element (p->objects, GST_ELEMENT (parent))->id;
+  if (parent)
+    gst_object_unref (parent);
+  return id;
+}
+
 void
 gpuprof_profiler_query_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad)
 {
@@ -666,6 +716,10 @@ gpuprof_profiler_query_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad)
 
   if (gp)
     push_call_frame (t, gp, pad, ts);
+  /* element 0 (a ghost pad): the launching thread's state is kept */
+  if (G_UNLIKELY (gpuprof_gpu_channel_enabled (GPUPROF_GPU_CHANNEL_TRACER)))
+    gpuprof_gpu_chain_enter (gpu_query_handler_id (p, gp, pad),
+        GPUPROF_GPU_SEQ_NONE);
 }
 
 void
@@ -676,6 +730,7 @@ gpuprof_profiler_query_post (GpuprofProfiler * p, guint64 ts, GstPad * pad)
 
   if (gp)
     pop_call_frame (t, gp, ts);
+  gpuprof_gpu_chain_exit ();
 }
 
 /* ------------------------------------------------ messages, lifecycle */
@@ -729,6 +784,7 @@ gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
 {
   GpuprofElement *e = gpuprof_objects_element_peek (element);
 
+  gpuprof_gpu_chain_exit ();    /* gpuprof_hooks_gpu_state_enter() */
   /* seen before it was in a bin: set up (or moved) without gst_bin_add? */
   if (e && !__atomic_load_n (&e->pipeline_id, __ATOMIC_RELAXED)
       && !GST_IS_BIN (element))
@@ -761,6 +817,17 @@ gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
       && GST_IS_PIPELINE (element) && !GST_OBJECT_PARENT (element))
     gpuprof_profiler_report_pipeline (p, gpuprof_objects_pipeline (p->objects,
             element));
+}
+
+/* Before an element's state change (element-change-state-pre): GPU work it
+ * launches meanwhile (buffer pools, CUDA contexts) is its own. Paired with
+ * the exit at the top of gpuprof_profiler_state_change(). */
+void
+gpuprof_hooks_gpu_state_enter (GpuprofProfiler * p, GstElement * element)
+{
+  if (G_UNLIKELY (gpuprof_gpu_channel_enabled (GPUPROF_GPU_CHANNEL_TRACER)))
+    gpuprof_gpu_chain_enter (gpuprof_objects_element (p->objects,
+            element)->id, GPUPROF_GPU_SEQ_NONE);
 }
 
 void

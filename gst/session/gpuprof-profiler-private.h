@@ -27,6 +27,7 @@ struct _GpuprofProfiler
 
 /* gpuprof-hooks.c */
 void gpuprof_hooks_init (void);
+void gpuprof_hooks_gpu_state_enter (GpuprofProfiler * p, GstElement * element);
 /* the queue stopped or the trace closes: what it holds is left */
 void gpuprof_hooks_end_queues (GpuprofProfiler * p, GpuprofElement * e,
     guint64 ts);

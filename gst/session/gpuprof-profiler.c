@@ -139,7 +139,9 @@ open_outputs (GpuprofProfiler * p)
 static void
 start_gpu (GpuprofProfiler * p)
 {
-  GpuprofCuptiSettings s = { p->params.cupti, p->params.cupti_lib, 0, 0 };
+  GpuprofCuptiSettings s = { p->params.cupti, p->params.cupti_lib, 0, 0,
+    p->params.cupti_path
+  };
   gchar *reason = NULL;
 
   if (p->params.cupti == GPUPROF_CUPTI_OFF)
@@ -176,6 +178,7 @@ gpuprof_profiler_state_change_pre (GpuprofProfiler * p, GstElement * element,
     start_gpu (p);
     g_once_init_leave (&p->gpu_started, 1);
   }
+  gpuprof_hooks_gpu_state_enter (p, element);
 }
 
 GpuprofProfiler *

@@ -194,6 +194,47 @@ if [ "$HAVE_TRACER" = 1 ]; then
     check_totals "$LOGS/clip-tracer.txt" tracer "tracer clip"
   fi
 
+  # 4. issue 11: kernel counts per name equal Nsight Compute's on the decode
+  # pipeline, and no kernel charged to an element that does not launch any
+  # (the EOS drain went to qtdemux0), on both collection paths
+  if [ -n "$CLIP" ] && [ -f "$CLIP" ]; then
+    DEC=(filesrc location="$CLIP" ! qtdemux ! h264parse ! nvh264dec ! cudaconvert !
+      cudascale ! cudadownload ! fakesink)
+    LAUNCHERS='/(nvh264dec|cudaconvert|cudascale|cudadownload)[0-9]*$'
+    if command -v ncu >/dev/null; then
+      ncu --csv --print-kernel-base mangled --metrics gpu__time_duration.sum \
+        gst-launch-1.0 -q "${DEC[@]}" > "$LOGS/ncu-decode.csv" 2> "$LOGS/ncu-decode.err"
+    fi
+    for path in callback activity; do
+      rm -f "$LOGS/decode-$path"*
+      GST_TRACERS="gpuprof(cupti=on,cupti-path=$path,report=off,stats=$LOGS/decode-$path.json)" \
+        gst-launch-1.0 -q "${DEC[@]}" > "$LOGS/decode-$path.txt" 2>&1
+      k="$LOGS/decode-$path-gpu_kernels.csv"
+      if [ ! -s "$k" ]; then
+        row "decode $path: kernel table written" FAIL "no $k (see $LOGS/decode-$path.txt)"
+        continue
+      fi
+      if [ -s "$LOGS/ncu-decode.csv" ]; then
+        bash "$ROOT/tests/gpu/kernel-counts.sh" "$LOGS/ncu-decode.csv" "$k" \
+          "$LAUNCHERS" > "$LOGS/decode-$path-counts.txt"
+        st=$?
+        [ $st = 0 ] && row "decode $path: kernels per name == ncu, on launchers" PASS \
+          "$(tail -1 "$LOGS/decode-$path-counts.txt")" \
+          || row "decode $path: kernels per name == ncu, on launchers" FAIL \
+          "$(grep -c ^FAIL "$LOGS/decode-$path-counts.txt") failures: $LOGS/decode-$path-counts.txt"
+      else
+        row "decode $path: kernels per name == ncu" SKIP "no ncu output (see $LOGS/ncu-decode.err)"
+        # still: no kernel on an element that does not launch any
+        if ! bash "$ROOT/tests/gpu/kernel-counts.sh" /dev/null "$k" "$LAUNCHERS" \
+            | grep -q "charged to"; then
+          row "decode $path: kernels only on launchers" PASS ""
+        else
+          row "decode $path: kernels only on launchers" FAIL "see $k"
+        fi
+      fi
+    done
+  fi
+
   F0=(); F1=()
   for i in 1 2 3; do
     run "$LOGS/fps-none-$i.txt" "" "${CUDA_HEAD[@]}" ! fakesink

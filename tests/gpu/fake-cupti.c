@@ -9,6 +9,13 @@
  * delivers the GPU records in one buffer and the host records in a later one,
  * so the join always sees a GPU record before its API record.
  *
+ * The callback API: cuptiEnableCallback()/cuptiEnableDomain() for the
+ * subscriber; a launch calls its callback at API entry and exit when the
+ * launch's id is enabled (driver cuLaunchKernel, cuMemcpyHtoDAsync_v2,
+ * cuMemsetD8Async; cuptiGetCallbackName knows those and one that launches
+ * nothing). API and external correlation records are made only when their
+ * activity kinds are enabled, as in CUPTI.
+ *
  * Like the real one, it registers an exit handler when a client subscribes
  * and, once that ran, aborts on any call that needs its session (the real
  * CUPTI crashes there).
@@ -39,6 +46,12 @@ static CUpti_BuffersCallbackCompleteFunc complete_cb;
 static CUpti_TimestampCallbackFunc ts_cb;
 static CUpti_ActivityThreadIdType tid_type;
 static uint32_t next_corr = 1;
+static CUpti_CallbackFunc sub_cb;
+static void *sub_data;
+#define N_CBIDS 1024
+static unsigned char cb_on[2][N_CBIDS];  /* [0] driver, [1] runtime */
+static unsigned char kind_on[64];
+static uint64_t callbacks_made;
 static int dropped_reported;
 
 /* serialized records: [u64 size][record, padded to 8] ... */
@@ -126,20 +139,52 @@ now_ns (void)
  *
  * Returns: the correlation id
  */
+static const uint32_t kind_cbid[3] = {
+  CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+  CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2,
+  CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async,
+};
+
+static void
+call_back (CUpti_ApiCallbackSite site, uint32_t cbid, uint32_t corr)
+{
+  CUpti_CallbackData cd;
+
+  if (!sub_cb || cbid >= N_CBIDS || !cb_on[0][cbid])
+    return;
+  memset (&cd, 0, sizeof (cd));
+  cd.callbackSite = site;
+  cd.functionName = "fake";
+  cd.correlationId = corr;
+  __atomic_fetch_add (&callbacks_made, 1, __ATOMIC_RELAXED);
+  sub_cb (sub_data, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &cd);
+}
+
+/* Returns: subscriber callbacks made so far (entry and exit) */
+EXPORT uint64_t
+fake_cupti_callbacks (void)
+{
+  return __atomic_load_n (&callbacks_made, __ATOMIC_RELAXED);
+}
+
 EXPORT uint32_t
 fake_cupti_launch (int kind, const char *name, uint64_t dur_ns, uint64_t bytes)
 {
   CUpti_ActivityAPI api;
-  uint64_t t = now_ns ();
-  uint32_t corr;
+  uint64_t t;
+  uint32_t corr, cbid = kind_cbid[kind < 0 || kind > 2 ? 0 : kind];
   int k;
 
   pthread_mutex_lock (&lock);
   corr = next_corr++;
+  pthread_mutex_unlock (&lock);
+  call_back (CUPTI_API_ENTER, cbid, corr);
+  t = now_ns ();
+  pthread_mutex_lock (&lock);
 
   memset (&api, 0, sizeof (api));
   api.kind = CUPTI_ACTIVITY_KIND_DRIVER;
-  api.cbid = 307;
+  api.cbid = cbid;
   api.start = t;
   api.end = t + 10;
   api.processId = getpid ();
@@ -147,7 +192,7 @@ fake_cupti_launch (int kind, const char *name, uint64_t dur_ns, uint64_t bytes)
       (uint32_t) syscall (SYS_gettid) : (uint32_t) (uintptr_t) pthread_self ();
   api.correlationId = corr;
   for (k = 0; k < N_KINDS; k++) {
-    if (depths[k] > 0) {
+    if (depths[k] > 0 && kind_on[CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION]) {
       CUpti_ActivityExternalCorrelation x;
       memset (&x, 0, sizeof (x));
       x.kind = CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION;
@@ -157,7 +202,8 @@ fake_cupti_launch (int kind, const char *name, uint64_t dur_ns, uint64_t bytes)
       blob_append (&host_blob, &x, sizeof (x));
     }
   }
-  blob_append (&host_blob, &api, sizeof (api));
+  if (kind_on[CUPTI_ACTIVITY_KIND_DRIVER])
+    blob_append (&host_blob, &api, sizeof (api));
 
   if (kind == 0) {
     CUpti_ActivityKernel10 r;
@@ -190,6 +236,7 @@ fake_cupti_launch (int kind, const char *name, uint64_t dur_ns, uint64_t bytes)
     blob_append (&gpu_blob, &r, sizeof (r));
   }
   pthread_mutex_unlock (&lock);
+  call_back (CUPTI_API_EXIT, cbid, corr);
   return corr;
 }
 
@@ -273,14 +320,96 @@ cuptiSetThreadIdType (CUpti_ActivityThreadIdType type)
 EXPORT CUptiResult
 cuptiActivityEnable (CUpti_ActivityKind kind)
 {
+  CUptiResult r = env_result ("FAKE_CUPTI_ENABLE_RESULT");
+
   check_alive ("cuptiActivityEnable");
-  return env_result ("FAKE_CUPTI_ENABLE_RESULT");
+  if (r == CUPTI_SUCCESS && (int) kind >= 0 && kind < 64)
+    kind_on[kind] = 1;
+  return r;
 }
 
 EXPORT CUptiResult
 cuptiActivityDisable (CUpti_ActivityKind kind)
 {
   check_alive ("cuptiActivityDisable");
+  if ((int) kind >= 0 && kind < 64)
+    kind_on[kind] = 0;
+  return CUPTI_SUCCESS;
+}
+
+/* Returns: whether activity kind @kind is enabled */
+EXPORT int
+fake_cupti_kind_enabled (int kind)
+{
+  return kind >= 0 && kind < 64 && kind_on[kind];
+}
+
+static int
+domain_index (CUpti_CallbackDomain d)
+{
+  return d == CUPTI_CB_DOMAIN_DRIVER_API ? 0 :
+      d == CUPTI_CB_DOMAIN_RUNTIME_API ? 1 : -1;
+}
+
+EXPORT CUptiResult
+cuptiEnableCallback (uint32_t enable, CUpti_SubscriberHandle s,
+    CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+  int d = domain_index (domain);
+
+  check_alive ("cuptiEnableCallback");
+  if (!s || d < 0 || cbid >= N_CBIDS)
+    return CUPTI_ERROR_INVALID_PARAMETER;
+  cb_on[d][cbid] = enable ? 1 : 0;
+  return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult
+cuptiEnableDomain (uint32_t enable, CUpti_SubscriberHandle s,
+    CUpti_CallbackDomain domain)
+{
+  int d = domain_index (domain);
+
+  check_alive ("cuptiEnableDomain");
+  if (!s || d < 0)
+    return CUPTI_ERROR_INVALID_PARAMETER;
+  memset (cb_on[d], enable ? 1 : 0, N_CBIDS);
+  return CUPTI_SUCCESS;
+}
+
+/* Returns: how many callback ids are enabled in the driver (0) or runtime
+ * (1) domain */
+EXPORT int
+fake_cupti_callbacks_enabled (int d)
+{
+  int i, n = 0;
+
+  for (i = 0; d >= 0 && d < 2 && i < N_CBIDS; i++)
+    n += cb_on[d][i];
+  return n;
+}
+
+EXPORT CUptiResult
+cuptiGetCallbackName (CUpti_CallbackDomain domain, uint32_t cbid,
+    const char **name)
+{
+  int d = domain_index (domain);
+
+  *name = NULL;
+  if (d < 0 || cbid == 0 || cbid >= N_CBIDS)
+    return CUPTI_ERROR_INVALID_PARAMETER;
+  if (d == 0 && cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel)
+    *name = "cuLaunchKernel";
+  else if (d == 0 && cbid == CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2)
+    *name = "cuMemcpyHtoDAsync_v2";
+  else if (d == 0 && cbid == CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async)
+    *name = "cuMemsetD8Async";
+  else if (d == 0 && cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch)
+    *name = "cuGraphLaunch";
+  else if (d == 1 && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000)
+    *name = "cudaLaunchKernel_v7000";
+  else
+    *name = d == 0 ? "cuCtxSynchronize" : "cudaStreamSynchronize";
   return CUPTI_SUCCESS;
 }
 
@@ -329,6 +458,10 @@ cuptiSubscribe (CUpti_SubscriberHandle * s, CUpti_CallbackFunc cb, void *data)
     exit_handler = 1;
   }
   *s = r == CUPTI_SUCCESS ? (CUpti_SubscriberHandle) & lock : NULL;
+  if (r == CUPTI_SUCCESS) {
+    sub_cb = cb;
+    sub_data = data;
+  }
   return r;
 }
 
@@ -336,6 +469,8 @@ EXPORT CUptiResult
 cuptiUnsubscribe (CUpti_SubscriberHandle s)
 {
   check_alive ("cuptiUnsubscribe");
+  sub_cb = NULL;
+  memset (cb_on, 0, sizeof (cb_on));
   return CUPTI_SUCCESS;
 }
 

@@ -1,0 +1,315 @@
+/* The callback collection path (cupti-path=callback, issue 11) through the
+ * real loader and the fake libcupti: only launch/copy/memset callbacks and GPU
+ * activity kinds on, no API or external correlation records, exact
+ * attribution by the launching thread's state at API entry; the activity path
+ * still selectable with the same results; work on a thread owned by an
+ * element (gpuprof_gpu_set_thread_owner()) goes to the owner on both. Each
+ * test runs in its own process (check forks): the loader state is per
+ * process. */
+#include <gst/check/gstcheck.h>
+#include <dlfcn.h>
+#include <cupti.h>
+
+#include "gpuprof-cupti.h"
+#include "gpuprof-gpu.h"
+
+typedef guint32 (*LaunchFunc) (int, const char *, guint64, guint64);
+
+static void *mod;
+static LaunchFunc launch;
+
+static gboolean
+start (GpuprofCuptiPath path)
+{
+  GpuprofCuptiSettings s = { GPUPROF_CUPTI_ON, NULL, 0, 0, path };
+  const gchar *lib = g_getenv ("FAKE_CUPTI_PATH");
+  gchar *reason = NULL;
+
+  if (!lib)
+    return FALSE;
+  s.library = lib;
+  gpuprof_gpu_reset ();
+  fail_unless (gpuprof_cupti_start (&s, &reason), "%s", reason);
+  fail_unless_equals_int (gpuprof_cupti_path (), path);
+  gpuprof_gpu_enable_channel (GPUPROF_GPU_CHANNEL_TRACER, TRUE);
+  mod = dlopen (lib, RTLD_NOW);
+  fail_unless (mod != NULL);
+  launch = dlsym (mod, "fake_cupti_launch");
+  fail_unless (launch != NULL);
+  return TRUE;
+}
+
+static gint
+fake_int (const gchar * sym, int arg)
+{
+  int (*f) (int) = dlsym (mod, sym);
+
+  fail_unless (f != NULL, "%s", sym);
+  return f (arg);
+}
+
+static guint64
+fake_callbacks (void)
+{
+  guint64 (*f) (void) = dlsym (mod, "fake_cupti_callbacks");
+
+  fail_unless (f != NULL);
+  return f ();
+}
+
+static void
+stop (void)
+{
+  gpuprof_cupti_stop ();
+  fail_if (gpuprof_cupti_active ());
+  dlclose (mod);
+}
+
+/* chain calls of 7 (seq 3) and, nested, 8 (seq 4); one launch outside */
+static void
+launch_pattern (void)
+{
+  gpuprof_gpu_chain_enter (7, 3);
+  launch (0, "convert", 1000, 0);
+  gpuprof_gpu_chain_enter (8, 4);
+  launch (1, NULL, 250, 4096);
+  gpuprof_gpu_chain_exit ();
+  launch (2, NULL, 50, 64);
+  gpuprof_gpu_chain_exit ();
+  launch (0, "outside", 10, 0);         /* last active element: 7 */
+}
+
+static void
+check_pattern (void)
+{
+  GpuprofGpuElementStats e;
+  GpuprofGpuTotals t;
+  GpuprofGpuCost c;
+
+  gpuprof_gpu_get_totals (GPUPROF_GPU_CHANNEL_TRACER, &t);
+  fail_unless_equals_uint64 (t.records, 4);
+  fail_unless_equals_uint64 (t.pending, 0);
+  fail_unless_equals_uint64 (t.unjoined, 0);
+  fail_unless_equals_uint64 (t.external_ns, 1300);
+  fail_unless_equals_uint64 (t.thread_ns, 10);
+  fail_unless_equals_uint64 (t.unattributed_ns, 0);
+  fail_unless_equals_uint64 (t.total_ns, 1310);
+  fail_unless_equals_uint64 (t.early, 0);
+
+  fail_unless (gpuprof_gpu_get_element (GPUPROF_GPU_CHANNEL_TRACER, 7, &e));
+  fail_unless_equals_uint64 (e.cost.kernels, 2);
+  fail_unless_equals_uint64 (e.cost.kernel_ns, 1010);
+  fail_unless_equals_uint64 (e.cost.memsets, 1);
+  fail_unless_equals_uint64 (e.cost.memset_bytes, 64);
+  fail_unless_equals_uint64 (e.by_thread_ns, 10);
+  fail_unless (gpuprof_gpu_get_element (GPUPROF_GPU_CHANNEL_TRACER, 8, &e));
+  fail_unless_equals_uint64 (e.cost.copies, 1);
+  fail_unless_equals_uint64 (e.cost.kernels, 0);
+  fail_unless (gpuprof_gpu_get_buffer_cost (GPUPROF_GPU_CHANNEL_TRACER, 8, 4,
+          &c));
+  fail_unless_equals_uint64 (c.copies, 1);
+  fail_unless_equals_uint64 (c.copy_bytes, 4096);
+  fail_unless (gpuprof_gpu_get_buffer_cost (GPUPROF_GPU_CHANNEL_TRACER, 7, 3,
+          &c));
+  fail_unless_equals_uint64 (c.kernels, 1);
+  fail_unless_equals_uint64 (c.memsets, 1);
+}
+
+GST_START_TEST (test_callback_path)
+{
+  GpuprofGpuTotals t;
+
+  if (!start (GPUPROF_CUPTI_PATH_CALLBACK))
+    return;
+  /* GPU work only; launch/copy/memset callbacks only (the fake names 4
+   * driver ids and 1 runtime id that launch, the others not) */
+  fail_unless (fake_int ("fake_cupti_kind_enabled",
+          CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+  fail_unless (fake_int ("fake_cupti_kind_enabled", CUPTI_ACTIVITY_KIND_MEMCPY));
+  fail_unless (fake_int ("fake_cupti_kind_enabled", CUPTI_ACTIVITY_KIND_MEMSET));
+  fail_if (fake_int ("fake_cupti_kind_enabled", CUPTI_ACTIVITY_KIND_DRIVER));
+  fail_if (fake_int ("fake_cupti_kind_enabled", CUPTI_ACTIVITY_KIND_RUNTIME));
+  fail_if (fake_int ("fake_cupti_kind_enabled",
+          CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION));
+  fail_unless_equals_int (fake_int ("fake_cupti_callbacks_enabled", 0), 4);
+  fail_unless_equals_int (fake_int ("fake_cupti_callbacks_enabled", 1), 1);
+
+  launch_pattern ();
+  /* entry and exit of each launch */
+  fail_unless_equals_uint64 (fake_callbacks (), 8);
+  gpuprof_cupti_flush (TRUE);
+  check_pattern ();
+  gpuprof_gpu_get_totals (GPUPROF_GPU_CHANNEL_TRACER, &t);
+  fail_unless_equals_uint64 (t.api_records, 0);
+  fail_unless_equals_uint64 (t.external_records, 0);
+  fail_unless_equals_uint64 (t.pending_ids, 0);
+  stop ();
+  /* unsubscribed: no more callbacks */
+  fail_unless_equals_int (fake_int ("fake_cupti_callbacks_enabled", 0), 0);
+}
+
+GST_END_TEST;
+
+/* the old path, selected: same attribution, from API and external records */
+GST_START_TEST (test_activity_path)
+{
+  GpuprofGpuTotals t;
+
+  if (!start (GPUPROF_CUPTI_PATH_ACTIVITY))
+    return;
+  fail_unless (fake_int ("fake_cupti_kind_enabled", CUPTI_ACTIVITY_KIND_DRIVER));
+  fail_unless (fake_int ("fake_cupti_kind_enabled",
+          CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION));
+  fail_unless_equals_int (fake_int ("fake_cupti_callbacks_enabled", 0), 0);
+  launch_pattern ();
+  fail_unless_equals_uint64 (fake_callbacks (), 0);
+  gpuprof_cupti_flush (TRUE);
+  check_pattern ();
+  gpuprof_gpu_get_totals (GPUPROF_GPU_CHANNEL_TRACER, &t);
+  fail_unless_equals_uint64 (t.api_records, 4);
+  fail_unless_equals_uint64 (t.external_records, 3);
+  stop ();
+}
+
+GST_END_TEST;
+
+/* A record whose launch was not seen (callbacks had nothing to store: the
+ * channel was off) is counted, unjoined and unattributed; dropped records
+ * are reported; attributed + unattributed = total. */
+GST_START_TEST (test_callback_unseen_and_dropped)
+{
+  GpuprofGpuTotals t;
+  GArray *un;
+
+  g_setenv ("FAKE_CUPTI_DROPPED", "3", TRUE);
+  if (!start (GPUPROF_CUPTI_PATH_CALLBACK))
+    return;
+  gpuprof_gpu_enable_channel (GPUPROF_GPU_CHANNEL_TRACER, FALSE);
+  launch (0, "unseen", 40, 0);
+  gpuprof_gpu_enable_channel (GPUPROF_GPU_CHANNEL_TRACER, TRUE);
+  gpuprof_gpu_chain_enter (5, 1);
+  launch (0, "seen", 60, 0);
+  gpuprof_gpu_chain_exit ();
+  gpuprof_cupti_flush (TRUE);
+
+  gpuprof_gpu_get_totals (GPUPROF_GPU_CHANNEL_TRACER, &t);
+  fail_unless_equals_uint64 (t.records, 2);
+  fail_unless_equals_uint64 (t.unjoined, 1);
+  fail_unless_equals_uint64 (t.external_ns, 60);
+  fail_unless_equals_uint64 (t.unattributed_ns, 40);
+  fail_unless_equals_uint64 (t.external_ns + t.thread_ns + t.unattributed_ns,
+      t.total_ns);
+  fail_unless_equals_uint64 (t.dropped, 3);
+  fail_unless_equals_uint64 (gpuprof_cupti_dropped (), 3);
+  un = gpuprof_gpu_get_unattributed (GPUPROF_GPU_CHANNEL_TRACER);
+  fail_unless_equals_int (un->len, 1);
+  fail_unless_equals_uint64 (g_array_index (un, GpuprofGpuThreadStats,
+          0).cost.kernels, 1);
+  g_array_unref (un);
+  stop ();
+}
+
+GST_END_TEST;
+
+/* ---- a private thread owned by an element ---- */
+
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  guint32 tid;
+  gboolean owned, done;
+} Private;
+
+static gpointer
+private_main (gpointer data)
+{
+  Private *p = data;
+
+  g_mutex_lock (&p->lock);
+  p->tid = gpuprof_gpu_current_thread_id ();
+  g_cond_broadcast (&p->cond);
+  while (!p->owned)
+    g_cond_wait (&p->cond, &p->lock);
+  g_mutex_unlock (&p->lock);
+  /* no chain call on this thread, ever: only its owner explains it */
+  launch (0, "worker", 700, 0);
+  launch (1, NULL, 30, 256);
+  return NULL;
+}
+
+static void
+run_owned_thread (GpuprofCuptiPath path)
+{
+  Private p = { 0, };
+  GpuprofGpuElementStats e;
+  GpuprofGpuTotals t;
+  GThread *th;
+
+  if (!start (path))
+    return;
+  g_mutex_init (&p.lock);
+  g_cond_init (&p.cond);
+  th = g_thread_new ("private", private_main, &p);
+  g_mutex_lock (&p.lock);
+  while (!p.tid)
+    g_cond_wait (&p.cond, &p.lock);
+  /* told from this thread, as the waits part learns it */
+  gpuprof_gpu_set_thread_owner (p.tid, 12);
+  p.owned = TRUE;
+  g_cond_broadcast (&p.cond);
+  g_mutex_unlock (&p.lock);
+  g_thread_join (th);
+
+  /* the streaming thread's own work stays its element's */
+  gpuprof_gpu_chain_enter (7, 1);
+  launch (0, "chain", 100, 0);
+  gpuprof_gpu_chain_exit ();
+  gpuprof_cupti_flush (TRUE);
+
+  gpuprof_gpu_get_totals (GPUPROF_GPU_CHANNEL_TRACER, &t);
+  fail_unless_equals_uint64 (t.records, 3);
+  fail_unless_equals_uint64 (t.unattributed_ns, 0);
+  fail_unless (gpuprof_gpu_get_element (GPUPROF_GPU_CHANNEL_TRACER, 12, &e));
+  fail_unless_equals_uint64 (e.cost.kernels, 1);
+  fail_unless_equals_uint64 (e.cost.kernel_ns, 700);
+  fail_unless_equals_uint64 (e.cost.copies, 1);
+  fail_unless_equals_uint64 (e.by_thread_ns, 730);
+  fail_unless (gpuprof_gpu_get_element (GPUPROF_GPU_CHANNEL_TRACER, 7, &e));
+  fail_unless_equals_uint64 (e.cost.kernels, 1);
+  fail_unless_equals_uint64 (e.cost.kernel_ns, 100);
+  g_mutex_clear (&p.lock);
+  g_cond_clear (&p.cond);
+  stop ();
+}
+
+GST_START_TEST (test_owned_thread_callback)
+{
+  run_owned_thread (GPUPROF_CUPTI_PATH_CALLBACK);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_owned_thread_activity)
+{
+  run_owned_thread (GPUPROF_CUPTI_PATH_ACTIVITY);
+}
+
+GST_END_TEST;
+
+static Suite *
+gpu_callback_suite (void)
+{
+  Suite *s = suite_create ("gpu-callback");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_callback_path);
+  tcase_add_test (tc, test_activity_path);
+  tcase_add_test (tc, test_callback_unseen_and_dropped);
+  tcase_add_test (tc, test_owned_thread_callback);
+  tcase_add_test (tc, test_owned_thread_activity);
+  return s;
+}
+
+GST_CHECK_MAIN (gpu_callback);

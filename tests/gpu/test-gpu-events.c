@@ -1,0 +1,193 @@
+/* GPU work launched while an element handles an event, a query or a state
+ * change is that element's (issue 11): the tracer (GST_TRACERS, with the
+ * fake libcupti) pushes the handling element on the GPU hot path in its
+ * event, query and state-change hooks, as it does around chain calls.
+ *   fakesrc ! identity name=up ! identity name=drain ! fakesink, and a
+ *   padless "launcher" element in the same pipeline
+ * up launches in its chain calls (the control); drain launches from probes
+ * on its sink pad while it receives EOS (the decoder draining at EOS in the
+ * issue, which went to the upstream element) and the allocation query; the
+ * launcher in its READY->PAUSED change (pool allocation, which went to
+ * "unattributed (thread ...)"). Each kernel name must be charged, exactly
+ * as many times as launched (counted here), to the element that launched
+ * it, on both collection paths. FAKE_CUPTI_PATH names the fake library. */
+#include <gst/gst.h>
+#include <dlfcn.h>
+#include <string.h>
+
+#include "gpuprof-gpu.h"
+
+typedef guint32 (*LaunchFunc) (gint kind, const gchar * name, guint64 dur_ns,
+    guint64 bytes);
+
+static LaunchFunc launch;
+static gint n_chain, n_eos, n_alloc, n_state;
+
+/* ---- a padless element that launches GPU work in a state change ---- */
+
+typedef GstElement TestLauncher;
+typedef GstElementClass TestLauncherClass;
+GType test_launcher_get_type (void);
+G_DEFINE_TYPE (TestLauncher, test_launcher, GST_TYPE_ELEMENT);
+
+static GstStateChangeReturn
+test_launcher_change_state (GstElement * e, GstStateChange t)
+{
+  if (t == GST_STATE_CHANGE_READY_TO_PAUSED) {
+    launch (2, NULL, 5000, 9 << 20);    /* a pool's memset */
+    launch (0, "state_kernel", 700, 0);
+    g_atomic_int_add (&n_state, 1);
+  }
+  return GST_ELEMENT_CLASS (test_launcher_parent_class)->change_state (e, t);
+}
+
+static void
+test_launcher_class_init (TestLauncherClass * klass)
+{
+  klass->change_state = test_launcher_change_state;
+  gst_element_class_set_static_metadata (klass, "launcher", "Testing",
+      "launches GPU work in READY->PAUSED", "gpuprof");
+}
+
+static void
+test_launcher_init (TestLauncher * self)
+{
+}
+
+/* ---- launches ---- */
+
+static void
+on_handoff (GstElement * identity, GstBuffer * buf, gpointer data)
+{
+  launch (0, "chain_kernel", 1000, 0);
+  g_atomic_int_add (&n_chain, 1);
+}
+
+static GstPadProbeReturn
+on_drain_sink (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  if ((info->type & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM)
+      && GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS) {
+    launch (0, "eos_kernel", 300, 0);
+    g_atomic_int_add (&n_eos, 1);
+  }
+  if ((info->type & GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM)
+      && GST_QUERY_TYPE (GST_PAD_PROBE_INFO_QUERY (info)) ==
+      GST_QUERY_ALLOCATION) {
+    launch (0, "alloc_kernel", 200, 0);
+    g_atomic_int_add (&n_alloc, 1);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* count and element path of kernel @name; FALSE when charged to several */
+static gboolean
+kernel_owner (const gchar * name, guint64 * count, gchar ** path)
+{
+  GArray *k = gpuprof_gpu_get_top_kernels (GPUPROF_GPU_CHANNEL_TRACER, 1000);
+  guint i, rows = 0;
+
+  *count = 0;
+  *path = NULL;
+  for (i = 0; i < k->len; i++) {
+    GpuprofGpuKernelStats *s = &g_array_index (k, GpuprofGpuKernelStats, i);
+    if (g_strcmp0 (s->name, name))
+      continue;
+    rows++;
+    *count += s->count;
+    g_free (*path);
+    *path = s->element_id ? gpuprof_gpu_element_path
+        (GPUPROF_GPU_CHANNEL_TRACER, s->element_id) : g_strdup ("none");
+  }
+  g_array_unref (k);
+  return rows == 1;
+}
+
+static void
+check_kernel (const gchar * name, gint launched, const gchar * element)
+{
+  guint64 count;
+  gchar *path;
+
+  g_assert_cmpint (launched, >, 0);
+  if (!kernel_owner (name, &count, &path))
+    g_error ("%s charged to more than one element (last: %s)", name,
+        path ? path : "-");
+  g_assert_cmpuint (count, ==, (guint64) launched);
+  g_assert_nonnull (path);
+  if (!g_str_has_suffix (path, element))
+    g_error ("%s charged to %s, not %s", name, path, element);
+  g_free (path);
+}
+
+static void
+test_handlers_charged (void)
+{
+  GstElement *p = gst_parse_launch ("fakesrc num-buffers=5 sizetype=fixed "
+      "sizemax=64 ! identity name=up signal-handoffs=true ! "
+      "identity name=drain ! fakesink sync=false", NULL);
+  GstElement *up = gst_bin_get_by_name (GST_BIN (p), "up");
+  GstElement *drain = gst_bin_get_by_name (GST_BIN (p), "drain");
+  GstElement *launcher = g_object_new (test_launcher_get_type (), "name",
+      "launcher", NULL);
+  GstPad *sink = gst_element_get_static_pad (drain, "sink");
+  GstBus *bus = gst_element_get_bus (p);
+  GstMessage *msg;
+  GpuprofGpuTotals t;
+
+  gst_bin_add (GST_BIN (p), launcher);
+  g_signal_connect (up, "handoff", G_CALLBACK (on_handoff), NULL);
+  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM |
+      GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, on_drain_sink, NULL, NULL);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+
+  /* the tracer flushed CUPTI at the pipeline's EOS */
+  gpuprof_gpu_get_totals (GPUPROF_GPU_CHANNEL_TRACER, &t);
+  g_assert_cmpuint (t.records, ==, (guint64) (n_chain + n_eos + n_alloc +
+          2 * n_state));
+  g_assert_cmpuint (t.external_ns + t.thread_ns + t.unattributed_ns, ==,
+      t.total_ns);
+  check_kernel ("chain_kernel", n_chain, "/up");
+  check_kernel ("eos_kernel", n_eos, "/drain");
+  check_kernel ("alloc_kernel", n_alloc, "/drain");
+  check_kernel ("state_kernel", n_state, "/launcher");
+  /* nothing left unattributed: the pool's memset is the launcher's too */
+  g_assert_cmpuint (t.unattributed_ns, ==, 0);
+
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (up);
+  gst_object_unref (drain);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+}
+
+int
+main (int argc, char **argv)
+{
+  const gchar *fake = g_getenv ("FAKE_CUPTI_PATH");
+  const gchar *path = argc > 1 ? argv[1] : "callback";
+  gchar *tracers;
+  void *mod;
+
+  if (!fake) {
+    g_print ("no fake libcupti: skipped\n");
+    return 77;
+  }
+  tracers = g_strdup_printf ("gpuprof(cupti=on,cupti-lib=%s,report=off,"
+      "cupti-path=%s)", fake, path);
+  g_setenv ("GST_TRACERS", tracers, TRUE);
+  g_test_init (&argc, &argv, NULL);
+  gst_init (&argc, &argv);
+  mod = dlopen (fake, RTLD_NOW);
+  g_assert_nonnull (mod);
+  launch = (LaunchFunc) dlsym (mod, "fake_cupti_launch");
+  g_assert_nonnull (launch);
+  g_test_add_func ("/gpu-events/handlers-charged", test_handlers_charged);
+  g_free (tracers);
+  return g_test_run ();
+}
