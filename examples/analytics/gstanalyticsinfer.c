@@ -19,6 +19,16 @@
  * interval=N it infers one batch and skips the next N, as nvinfer does; a
  * skipped batch gets no detection meta.
  *
+ * Threads, as nvinfer: the chain converts the frames of an inferred batch
+ * (preprocessing on the CPU path) and queues the batch; an input thread
+ * ("infer-input") launches the network on it; an output thread
+ * ("infer-output") pushes the batches in order. The chain blocks while
+ * max-in-flight batches are queued or not yet pushed. Serialized events
+ * (segment, EOS, ...) wait until every batch before them is pushed; a
+ * flush drops what is queued. On the GPU path the engine's launch is
+ * synchronous (upload, kernels, download), so it all runs on the input
+ * thread and the output thread only pushes.
+ *
  * Input: the batches of analyticsmux (#AnalyticsBatchMeta tells where the
  * frames are), or any RGBA video, one frame per buffer.
  *
@@ -53,6 +63,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_analytics_infer_debug);
 #define DEFAULT_SIZE 512
 #define DEFAULT_LAYERS 3
 #define DEFAULT_THRESHOLD 0.6f
+#define DEFAULT_MAX_IN_FLIGHT 2
 
 enum
 {
@@ -65,7 +76,23 @@ enum
   PROP_LAYERS,
   PROP_THRESHOLD,
   PROP_ACTIVE_DEVICE,
+  PROP_MAX_IN_FLIGHT,
 };
+
+/* One batch on its way from the chain to the push. epoch is the flush
+ * generation it belongs to: a flush bumps the element's, so whatever a
+ * thread still holds from before is dropped instead of pushed. */
+typedef struct
+{
+  GstBuffer *buf;
+  guint epoch;
+  gboolean infer;               /* FALSE: skipped by interval */
+  AnalyticsFrameLayout layout;
+  guint batch_size;
+  gfloat threshold;
+  float *features;              /* CPU: n_frames x ANALYTICS_NET_IN */
+  gboolean ok;
+} InferJob;
 
 struct _GstAnalyticsInfer
 {
@@ -91,6 +118,21 @@ struct _GstAnalyticsInfer
   float *scratch;
   float *logits;                /* batch_size x ANALYTICS_NET_OUT */
   guint buffers_frames;         /* frames the three arrays above hold */
+
+  /* the threads: all below guarded by qlock */
+  guint max_in_flight;          /* object lock */
+  GMutex qlock;
+  GCond qcond;
+  GQueue in_q;                  /* InferJobs for the input thread */
+  GQueue out_q;                 /* InferJobs for the output thread */
+  guint in_flight;              /* batches chained, not yet pushed */
+  guint epoch;
+  gboolean flushing, stopping;
+  GstFlowReturn last_ret;       /* of the output thread's last push */
+  GThread *input_thread, *output_thread;
+  /* held by the output thread across a push, by flush-stop across its
+   * reset: nothing from before a flush is pushed after it */
+  GMutex push_lock;
 };
 
 G_DEFINE_TYPE (GstAnalyticsInfer, gst_analytics_infer,
@@ -154,6 +196,9 @@ infer_open_gpu (GstAnalyticsInfer * self)
   return FALSE;
 }
 
+static void infer_threads_start (GstAnalyticsInfer * self);
+static void infer_threads_stop (GstAnalyticsInfer * self);
+
 static gboolean
 gst_analytics_infer_start (GstBaseTransform * trans)
 {
@@ -183,6 +228,7 @@ gst_analytics_infer_start (GstBaseTransform * trans)
     return FALSE;
   }
   self->batches_seen = 0;
+  infer_threads_start (self);
   return TRUE;
 }
 
@@ -191,6 +237,7 @@ gst_analytics_infer_stop (GstBaseTransform * trans)
 {
   GstAnalyticsInfer *self = GST_ANALYTICS_INFER (trans);
 
+  infer_threads_stop (self);
 #ifdef HAVE_ANALYTICS_CUDA
   g_clear_pointer (&self->gpu, analytics_gpu_engine_free);
 #endif
@@ -261,10 +308,9 @@ infer_decode (const AnalyticsFrameLayout * layout, guint frame,
 /* One launch: frames [first, first + n) of the batch. */
 static gboolean
 infer_launch (GstAnalyticsInfer * self, const AnalyticsFrameLayout * layout,
-    const guint8 * data, guint first, guint n)
+    const guint8 * data, const float *features, guint first, guint n)
 {
   const guint8 *frames = data + (gsize) first * layout->height * layout->stride;
-  guint i;
 
 #ifdef HAVE_ANALYTICS_CUDA
   if (self->gpu) {
@@ -279,54 +325,284 @@ infer_launch (GstAnalyticsInfer * self, const AnalyticsFrameLayout * layout,
     return TRUE;
   }
 #endif
-  for (i = 0; i < n; i++)
-    analytics_net_preprocess_cpu (frames +
-        (gsize) i * layout->height * layout->stride, layout->width,
-        layout->height, layout->stride, self->features + i * ANALYTICS_NET_IN);
-  analytics_net_forward_cpu (self->net, self->features, n, self->scratch,
-      self->logits);
+  analytics_net_forward_cpu (self->net, features +
+      (gsize) first * ANALYTICS_NET_IN, n, self->scratch, self->logits);
   return TRUE;
 }
 
+static void
+infer_job_free (InferJob * job)
+{
+  gst_buffer_unref (job->buf);
+  g_free (job->features);
+  g_free (job);
+}
+
+/* Drops what is queued; qlock held. */
+static void
+infer_drop_queued (GstAnalyticsInfer * self)
+{
+  InferJob *job;
+
+  while ((job = g_queue_pop_head (&self->in_q))
+      || (job = g_queue_pop_head (&self->out_q)))
+    infer_job_free (job);
+  self->in_flight = 0;
+  g_cond_broadcast (&self->qcond);
+}
+
+/* The network on one batch, then its detections: the input thread. */
+static void
+infer_run_job (GstAnalyticsInfer * self, InferJob * job)
+{
+  const AnalyticsFrameLayout *layout = &job->layout;
+  AnalyticsDetectionMeta *meta;
+  GstMapInfo map;
+  guint first, i;
+
+  if (!gst_buffer_map (job->buf, &map, GST_MAP_READ)) {
+    job->ok = FALSE;
+    return;
+  }
+  meta = analytics_buffer_get_detection_meta (job->buf);
+  infer_ensure_buffers (self, MIN (job->batch_size, layout->n_frames));
+  for (first = 0; job->ok && first < layout->n_frames;
+      first += job->batch_size) {
+    guint n = MIN (job->batch_size, layout->n_frames - first);
+
+    job->ok = infer_launch (self, layout, map.data, job->features, first, n);
+    for (i = 0; job->ok && i < n; i++)
+      infer_decode (layout, first + i, self->logits + i * ANALYTICS_NET_OUT,
+          job->threshold, meta->objects);
+  }
+  gst_buffer_unmap (job->buf, &map);
+  GST_LOG_OBJECT (self, "%u frames, %u objects", layout->n_frames,
+      meta->objects->len);
+}
+
+static gpointer
+infer_input_loop (gpointer data)
+{
+  GstAnalyticsInfer *self = data;
+
+  g_mutex_lock (&self->qlock);
+  while (!self->stopping) {
+    InferJob *job = g_queue_pop_head (&self->in_q);
+
+    if (!job) {
+      g_cond_wait (&self->qcond, &self->qlock);
+      continue;
+    }
+    g_mutex_unlock (&self->qlock);
+    if (job->infer)
+      infer_run_job (self, job);
+    g_mutex_lock (&self->qlock);
+    if (job->epoch == self->epoch) {
+      g_queue_push_tail (&self->out_q, job);
+      g_cond_broadcast (&self->qcond);
+    } else {
+      infer_job_free (job);
+    }
+  }
+  g_mutex_unlock (&self->qlock);
+  return NULL;
+}
+
+static gpointer
+infer_output_loop (gpointer data)
+{
+  GstAnalyticsInfer *self = data;
+  GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
+
+  g_mutex_lock (&self->qlock);
+  while (!self->stopping) {
+    InferJob *job = g_queue_pop_head (&self->out_q);
+    GstFlowReturn ret = GST_FLOW_OK;
+    gboolean current;
+
+    if (!job) {
+      g_cond_wait (&self->qcond, &self->qlock);
+      continue;
+    }
+    g_mutex_unlock (&self->qlock);
+
+    g_mutex_lock (&self->push_lock);
+    g_mutex_lock (&self->qlock);
+    current = job->epoch == self->epoch;
+    g_mutex_unlock (&self->qlock);
+    if (current && job->ok) {
+      ret = gst_pad_push (srcpad, job->buf);
+      job->buf = NULL;
+    } else if (current) {
+      ret = GST_FLOW_ERROR;
+    }
+    g_mutex_unlock (&self->push_lock);
+
+    g_mutex_lock (&self->qlock);
+    if (current && job->epoch == self->epoch) {
+      self->in_flight--;
+      if (ret != GST_FLOW_OK)
+        self->last_ret = ret;
+      g_cond_broadcast (&self->qcond);
+    }
+    if (job->buf)
+      gst_buffer_unref (job->buf);
+    g_free (job->features);
+    g_free (job);
+  }
+  g_mutex_unlock (&self->qlock);
+  return NULL;
+}
+
+static void
+infer_threads_start (GstAnalyticsInfer * self)
+{
+  g_mutex_lock (&self->qlock);
+  self->flushing = FALSE;
+  self->stopping = FALSE;
+  self->last_ret = GST_FLOW_OK;
+  self->epoch++;
+  g_mutex_unlock (&self->qlock);
+  /* the kernel keeps 15 characters of a thread's name */
+  self->input_thread = g_thread_new ("infer-input", infer_input_loop, self);
+  self->output_thread = g_thread_new ("infer-output", infer_output_loop, self);
+}
+
+/* Frees a chain waiting for room and both threads; a push in progress
+ * returns once the src pad is inactive. */
+static void
+infer_threads_unblock (GstAnalyticsInfer * self)
+{
+  g_mutex_lock (&self->qlock);
+  self->flushing = TRUE;
+  self->stopping = TRUE;
+  self->epoch++;
+  infer_drop_queued (self);
+  g_mutex_unlock (&self->qlock);
+}
+
+/* From stop (), which the sink pad's deactivation calls before it waits
+ * for the stream lock: a chain waiting for room is freed here; the src pad
+ * is already inactive, so a push in progress returns. */
+static void
+infer_threads_stop (GstAnalyticsInfer * self)
+{
+  infer_threads_unblock (self);
+  if (self->input_thread)
+    g_thread_join (self->input_thread);
+  if (self->output_thread)
+    g_thread_join (self->output_thread);
+  self->input_thread = self->output_thread = NULL;
+  g_mutex_lock (&self->qlock);
+  infer_drop_queued (self);
+  g_mutex_unlock (&self->qlock);
+}
+
+/* The chain: the conversion, then the batch is queued to the input thread;
+ * it waits while max-in-flight batches are not yet pushed. */
 static GstFlowReturn
 gst_analytics_infer_process (GstAnalyticsFilter * filter, GstBuffer * buf,
     const AnalyticsFrameLayout * layout)
 {
   GstAnalyticsInfer *self = GST_ANALYTICS_INFER (filter);
-  AnalyticsDetectionMeta *meta;
-  GstMapInfo map;
-  guint batch_size, interval, first, i;
-  gfloat threshold;
-  gboolean ok = TRUE;
+  InferJob *job = g_new0 (InferJob, 1);
+  guint interval, max_in_flight, i;
+  GstFlowReturn ret;
 
   GST_OBJECT_LOCK (self);
-  batch_size = self->batch_size;
+  job->batch_size = self->batch_size;
+  job->threshold = self->threshold;
   interval = self->interval;
-  threshold = self->threshold;
+  max_in_flight = self->max_in_flight;
   GST_OBJECT_UNLOCK (self);
 
-  if (self->batches_seen++ % ((guint64) interval + 1) != 0) {
+  job->ok = TRUE;
+  job->layout = *layout;
+  job->infer = self->batches_seen++ % ((guint64) interval + 1) == 0;
+  if (!job->infer) {
     GST_LOG_OBJECT (self, "interval: skipping batch");
-    return GST_FLOW_OK;
+  } else {
+    analytics_buffer_add_detection_meta (buf, TRUE);
+#ifdef HAVE_ANALYTICS_CUDA
+    if (!self->gpu)
+#endif
+    {
+      GstMapInfo map;
+
+      if (!gst_buffer_map (buf, &map, GST_MAP_READ)) {
+        g_free (job);
+        return GST_FLOW_ERROR;
+      }
+      job->features = g_new (float, (gsize) layout->n_frames *
+          ANALYTICS_NET_IN);
+      for (i = 0; i < layout->n_frames; i++)
+        analytics_net_preprocess_cpu (map.data +
+            (gsize) i * layout->height * layout->stride, layout->width,
+            layout->height, layout->stride,
+            job->features + (gsize) i * ANALYTICS_NET_IN);
+      gst_buffer_unmap (buf, &map);
+    }
   }
+  /* base transform drops its reference when we return DROPPED */
+  job->buf = gst_buffer_ref (buf);
 
-  if (!gst_buffer_map (buf, &map, GST_MAP_READ))
-    return GST_FLOW_ERROR;
-
-  meta = analytics_buffer_add_detection_meta (buf, TRUE);
-  infer_ensure_buffers (self, MIN (batch_size, layout->n_frames));
-  for (first = 0; ok && first < layout->n_frames; first += batch_size) {
-    guint n = MIN (batch_size, layout->n_frames - first);
-
-    ok = infer_launch (self, layout, map.data, first, n);
-    for (i = 0; ok && i < n; i++)
-      infer_decode (layout, first + i, self->logits + i * ANALYTICS_NET_OUT,
-          threshold, meta->objects);
+  g_mutex_lock (&self->qlock);
+  while (!self->flushing && self->in_flight >= max_in_flight)
+    g_cond_wait (&self->qcond, &self->qlock);
+  ret = self->flushing ? GST_FLOW_FLUSHING : self->last_ret;
+  if (ret != GST_FLOW_OK) {
+    g_mutex_unlock (&self->qlock);
+    infer_job_free (job);
+    return ret;
   }
-  gst_buffer_unmap (buf, &map);
-  GST_LOG_OBJECT (self, "%u frames, %u objects", layout->n_frames,
-      meta->objects->len);
-  return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
+  job->epoch = self->epoch;
+  g_queue_push_tail (&self->in_q, job);
+  self->in_flight++;
+  g_cond_broadcast (&self->qcond);
+  g_mutex_unlock (&self->qlock);
+  return GST_BASE_TRANSFORM_FLOW_DROPPED;
+}
+
+static gboolean
+gst_analytics_infer_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstAnalyticsInfer *self = GST_ANALYTICS_INFER (trans);
+  gboolean res;
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_START:
+      g_mutex_lock (&self->qlock);
+      self->flushing = TRUE;
+      self->epoch++;
+      infer_drop_queued (self);
+      g_mutex_unlock (&self->qlock);
+      /* downstream flushing returns a push in progress */
+      return GST_BASE_TRANSFORM_CLASS (gst_analytics_infer_parent_class)
+          ->sink_event (trans, event);
+    case GST_EVENT_FLUSH_STOP:
+      g_mutex_lock (&self->push_lock);
+      g_mutex_lock (&self->qlock);
+      infer_drop_queued (self);
+      self->flushing = FALSE;
+      self->epoch++;
+      self->last_ret = GST_FLOW_OK;
+      g_mutex_unlock (&self->qlock);
+      res = GST_BASE_TRANSFORM_CLASS (gst_analytics_infer_parent_class)
+          ->sink_event (trans, event);
+      g_mutex_unlock (&self->push_lock);
+      return res;
+    default:
+      break;
+  }
+  /* in order with the batches: after every batch before it is pushed */
+  if (GST_EVENT_IS_SERIALIZED (event)) {
+    g_mutex_lock (&self->qlock);
+    while (!self->flushing && self->in_flight > 0)
+      g_cond_wait (&self->qcond, &self->qlock);
+    g_mutex_unlock (&self->qlock);
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_analytics_infer_parent_class)
+      ->sink_event (trans, event);
 }
 
 static void
@@ -357,6 +633,9 @@ gst_analytics_infer_set_property (GObject * object, guint prop_id,
       break;
     case PROP_THRESHOLD:
       self->threshold = g_value_get_float (value);
+      break;
+    case PROP_MAX_IN_FLIGHT:
+      self->max_in_flight = g_value_get_uint (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -397,11 +676,25 @@ gst_analytics_infer_get_property (GObject * object, guint prop_id,
     case PROP_ACTIVE_DEVICE:
       g_value_set_enum (value, self->active_device);
       break;
+    case PROP_MAX_IN_FLIGHT:
+      g_value_set_uint (value, self->max_in_flight);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_analytics_infer_finalize (GObject * object)
+{
+  GstAnalyticsInfer *self = GST_ANALYTICS_INFER (object);
+
+  g_mutex_clear (&self->qlock);
+  g_mutex_clear (&self->push_lock);
+  g_cond_clear (&self->qcond);
+  G_OBJECT_CLASS (gst_analytics_infer_parent_class)->finalize (object);
 }
 
 static void
@@ -520,6 +813,20 @@ gst_analytics_infer_class_init (GstAnalyticsInferClass * klass)
           GST_TYPE_ANALYTICS_INFER_DEVICE, GST_ANALYTICS_INFER_DEVICE_AUTO,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
+  /**
+   * GstAnalyticsInfer:max-in-flight:
+   *
+   * Batches queued to the input thread or not yet pushed by the output
+   * thread before the chain blocks (nvinfer keeps a few in flight too).
+   *
+   * Since: 0.2
+   */
+  g_object_class_install_property (gobject_class, PROP_MAX_IN_FLIGHT,
+      g_param_spec_uint ("max-in-flight", "Max in flight",
+          "Batches in flight before the chain blocks", 1, 64,
+          DEFAULT_MAX_IN_FLIGHT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
   gst_element_class_set_static_metadata (element_class,
       "Analytics inference", "Filter/Analyzer/Video",
       "Detects objects in batches of frames on the GPU or CPU "
@@ -527,6 +834,8 @@ gst_analytics_infer_class_init (GstAnalyticsInferClass * klass)
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_analytics_infer_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_analytics_infer_stop);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_analytics_infer_sink_event);
+  gobject_class->finalize = gst_analytics_infer_finalize;
   filter_class->process = GST_DEBUG_FUNCPTR (gst_analytics_infer_process);
 
   GST_DEBUG_CATEGORY_INIT (gst_analytics_infer_debug, "analyticsinfer", 0,
@@ -546,4 +855,10 @@ gst_analytics_infer_init (GstAnalyticsInfer * self)
   self->layers = DEFAULT_LAYERS;
   self->threshold = DEFAULT_THRESHOLD;
   self->active_device = GST_ANALYTICS_INFER_DEVICE_AUTO;
+  self->max_in_flight = DEFAULT_MAX_IN_FLIGHT;
+  g_mutex_init (&self->qlock);
+  g_mutex_init (&self->push_lock);
+  g_cond_init (&self->qcond);
+  g_queue_init (&self->in_q);
+  g_queue_init (&self->out_q);
 }
