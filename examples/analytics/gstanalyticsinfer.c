@@ -47,6 +47,7 @@
 #include <math.h>
 
 #include "gstanalyticsinfer.h"
+#include "analytics-async.h"
 #include "analytics-frames.h"
 #include "analytics-net.h"
 #ifdef HAVE_ANALYTICS_CUDA
@@ -79,19 +80,13 @@ enum
   PROP_MAX_IN_FLIGHT,
 };
 
-/* One batch on its way from the chain to the push. epoch is the flush
- * generation it belongs to: a flush bumps the element's, so whatever a
- * thread still holds from before is dropped instead of pushed. */
+/* What the chain hands the input thread with a batch. */
 typedef struct
 {
-  GstBuffer *buf;
-  guint epoch;
   gboolean infer;               /* FALSE: skipped by interval */
-  AnalyticsFrameLayout layout;
   guint batch_size;
   gfloat threshold;
   float *features;              /* CPU: n_frames x ANALYTICS_NET_IN */
-  gboolean ok;
 } InferJob;
 
 struct _GstAnalyticsInfer
@@ -119,20 +114,8 @@ struct _GstAnalyticsInfer
   float *logits;                /* batch_size x ANALYTICS_NET_OUT */
   guint buffers_frames;         /* frames the three arrays above hold */
 
-  /* the threads: all below guarded by qlock */
   guint max_in_flight;          /* object lock */
-  GMutex qlock;
-  GCond qcond;
-  GQueue in_q;                  /* InferJobs for the input thread */
-  GQueue out_q;                 /* InferJobs for the output thread */
-  guint in_flight;              /* batches chained, not yet pushed */
-  guint epoch;
-  gboolean flushing, stopping;
-  GstFlowReturn last_ret;       /* of the output thread's last push */
-  GThread *input_thread, *output_thread;
-  /* held by the output thread across a push, by flush-stop across its
-   * reset: nothing from before a flush is pushed after it */
-  GMutex push_lock;
+  AnalyticsAsync async;         /* the input and output threads */
 };
 
 G_DEFINE_TYPE (GstAnalyticsInfer, gst_analytics_infer,
@@ -196,9 +179,6 @@ infer_open_gpu (GstAnalyticsInfer * self)
   return FALSE;
 }
 
-static void infer_threads_start (GstAnalyticsInfer * self);
-static void infer_threads_stop (GstAnalyticsInfer * self);
-
 static gboolean
 gst_analytics_infer_start (GstBaseTransform * trans)
 {
@@ -228,7 +208,7 @@ gst_analytics_infer_start (GstBaseTransform * trans)
     return FALSE;
   }
   self->batches_seen = 0;
-  infer_threads_start (self);
+  analytics_async_start (&self->async);
   return TRUE;
 }
 
@@ -237,7 +217,7 @@ gst_analytics_infer_stop (GstBaseTransform * trans)
 {
   GstAnalyticsInfer *self = GST_ANALYTICS_INFER (trans);
 
-  infer_threads_stop (self);
+  analytics_async_stop (&self->async);
 #ifdef HAVE_ANALYTICS_CUDA
   g_clear_pointer (&self->gpu, analytics_gpu_engine_free);
 #endif
@@ -331,171 +311,46 @@ infer_launch (GstAnalyticsInfer * self, const AnalyticsFrameLayout * layout,
 }
 
 static void
-infer_job_free (InferJob * job)
+infer_job_free (gpointer data)
 {
-  gst_buffer_unref (job->buf);
+  InferJob *job = data;
+
   g_free (job->features);
   g_free (job);
 }
 
-/* Drops what is queued; qlock held. */
-static void
-infer_drop_queued (GstAnalyticsInfer * self)
-{
-  InferJob *job;
-
-  while ((job = g_queue_pop_head (&self->in_q))
-      || (job = g_queue_pop_head (&self->out_q)))
-    infer_job_free (job);
-  self->in_flight = 0;
-  g_cond_broadcast (&self->qcond);
-}
-
 /* The network on one batch, then its detections: the input thread. */
-static void
-infer_run_job (GstAnalyticsInfer * self, InferJob * job)
+static gboolean
+infer_work (GstBaseTransform * trans, GstBuffer * buf,
+    const AnalyticsFrameLayout * layout, gpointer data)
 {
-  const AnalyticsFrameLayout *layout = &job->layout;
+  GstAnalyticsInfer *self = GST_ANALYTICS_INFER (trans);
+  InferJob *job = data;
   AnalyticsDetectionMeta *meta;
   GstMapInfo map;
+  gboolean ok = TRUE;
   guint first, i;
 
-  if (!gst_buffer_map (job->buf, &map, GST_MAP_READ)) {
-    job->ok = FALSE;
-    return;
+  if (!job->infer)
+    return TRUE;
+  if (!gst_buffer_map (buf, &map, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, (NULL), ("cannot map a batch"));
+    return FALSE;
   }
-  meta = analytics_buffer_get_detection_meta (job->buf);
+  meta = analytics_buffer_get_detection_meta (buf);
   infer_ensure_buffers (self, MIN (job->batch_size, layout->n_frames));
-  for (first = 0; job->ok && first < layout->n_frames;
-      first += job->batch_size) {
+  for (first = 0; ok && first < layout->n_frames; first += job->batch_size) {
     guint n = MIN (job->batch_size, layout->n_frames - first);
 
-    job->ok = infer_launch (self, layout, map.data, job->features, first, n);
-    for (i = 0; job->ok && i < n; i++)
+    ok = infer_launch (self, layout, map.data, job->features, first, n);
+    for (i = 0; ok && i < n; i++)
       infer_decode (layout, first + i, self->logits + i * ANALYTICS_NET_OUT,
           job->threshold, meta->objects);
   }
-  gst_buffer_unmap (job->buf, &map);
+  gst_buffer_unmap (buf, &map);
   GST_LOG_OBJECT (self, "%u frames, %u objects", layout->n_frames,
       meta->objects->len);
-}
-
-static gpointer
-infer_input_loop (gpointer data)
-{
-  GstAnalyticsInfer *self = data;
-
-  g_mutex_lock (&self->qlock);
-  while (!self->stopping) {
-    InferJob *job = g_queue_pop_head (&self->in_q);
-
-    if (!job) {
-      g_cond_wait (&self->qcond, &self->qlock);
-      continue;
-    }
-    g_mutex_unlock (&self->qlock);
-    if (job->infer)
-      infer_run_job (self, job);
-    g_mutex_lock (&self->qlock);
-    if (job->epoch == self->epoch) {
-      g_queue_push_tail (&self->out_q, job);
-      g_cond_broadcast (&self->qcond);
-    } else {
-      infer_job_free (job);
-    }
-  }
-  g_mutex_unlock (&self->qlock);
-  return NULL;
-}
-
-static gpointer
-infer_output_loop (gpointer data)
-{
-  GstAnalyticsInfer *self = data;
-  GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
-
-  g_mutex_lock (&self->qlock);
-  while (!self->stopping) {
-    InferJob *job = g_queue_pop_head (&self->out_q);
-    GstFlowReturn ret = GST_FLOW_OK;
-    gboolean current;
-
-    if (!job) {
-      g_cond_wait (&self->qcond, &self->qlock);
-      continue;
-    }
-    g_mutex_unlock (&self->qlock);
-
-    g_mutex_lock (&self->push_lock);
-    g_mutex_lock (&self->qlock);
-    current = job->epoch == self->epoch;
-    g_mutex_unlock (&self->qlock);
-    if (current && job->ok) {
-      ret = gst_pad_push (srcpad, job->buf);
-      job->buf = NULL;
-    } else if (current) {
-      ret = GST_FLOW_ERROR;
-    }
-    g_mutex_unlock (&self->push_lock);
-
-    g_mutex_lock (&self->qlock);
-    if (current && job->epoch == self->epoch) {
-      self->in_flight--;
-      if (ret != GST_FLOW_OK)
-        self->last_ret = ret;
-      g_cond_broadcast (&self->qcond);
-    }
-    if (job->buf)
-      gst_buffer_unref (job->buf);
-    g_free (job->features);
-    g_free (job);
-  }
-  g_mutex_unlock (&self->qlock);
-  return NULL;
-}
-
-static void
-infer_threads_start (GstAnalyticsInfer * self)
-{
-  g_mutex_lock (&self->qlock);
-  self->flushing = FALSE;
-  self->stopping = FALSE;
-  self->last_ret = GST_FLOW_OK;
-  self->epoch++;
-  g_mutex_unlock (&self->qlock);
-  /* the kernel keeps 15 characters of a thread's name */
-  self->input_thread = g_thread_new ("infer-input", infer_input_loop, self);
-  self->output_thread = g_thread_new ("infer-output", infer_output_loop, self);
-}
-
-/* Frees a chain waiting for room and both threads; a push in progress
- * returns once the src pad is inactive. */
-static void
-infer_threads_unblock (GstAnalyticsInfer * self)
-{
-  g_mutex_lock (&self->qlock);
-  self->flushing = TRUE;
-  self->stopping = TRUE;
-  self->epoch++;
-  infer_drop_queued (self);
-  g_mutex_unlock (&self->qlock);
-}
-
-/* From stop (), which the sink pad's deactivation calls before it waits
- * for the stream lock: a chain waiting for room is freed here; the src pad
- * is already inactive, so a push in progress returns. */
-static void
-infer_threads_stop (GstAnalyticsInfer * self)
-{
-  infer_threads_unblock (self);
-  if (self->input_thread)
-    g_thread_join (self->input_thread);
-  if (self->output_thread)
-    g_thread_join (self->output_thread);
-  self->input_thread = self->output_thread = NULL;
-  g_mutex_lock (&self->qlock);
-  infer_drop_queued (self);
-  g_mutex_unlock (&self->qlock);
+  return ok;
 }
 
 /* The chain: the conversion, then the batch is queued to the input thread;
@@ -507,7 +362,6 @@ gst_analytics_infer_process (GstAnalyticsFilter * filter, GstBuffer * buf,
   GstAnalyticsInfer *self = GST_ANALYTICS_INFER (filter);
   InferJob *job = g_new0 (InferJob, 1);
   guint interval, max_in_flight, i;
-  GstFlowReturn ret;
 
   GST_OBJECT_LOCK (self);
   job->batch_size = self->batch_size;
@@ -516,8 +370,6 @@ gst_analytics_infer_process (GstAnalyticsFilter * filter, GstBuffer * buf,
   max_in_flight = self->max_in_flight;
   GST_OBJECT_UNLOCK (self);
 
-  job->ok = TRUE;
-  job->layout = *layout;
   job->infer = self->batches_seen++ % ((guint64) interval + 1) == 0;
   if (!job->infer) {
     GST_LOG_OBJECT (self, "interval: skipping batch");
@@ -530,7 +382,7 @@ gst_analytics_infer_process (GstAnalyticsFilter * filter, GstBuffer * buf,
       GstMapInfo map;
 
       if (!gst_buffer_map (buf, &map, GST_MAP_READ)) {
-        g_free (job);
+        infer_job_free (job);
         return GST_FLOW_ERROR;
       }
       job->features = g_new (float, (gsize) layout->n_frames *
@@ -543,66 +395,16 @@ gst_analytics_infer_process (GstAnalyticsFilter * filter, GstBuffer * buf,
       gst_buffer_unmap (buf, &map);
     }
   }
-  /* base transform drops its reference when we return DROPPED */
-  job->buf = gst_buffer_ref (buf);
-
-  g_mutex_lock (&self->qlock);
-  while (!self->flushing && self->in_flight >= max_in_flight)
-    g_cond_wait (&self->qcond, &self->qlock);
-  ret = self->flushing ? GST_FLOW_FLUSHING : self->last_ret;
-  if (ret != GST_FLOW_OK) {
-    g_mutex_unlock (&self->qlock);
-    infer_job_free (job);
-    return ret;
-  }
-  job->epoch = self->epoch;
-  g_queue_push_tail (&self->in_q, job);
-  self->in_flight++;
-  g_cond_broadcast (&self->qcond);
-  g_mutex_unlock (&self->qlock);
-  return GST_BASE_TRANSFORM_FLOW_DROPPED;
+  return analytics_async_queue (&self->async, buf, layout, job,
+      max_in_flight);
 }
 
 static gboolean
 gst_analytics_infer_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
-  GstAnalyticsInfer *self = GST_ANALYTICS_INFER (trans);
-  gboolean res;
-
-  switch (GST_EVENT_TYPE (event)) {
-    case GST_EVENT_FLUSH_START:
-      g_mutex_lock (&self->qlock);
-      self->flushing = TRUE;
-      self->epoch++;
-      infer_drop_queued (self);
-      g_mutex_unlock (&self->qlock);
-      /* downstream flushing returns a push in progress */
-      return GST_BASE_TRANSFORM_CLASS (gst_analytics_infer_parent_class)
-          ->sink_event (trans, event);
-    case GST_EVENT_FLUSH_STOP:
-      g_mutex_lock (&self->push_lock);
-      g_mutex_lock (&self->qlock);
-      infer_drop_queued (self);
-      self->flushing = FALSE;
-      self->epoch++;
-      self->last_ret = GST_FLOW_OK;
-      g_mutex_unlock (&self->qlock);
-      res = GST_BASE_TRANSFORM_CLASS (gst_analytics_infer_parent_class)
-          ->sink_event (trans, event);
-      g_mutex_unlock (&self->push_lock);
-      return res;
-    default:
-      break;
-  }
-  /* in order with the batches: after every batch before it is pushed */
-  if (GST_EVENT_IS_SERIALIZED (event)) {
-    g_mutex_lock (&self->qlock);
-    while (!self->flushing && self->in_flight > 0)
-      g_cond_wait (&self->qcond, &self->qlock);
-    g_mutex_unlock (&self->qlock);
-  }
-  return GST_BASE_TRANSFORM_CLASS (gst_analytics_infer_parent_class)
-      ->sink_event (trans, event);
+  return analytics_async_sink_event (&GST_ANALYTICS_INFER (trans)->async,
+      event, GST_BASE_TRANSFORM_CLASS (gst_analytics_infer_parent_class)
+      ->sink_event);
 }
 
 static void
@@ -691,9 +493,7 @@ gst_analytics_infer_finalize (GObject * object)
 {
   GstAnalyticsInfer *self = GST_ANALYTICS_INFER (object);
 
-  g_mutex_clear (&self->qlock);
-  g_mutex_clear (&self->push_lock);
-  g_cond_clear (&self->qcond);
+  analytics_async_clear (&self->async);
   G_OBJECT_CLASS (gst_analytics_infer_parent_class)->finalize (object);
 }
 
@@ -856,9 +656,7 @@ gst_analytics_infer_init (GstAnalyticsInfer * self)
   self->threshold = DEFAULT_THRESHOLD;
   self->active_device = GST_ANALYTICS_INFER_DEVICE_AUTO;
   self->max_in_flight = DEFAULT_MAX_IN_FLIGHT;
-  g_mutex_init (&self->qlock);
-  g_mutex_init (&self->push_lock);
-  g_cond_init (&self->qcond);
-  g_queue_init (&self->in_q);
-  g_queue_init (&self->out_q);
+  /* the kernel keeps 15 characters of a thread's name */
+  analytics_async_init (&self->async, GST_BASE_TRANSFORM (self),
+      "infer-input", "infer-output", infer_work, infer_job_free);
 }

@@ -278,12 +278,50 @@ GST_START_TEST (test_null_mid_stream)
 
 GST_END_TEST;
 
+/* analyticstracker: tracks on "tracker-proc", pushes from
+ * "tracker-output", every batch with its meta, EOS after the last. */
+GST_START_TEST (test_tracker_threads)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=25 "
+      "pattern=ball ! video/x-raw,format=RGBA,width=%d,height=%d ! "
+      "analyticsinfer device=cpu size=32 interval=1 ! analyticstracker "
+      "name=t max-in-flight=1 ! fakesink sync=false", W, H);
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstElement *t = gst_bin_get_by_name (GST_BIN (pipeline), "t");
+  GstPad *src = gst_element_get_static_pad (t, "src");
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+  Seen seen = { 0 };
+
+  seen.buffers_at_eos = -1;
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER |
+      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, seen_probe, &seen, NULL);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  fail_unless_equals_int (g_atomic_int_get (&seen.buffers_at_eos), 25);
+  /* the inferred batches and the carried ones (interval) alike */
+  fail_unless_equals_int (g_atomic_int_get (&seen.with_meta), 25);
+  fail_unless_equals_string (seen.src_thread_name, "tracker-output");
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_object_unref (t);
+  gst_object_unref (pipeline);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
 /* A real pipeline to NULL mid-stream, three times. */
 GST_START_TEST (test_pipeline_null_mid_stream)
 {
   gchar *desc = g_strdup_printf ("videotestsrc is-live=false ! "
       "video/x-raw,format=RGBA,width=%d,height=%d ! analyticsinfer name=i "
-      "device=cpu size=32 ! fakesink name=s sync=false", W, H);
+      "device=cpu size=32 ! analyticstracker ! fakesink name=s sync=false",
+      W, H);
   GstElement *pipeline = gst_parse_launch (desc, NULL);
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "s");
   GstPad *pad = gst_element_get_static_pad (sink, "sink");
@@ -320,6 +358,7 @@ analyticsinfer_threads_suite (void)
   tcase_add_test (tc, test_chain_blocks_at_max_in_flight);
   tcase_add_test (tc, test_flush_drops_queued);
   tcase_add_test (tc, test_null_mid_stream);
+  tcase_add_test (tc, test_tracker_threads);
   tcase_add_test (tc, test_pipeline_null_mid_stream);
   return s;
 }
