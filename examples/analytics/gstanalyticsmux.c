@@ -580,7 +580,22 @@ mux_assemble (GstAnalyticsMux * mux, GPtrArray * frames, guint batch_size,
   meta->reason = reason;
   meta->wait = wait;
 
-  /* Batch time = its earliest frame, kept monotonic for synchronising sinks. */
+  /* Batch time, as the new nvstreammux: the running time of the clock now
+   * (wall clock since play start), the frames' own times staying in the
+   * meta; before there is a clock (preroll) the earliest frame's. Kept
+   * monotonic for synchronising sinks. */
+  {
+    GstClock *clock = gst_element_get_clock (GST_ELEMENT (mux));
+
+    if (clock) {
+      GstClockTime now = gst_clock_get_time (clock);
+      GstClockTime base = gst_element_get_base_time (GST_ELEMENT (mux));
+
+      if (GST_CLOCK_TIME_IS_VALID (now) && GST_CLOCK_TIME_IS_VALID (base))
+        pts = now > base ? now - base : 0;
+      gst_object_unref (clock);
+    }
+  }
   if (GST_CLOCK_TIME_IS_VALID (pts) && GST_CLOCK_TIME_IS_VALID (mux->last_pts)
       && pts < mux->last_pts)
     pts = mux->last_pts;
