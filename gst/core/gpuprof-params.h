@@ -36,6 +36,7 @@ typedef struct
   gchar *stats_path;            /* stats=<path>, NULL = none */
   GpuprofCuptiMode cupti;       /* cupti=auto|on|off */
   gchar *cupti_lib;             /* cupti-lib=<path> */
+  gdouble interval;             /* interval=<seconds>, 0 = no live snapshots */
 } GpuprofParams;
 
 #define GPUPROF_TYPE_CUPTI_MODE (gpuprof_cupti_mode_get_type ())

@@ -23,6 +23,15 @@ struct _GpuprofProfiler
 
   GMutex report_lock;           /* guards below; reports are rare */
   gchar *last_report;
+  /* interval=: live snapshots (docs/live.md) */
+  GHashTable *live_previous;    /* pipeline id -> its last GpuprofSnapshot */
+  guint64 live_seq;
+  guint64 live_last_ns;         /* when the last snapshot was taken */
+
+  GThread *live_thread;         /* the timer; NULL without interval= */
+  GMutex live_lock;             /* guards live_stop */
+  GCond live_cond;
+  gboolean live_stop;
 };
 
 /* gpuprof-hooks.c */
