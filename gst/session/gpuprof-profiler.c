@@ -242,6 +242,7 @@ gpuprof_profiler_free (GpuprofProfiler * p)
   gpuprof_batches_free (p->batches);
   g_mutex_clear (&p->report_lock);
   g_clear_pointer (&p->live_previous, g_hash_table_unref);
+  g_clear_pointer (&p->stall, gpuprof_stall_free);
   g_mutex_clear (&p->live_lock);
   g_cond_clear (&p->live_cond);
   g_free (p->last_report);
@@ -557,26 +558,40 @@ live_final_locked (GpuprofProfiler * p, GpuprofPipeline * pl,
   g_hash_table_remove (p->live_previous, GUINT_TO_POINTER (pl->id));
 }
 
+/* the watchdog looks this often; snapshots come every interval */
+#define STALL_CHECK_US (G_USEC_PER_SEC / 4)
+
 static gpointer
 live_thread (gpointer data)
 {
   GpuprofProfiler *p = data;
   gint64 period = (gint64) (p->params.interval * G_USEC_PER_SEC);
-  gint64 next = g_get_monotonic_time () + MAX (period, 1);
+  gint64 wake = period > 0 ? MIN (period, STALL_CHECK_US) : STALL_CHECK_US;
+  gint64 now = g_get_monotonic_time ();
+  gint64 next = now + wake, next_snapshot = now + period;
 
   g_mutex_lock (&p->live_lock);
   while (!p->live_stop) {
     if (g_cond_wait_until (&p->live_cond, &p->live_lock, next))
       continue;                 /* woken: stop, or spurious */
     g_mutex_unlock (&p->live_lock);
+    now = g_get_monotonic_time ();
     g_mutex_lock (&p->report_lock);
-    live_tick_locked (p);
+    gpuprof_stall_check (p->stall, p->objects, gpuprof_clock_now ());
+    if (period > 0 && now >= next_snapshot) {
+      live_tick_locked (p);
+      /* a late snapshot (a loaded machine) is not made up for */
+      next_snapshot += period;
+      if (next_snapshot <= now)
+        next_snapshot = now + period;
+    }
     g_mutex_unlock (&p->report_lock);
     g_mutex_lock (&p->live_lock);
-    /* a late tick (a loaded machine) is not made up for */
-    next += MAX (period, 1);
-    if (next < g_get_monotonic_time ())
-      next = g_get_monotonic_time () + MAX (period, 1);
+    next += wake;
+    if (next <= now)
+      next = now + wake;
+    if (period > 0 && next > next_snapshot)
+      next = next_snapshot;
   }
   g_mutex_unlock (&p->live_lock);
   return NULL;
@@ -587,10 +602,12 @@ live_start (GpuprofProfiler * p)
 {
   g_mutex_init (&p->live_lock);
   g_cond_init (&p->live_cond);
-  if (p->params.interval <= 0.0)
+  if (p->params.interval <= 0.0 && p->params.stall <= 0.0)
     return;
-  p->live_previous = g_hash_table_new_full (NULL, NULL, NULL,
-      (GDestroyNotify) gpuprof_snapshot_free);
+  if (p->params.interval > 0.0)
+    p->live_previous = g_hash_table_new_full (NULL, NULL, NULL,
+        (GDestroyNotify) gpuprof_snapshot_free);
+  p->stall = gpuprof_stall_new (p->params.stall);
   p->live_last_ns = gpuprof_clock_now ();
   p->live_thread = g_thread_new ("gpuprof-live", live_thread, p);
 }
@@ -618,6 +635,8 @@ report_pipeline_locked (GpuprofProfiler * p, GpuprofPipeline * pl)
 
   if (!pipeline_active (p, pl))
     return;
+  if (p->stall)
+    g_free (gpuprof_stall_run_end (p->stall, p->objects, pl, 0));
   if (p->gpu_on)
     gpuprof_cupti_flush (TRUE);
   snap = snapshot_pipeline_wall (p, pl, &first, &last);

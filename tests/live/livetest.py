@@ -25,6 +25,17 @@ def check(cond, msg):
 
 def start(params):
     """Sets GST_TRACERS before GStreamer loads; returns (Gst, workdir)."""
+    # in a sanitizer build folder the instrumented plugin needs the runtime
+    # first in the library list (as tests/fuzz does); Python's own
+    # allocations are not ours: no leak check
+    preload = os.environ.get("GPUPROF_SANITIZER_PRELOAD")
+    if preload and not os.environ.get("GPUPROF_LIVE_PRELOADED"):
+        env = dict(os.environ, GPUPROF_LIVE_PRELOADED="1")
+        env["LD_PRELOAD"] = ":".join(
+            x for x in (preload, env.get("LD_PRELOAD")) if x)
+        env["ASAN_OPTIONS"] = ":".join(
+            x for x in (env.get("ASAN_OPTIONS"), "detect_leaks=0") if x)
+        os.execve(sys.executable, [sys.executable] + sys.argv, env)
     d = tempfile.mkdtemp(prefix="gpuprof-live-")
     os.environ["GST_TRACERS"] = "gpuprof(%s)" % params.format(dir=d)
     import gi
