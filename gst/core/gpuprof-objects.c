@@ -663,6 +663,25 @@ gpuprof_objects_buffer_counts (GpuprofObjects * o, GpuprofElement * e,
   g_mutex_unlock (&o->lock);
 }
 
+void
+gpuprof_objects_pad_counts (GpuprofObjects * o, GpuprofElement * e,
+    GArray * out)
+{
+  guint i;
+
+  g_array_set_size (out, 0);
+  g_mutex_lock (&o->lock);
+  for (i = 0; i < e->pads->len; i++) {
+    GpuprofPad *p = g_ptr_array_index (e->pads, i);
+    GpuprofPadCount c = { p->id, p->direction,
+      __atomic_load_n (&p->seq, __ATOMIC_RELAXED) - p->seq_base, p->name
+    };
+    if (!p->destroyed)
+      g_array_append_val (out, c);
+  }
+  g_mutex_unlock (&o->lock);
+}
+
 /* A new run counts from here; nothing streams at NULL. */
 void
 gpuprof_objects_new_run (GpuprofObjects * o, GpuprofElement * e)

@@ -130,6 +130,17 @@ void gpuprof_objects_refresh_roles (GpuprofObjects * o);
 void gpuprof_objects_buffer_counts (GpuprofObjects * o, GpuprofElement * e,
     guint64 * in, guint64 * out);
 void gpuprof_objects_new_run (GpuprofObjects * o, GpuprofElement * e);
+/* each pad of e: id, direction and buffers this run, for the stall
+ * watchdog (docs/live.md); a copy taken under the registry lock */
+typedef struct
+{
+  guint32 id;
+  GstPadDirection direction;
+  guint64 buffers;
+  const gchar *name;            /* valid while e's record is */
+} GpuprofPadCount;
+void gpuprof_objects_pad_counts (GpuprofObjects * o, GpuprofElement * e,
+    GArray * out);
 
 /* The next sequence number of a pad, for n buffers: one thread at a time
  * streams through a pad, so no atomic read-modify-write is needed. */

@@ -12,6 +12,7 @@ typedef enum
   PARAM_SWITCH,                 /* gboolean, written on|off */
   PARAM_ENUM,                   /* a registered enum, written by its nicks */
   PARAM_UINT,
+  PARAM_SECONDS,                /* gdouble >= 0, fractional; 0 = off */
   PARAM_PATH,                   /* non-empty string, NULL = unset */
   PARAM_REGEX,                  /* a GRegex pattern, NULL = unset */
   PARAM_REPORT,                 /* stderr|stdout|off|<path> */
@@ -82,6 +83,22 @@ static const ParamDef params[] = {
    "`activity`: runtime and driver API activity records and external "
    "correlation records, joined on the collector thread (the older, "
    "costlier path, kept to compare)."},
+  {"interval", PARAM_SECONDS, FIELD (interval), 0, NULL,
+   "<seconds, fractional, 0 = off>", NULL,
+   "Live snapshots every this many seconds",
+   "A thread of the tracer's own takes a snapshot of each running "
+   "pipeline every interval, also when no data flows: JSON Lines and CSV "
+   "rows beside `stats=`, a few lines per interval on `report=` "
+   "([live.md](live.md)). The end-of-run report is unchanged."},
+  {"stall", PARAM_SECONDS, FIELD (stall), 0, NULL,
+   "<seconds, 0 = auto>", NULL,
+   "Seconds without a buffer that make a stall (watchdog)",
+   "The watchdog runs on the live thread, with `interval=` or a `stall=` "
+   "above 0. A pad that was flowing and has had no buffer for this long "
+   "gets one stderr line naming the element and pad, while it lasts (a "
+   "pipeline that never got a buffer is not reported yet). `0`: four "
+   "times the pad's normal gap "
+   "between buffers, at least 2 s ([live.md](live.md#stalls))."},
 };
 /* *INDENT-ON* */
 
@@ -213,6 +230,15 @@ param_parse (const ParamDef * d, GpuprofParams * p, const gchar * v)
       MEMBER (guint, p, d) = (guint) n;
       return TRUE;
     }
+    case PARAM_SECONDS:{
+      gchar *end = NULL;
+      gdouble x = g_ascii_strtod (v, &end);
+
+      if (!*v || *end || !(x >= 0.0) || x > 1e6)
+        return FALSE;
+      MEMBER (gdouble, p, d) = x;
+      return TRUE;
+    }
     case PARAM_REGEX:{
       GRegex *re = g_regex_new (v, 0, 0, NULL);
 
@@ -244,6 +270,9 @@ param_set_default (const ParamDef * d, GpuprofParams * p)
       break;
     case PARAM_UINT:
       MEMBER (guint, p, d) = d->def;
+      break;
+    case PARAM_SECONDS:
+      MEMBER (gdouble, p, d) = d->def;
       break;
     case PARAM_PATH:
     case PARAM_REGEX:
@@ -313,6 +342,10 @@ param_spec (const ParamDef * d)
       break;
     case PARAM_UINT:
       spec = g_param_spec_uint (d->name, d->name, blurb, 0, G_MAXUINT,
+          d->def, flags);
+      break;
+    case PARAM_SECONDS:
+      spec = g_param_spec_double (d->name, d->name, blurb, 0.0, 1e6,
           d->def, flags);
       break;
     case PARAM_PATH:
@@ -404,6 +437,9 @@ gpuprof_params_set_property (GpuprofParams * p, guint index,
     case PARAM_UINT:
       MEMBER (guint, p, d) = g_value_get_uint (value);
       return;
+    case PARAM_SECONDS:
+      MEMBER (gdouble, p, d) = g_value_get_double (value);
+      return;
     default:
       break;
   }
@@ -435,6 +471,9 @@ gpuprof_params_get_property (const GpuprofParams * p, guint index,
       break;
     case PARAM_UINT:
       g_value_set_uint (value, MEMBER (guint, p, d));
+      break;
+    case PARAM_SECONDS:
+      g_value_set_double (value, MEMBER (gdouble, p, d));
       break;
     case PARAM_PATH:
     case PARAM_REGEX:
@@ -585,6 +624,8 @@ default_text (const ParamDef * d, GParamSpec * spec, const gchar * q)
       break;
     case PARAM_UINT:
       return g_strdup_printf ("%s%u%s", q, g_value_get_uint (def), q);
+    case PARAM_SECONDS:
+      return g_strdup_printf ("%s%g%s", q, g_value_get_double (def), q);
     default:
       word = g_value_get_string (def);
       break;

@@ -37,6 +37,8 @@ typedef struct
   GpuprofCuptiMode cupti;       /* cupti=auto|on|off */
   gchar *cupti_lib;             /* cupti-lib=<path> */
   GpuprofCuptiPath cupti_path;  /* cupti-path=callback|activity */
+  gdouble interval;             /* interval=<seconds>, 0 = no live snapshots */
+  gdouble stall;                /* stall=<seconds>, 0 = auto */
 } GpuprofParams;
 
 #define GPUPROF_TYPE_CUPTI_MODE (gpuprof_cupti_mode_get_type ())

@@ -4,6 +4,7 @@
  * plus the live notes), since "get-last-report" returns it even with
  * report=off. */
 #include "gpuprof-output.h"
+#include "gpuprof-live.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -49,24 +50,41 @@ write_file (ReportOutput * r, const gchar * text)
 }
 
 static void
-report_run_end (gpointer state, const GpuprofRunEnd * end)
+report_write (ReportOutput * r, const gchar * text)
 {
-  ReportOutput *r = state;
-
   switch (r->dest) {
     case GPUPROF_REPORT_OFF:
       break;
     case GPUPROF_REPORT_STDOUT:
-      fputs (end->report, stdout);
+      fputs (text, stdout);
       fflush (stdout);
       break;
     case GPUPROF_REPORT_STDERR:
-      fputs (end->report, stderr);
+      fputs (text, stderr);
       break;
     case GPUPROF_REPORT_FILE:
-      write_file (r, end->report);
+      write_file (r, text);
       break;
   }
+}
+
+static void
+report_run_end (gpointer state, const GpuprofRunEnd * end)
+{
+  report_write (state, end->report);
+}
+
+/* interval=: a line per interval; the run's end has its full report */
+static void
+report_interval (gpointer state, const GpuprofInterval * iv)
+{
+  gchar *text;
+
+  if (iv->final)
+    return;
+  text = gpuprof_live_report (iv);
+  report_write (state, text);
+  g_free (text);
 }
 
 static void
@@ -84,4 +102,5 @@ const GpuprofOutputClass gpuprof_output_report = {
   .open = report_open,
   .run_end = report_run_end,
   .free = report_free,
+  .interval = report_interval,
 };

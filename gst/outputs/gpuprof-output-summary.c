@@ -3,10 +3,18 @@
  * docs/summary-schema.md). Each run end rewrites the files. */
 #include "gpuprof-output.h"
 #include "gpuprof-summary.h"
+#include "gpuprof-live.h"
+
+#include <errno.h>
+#include <stdio.h>
 
 typedef struct
 {
   gchar *path;
+  /* interval=: <stats>-live.jsonl and -live.csv, kept open and flushed per
+   * interval so a reader sees each line as it comes */
+  FILE *jsonl, *csv;
+  gboolean live_failed;         /* said once */
 } SummaryOutput;
 
 static gboolean
@@ -38,11 +46,64 @@ summary_run_end (gpointer state, const GpuprofRunEnd * end)
   }
 }
 
+static FILE *
+open_live (SummaryOutput * s, const gchar * ext)
+{
+  gchar *path = gpuprof_live_path (s->path, ext);
+  FILE *f = fopen (path, "w");
+
+  if (!f && !s->live_failed) {
+    s->live_failed = TRUE;
+    GST_ERROR ("cannot write '%s': %s", path, g_strerror (errno));
+    g_printerr ("gpuprof: cannot write the live snapshots to '%s': %s\n",
+        path, g_strerror (errno));
+  }
+  g_free (path);
+  return f;
+}
+
+static void
+summary_interval (gpointer state, const GpuprofInterval * iv)
+{
+  SummaryOutput *s = state;
+  gchar *line;
+  GString *rows;
+
+  if (s->live_failed)
+    return;
+  if (!s->jsonl && !(s->jsonl = open_live (s, "jsonl")))
+    return;
+  if (!s->csv) {
+    if (!(s->csv = open_live (s, "csv")))
+      return;
+    fputs (gpuprof_live_csv_header (), s->csv);
+  }
+  line = gpuprof_live_json_line (iv);
+  fputs (line, s->jsonl);
+  fflush (s->jsonl);
+  g_free (line);
+  rows = g_string_new (NULL);
+  gpuprof_live_append_csv (rows, iv);
+  fputs (rows->str, s->csv);
+  fflush (s->csv);
+  g_string_free (rows, TRUE);
+}
+
+static void
+summary_close (gpointer state)
+{
+  SummaryOutput *s = state;
+
+  g_clear_pointer (&s->jsonl, fclose);
+  g_clear_pointer (&s->csv, fclose);
+}
+
 static void
 summary_free (gpointer state)
 {
   SummaryOutput *s = state;
 
+  summary_close (s);
   g_free (s->path);
   g_free (s);
 }
@@ -52,5 +113,7 @@ const GpuprofOutputClass gpuprof_output_summary = {
   .enabled = summary_enabled,
   .open = summary_open,
   .run_end = summary_run_end,
+  .close = summary_close,
   .free = summary_free,
+  .interval = summary_interval,
 };

@@ -151,6 +151,18 @@ gpuprof_outputs_run_end (GPtrArray * outputs, const GpuprofRunEnd * end)
 }
 
 void
+gpuprof_outputs_interval (GPtrArray * outputs, const GpuprofInterval * iv)
+{
+  guint i;
+
+  for (i = 0; i < outputs->len; i++) {
+    GpuprofOutput *o = g_ptr_array_index (outputs, i);
+    if (o->klass->interval)
+      o->klass->interval (o->state, iv);
+  }
+}
+
+void
 gpuprof_outputs_close (GPtrArray * outputs)
 {
   guint i;

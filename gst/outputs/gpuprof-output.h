@@ -50,6 +50,28 @@ typedef struct
 } GpuprofRunEnd;
 
 /**
+ * GpuprofInterval:
+ * @snapshot: the pipeline's run so far (cumulative)
+ * @previous: (nullable): the previous interval's snapshot of the same run,
+ *   %NULL for the first; the interval's figures are the differences
+ * @seq: 1, 2, ... over the session
+ * @t_s: seconds since the tracer started
+ * @interval_s: seconds since the previous snapshot (or the run's start)
+ * @final: the run ended: @snapshot is the one run_end got
+ *
+ * One live snapshot (interval=, docs/live.md).
+ */
+typedef struct
+{
+  const GpuprofSnapshot *snapshot;
+  const GpuprofSnapshot *previous;
+  guint64 seq;
+  gdouble t_s;
+  gdouble interval_s;
+  gboolean final;
+} GpuprofInterval;
+
+/**
  * GpuprofOutputClass:
  * @name: short name, for logs and gpuprof_outputs_find()
  * @enabled: whether @params ask for the output
@@ -65,6 +87,9 @@ typedef struct
  * @close: (nullable): end of the session: flush and close files. Hooks may
  *   still run: what they hand over later is dropped.
  * @free: (nullable): frees the state; no hook runs any more
+ * @interval: (nullable): a live snapshot (interval=), on the session's
+ *   timer thread or, for the final one, where the run ended; serialised
+ *   with run_end by the report lock
  */
 typedef struct
 {
@@ -77,6 +102,7 @@ typedef struct
   void (*run_end) (gpointer state, const GpuprofRunEnd * end);
   void (*close) (gpointer state);
   void (*free) (gpointer state);
+  void (*interval) (gpointer state, const GpuprofInterval * iv);
 } GpuprofOutputClass;
 
 /* an open output */
@@ -99,6 +125,8 @@ void gpuprof_outputs_events (GPtrArray * outputs, const GpuprofEvent * events,
     guint n);
 void gpuprof_outputs_describe (GPtrArray * outputs, GString * report);
 void gpuprof_outputs_run_end (GPtrArray * outputs, const GpuprofRunEnd * end);
+void gpuprof_outputs_interval (GPtrArray * outputs,
+    const GpuprofInterval * iv);
 void gpuprof_outputs_close (GPtrArray * outputs);
 void gpuprof_outputs_free (GPtrArray * outputs);
 

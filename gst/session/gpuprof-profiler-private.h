@@ -5,6 +5,7 @@
 #include "gpuprof-batch.h"
 #include "gpuprof-objects.h"
 #include "gpuprof-profiler.h"
+#include "gpuprof-stall.h"
 #include "gpuprof-trace.h"
 
 G_BEGIN_DECLS
@@ -23,6 +24,16 @@ struct _GpuprofProfiler
 
   GMutex report_lock;           /* guards below; reports are rare */
   gchar *last_report;
+  /* interval=: live snapshots (docs/live.md) */
+  GHashTable *live_previous;    /* pipeline id -> its last GpuprofSnapshot */
+  guint64 live_seq;
+  guint64 live_last_ns;         /* when the last snapshot was taken */
+  GpuprofStall *stall;          /* the watchdog, on the live thread */
+
+  GThread *live_thread;         /* the timer; NULL without interval= */
+  GMutex live_lock;             /* guards live_stop */
+  GCond live_cond;
+  gboolean live_stop;
 };
 
 /* gpuprof-hooks.c */

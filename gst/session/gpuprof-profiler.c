@@ -181,6 +181,9 @@ gpuprof_profiler_state_change_pre (GpuprofProfiler * p, GstElement * element,
   gpuprof_hooks_gpu_state_enter (p, element);
 }
 
+static void live_start (GpuprofProfiler * p);
+static void live_stop (GpuprofProfiler * p);
+
 GpuprofProfiler *
 gpuprof_profiler_new (const GpuprofParams * params)
 {
@@ -197,6 +200,7 @@ gpuprof_profiler_new (const GpuprofParams * params)
       element_fini, p);
   p->batches = gpuprof_batches_new ();
   open_outputs (p);
+  live_start (p);
   return p;
 }
 
@@ -219,6 +223,7 @@ end_all_queues (GpuprofProfiler * p)
 void
 gpuprof_profiler_shutdown (GpuprofProfiler * p)
 {
+  live_stop (p);
   end_all_queues (p);
   gpuprof_profiler_report_unreported (p);
   gpuprof_outputs_close (p->outputs);
@@ -239,6 +244,10 @@ gpuprof_profiler_free (GpuprofProfiler * p)
   gpuprof_objects_free (p->objects);
   gpuprof_batches_free (p->batches);
   g_mutex_clear (&p->report_lock);
+  g_clear_pointer (&p->live_previous, g_hash_table_unref);
+  g_clear_pointer (&p->stall, gpuprof_stall_free);
+  g_mutex_clear (&p->live_lock);
+  g_cond_clear (&p->live_cond);
   g_free (p->last_report);
   gpuprof_params_clear (&p->params);
   g_free (p);
@@ -491,6 +500,126 @@ gpuprof_profiler_sweep_locked (GpuprofProfiler * p)
   g_array_unref (pads);
 }
 
+/* ---------------------------------------------------------------- live */
+
+/* interval=: a thread of our own wakes every interval and snapshots each
+ * running pipeline, also when no buffer flows (no main loop, no buffer
+ * arrival drives it). The snapshot reads the counters the hooks keep, as
+ * get-snapshot does: streaming threads are never waited for. */
+
+static void
+live_emit_locked (GpuprofProfiler * p, GpuprofPipeline * pl,
+    GpuprofSnapshot * snap, guint64 now, gboolean final)
+{
+  GpuprofInterval iv = { snap, NULL, ++p->live_seq, now / 1e9,
+    (now - MIN (now, p->live_last_ns)) / 1e9, final
+  };
+
+  iv.previous = g_hash_table_lookup (p->live_previous,
+      GUINT_TO_POINTER (pl->id));
+  gpuprof_outputs_interval (p->outputs, &iv);
+}
+
+/* report lock held */
+static void
+live_tick_locked (GpuprofProfiler * p)
+{
+  GPtrArray *pipelines = gpuprof_objects_pipelines (p->objects);
+  guint64 now = gpuprof_clock_now ();
+  guint i;
+
+  for (i = 0; i < pipelines->len; i++) {
+    GpuprofPipeline *pl = g_ptr_array_index (pipelines, i);
+    GpuprofSnapshot *snap;
+
+    if (!pipeline_active (p, pl))
+      continue;
+    snap = snapshot_pipeline (p, pl);
+    live_emit_locked (p, pl, snap, now, FALSE);
+    g_hash_table_replace (p->live_previous, GUINT_TO_POINTER (pl->id), snap);
+  }
+  g_ptr_array_unref (pipelines);
+  p->live_last_ns = now;
+}
+
+/* the run ended: its last line is the run-end snapshot itself */
+static void
+live_final_locked (GpuprofProfiler * p, GpuprofPipeline * pl,
+    GpuprofSnapshot * snap)
+{
+  if (!p->live_previous)
+    return;
+  live_emit_locked (p, pl, snap, gpuprof_clock_now (), TRUE);
+  g_hash_table_remove (p->live_previous, GUINT_TO_POINTER (pl->id));
+}
+
+/* the watchdog looks this often; snapshots come every interval */
+#define STALL_CHECK_US (G_USEC_PER_SEC / 4)
+
+static gpointer
+live_thread (gpointer data)
+{
+  GpuprofProfiler *p = data;
+  gint64 period = (gint64) (p->params.interval * G_USEC_PER_SEC);
+  gint64 wake = period > 0 ? MIN (period, STALL_CHECK_US) : STALL_CHECK_US;
+  gint64 now = g_get_monotonic_time ();
+  gint64 next = now + wake, next_snapshot = now + period;
+
+  g_mutex_lock (&p->live_lock);
+  while (!p->live_stop) {
+    if (g_cond_wait_until (&p->live_cond, &p->live_lock, next))
+      continue;                 /* woken: stop, or spurious */
+    g_mutex_unlock (&p->live_lock);
+    now = g_get_monotonic_time ();
+    g_mutex_lock (&p->report_lock);
+    gpuprof_stall_check (p->stall, p->objects, gpuprof_clock_now ());
+    if (period > 0 && now >= next_snapshot) {
+      live_tick_locked (p);
+      /* a late snapshot (a loaded machine) is not made up for */
+      next_snapshot += period;
+      if (next_snapshot <= now)
+        next_snapshot = now + period;
+    }
+    g_mutex_unlock (&p->report_lock);
+    g_mutex_lock (&p->live_lock);
+    next += wake;
+    if (next <= now)
+      next = now + wake;
+    if (period > 0 && next > next_snapshot)
+      next = next_snapshot;
+  }
+  g_mutex_unlock (&p->live_lock);
+  return NULL;
+}
+
+static void
+live_start (GpuprofProfiler * p)
+{
+  g_mutex_init (&p->live_lock);
+  g_cond_init (&p->live_cond);
+  if (p->params.interval <= 0.0 && p->params.stall <= 0.0)
+    return;
+  if (p->params.interval > 0.0)
+    p->live_previous = g_hash_table_new_full (NULL, NULL, NULL,
+        (GDestroyNotify) gpuprof_snapshot_free);
+  p->stall = gpuprof_stall_new (p->params.stall);
+  p->live_last_ns = gpuprof_clock_now ();
+  p->live_thread = g_thread_new ("gpuprof-live", live_thread, p);
+}
+
+static void
+live_stop (GpuprofProfiler * p)
+{
+  if (!p->live_thread)
+    return;
+  g_mutex_lock (&p->live_lock);
+  p->live_stop = TRUE;
+  g_cond_signal (&p->live_cond);
+  g_mutex_unlock (&p->live_lock);
+  g_thread_join (p->live_thread);
+  p->live_thread = NULL;
+}
+
 /* report lock held */
 static void
 report_pipeline_locked (GpuprofProfiler * p, GpuprofPipeline * pl)
@@ -501,6 +630,8 @@ report_pipeline_locked (GpuprofProfiler * p, GpuprofPipeline * pl)
 
   if (!pipeline_active (p, pl))
     return;
+  if (p->stall)
+    g_free (gpuprof_stall_run_end (p->stall, p->objects, pl, 0));
   if (p->gpu_on)
     gpuprof_cupti_flush (TRUE);
   snap = snapshot_pipeline_wall (p, pl, &first, &last);
@@ -517,6 +648,7 @@ report_pipeline_locked (GpuprofProfiler * p, GpuprofPipeline * pl)
     GpuprofRunEnd end = { snap, text };
     gpuprof_outputs_run_end (p->outputs, &end);
   }
+  live_final_locked (p, pl, snap);
   g_free (p->last_report);
   p->last_report = text;
   gpuprof_snapshot_free (snap);

@@ -1,0 +1,71 @@
+"""Shared helpers of the live tests (tests/live): a pipeline under
+GST_TRACERS=gpuprof(...) built with PyGObject, so the truth (buffers a pad
+probe counted) is measured in the same run as the tracer's figures."""
+import os
+import sys
+import tempfile
+
+failures = 0
+
+
+def ok(msg):
+    print("ok: " + msg)
+
+
+def bad(msg):
+    global failures
+    failures += 1
+    print("FAIL: " + msg)
+
+
+def check(cond, msg):
+    (ok if cond else bad)(msg)
+    return cond
+
+
+def start(params):
+    """Sets GST_TRACERS before GStreamer loads; returns (Gst, workdir)."""
+    # in a sanitizer build folder the instrumented plugin needs the runtime
+    # first in the library list (as tests/fuzz does); Python's own
+    # allocations are not ours: no leak check
+    preload = os.environ.get("GPUPROF_SANITIZER_PRELOAD")
+    if preload and not os.environ.get("GPUPROF_LIVE_PRELOADED"):
+        env = dict(os.environ, GPUPROF_LIVE_PRELOADED="1")
+        env["LD_PRELOAD"] = ":".join(
+            x for x in (preload, env.get("LD_PRELOAD")) if x)
+        env["ASAN_OPTIONS"] = ":".join(
+            x for x in (env.get("ASAN_OPTIONS"), "detect_leaks=0") if x)
+        os.execve(sys.executable, [sys.executable] + sys.argv, env)
+    d = tempfile.mkdtemp(prefix="gpuprof-live-")
+    os.environ["GST_TRACERS"] = "gpuprof(%s)" % params.format(dir=d)
+    import gi
+    gi.require_version("Gst", "1.0")
+    from gi.repository import Gst
+    Gst.init(None)
+    if not Gst.ElementFactory.find("videotestsrc"):
+        print("skip: no videotestsrc")
+        sys.exit(77)
+    return Gst, d
+
+
+def count_probe(Gst, pad):
+    """a list whose first item counts the buffers through pad"""
+    n = [0]
+
+    def cb(pad, info):
+        n[0] += 1
+        return Gst.PadProbeReturn.OK
+    pad.add_probe(Gst.PadProbeType.BUFFER, cb)
+    return n
+
+
+def run_to_eos(Gst, pipe, timeout_s=120):
+    pipe.set_state(Gst.State.PLAYING)
+    msg = pipe.get_bus().timed_pop_filtered(
+        timeout_s * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    check(msg is not None and msg.type == Gst.MessageType.EOS, "run to EOS")
+    pipe.set_state(Gst.State.NULL)
+
+
+def finish():
+    sys.exit(1 if failures else 0)
