@@ -98,12 +98,15 @@ GST_START_TEST (test_lists_left_count_their_buffers)
   fail_unless (left > 0, "nothing left: the test did not test");
   /* a list pushed into q just as READY flushes its pad may be seen by the
    * probe and not by the tracer's chain hook (the race of docs/tracer.md,
-   * "buffers in/out"): at most that one list apart, seen 1 run in 5 beside
-   * 2 CPU burners */
+   * "buffers in/out"; seen 1 run in 5 beside 2 CPU burners), or be counted
+   * flushed by the tracer while the pad refuses it before the probe (the
+   * flush emptied the mirror during that chain call; docs/tracer.md,
+   * "Queues"; seen once, 10 buffers): at most that one list apart, either
+   * way. Without the list fixes this is off by thousands. */
   {
     gint64 diff = (gint64) truth.in - (gint64) (out + left + flushed);
     gint64 list = truth.in / MAX (truth.lists_in, 1) + 1;
-    fail_unless (diff >= 0 && diff <= list,
+    fail_unless (diff >= -list && diff <= list,
         "in %d != out %" G_GUINT64_FORMAT " + left %" G_GUINT64_FORMAT
         " + flushed %" G_GUINT64_FORMAT " (one list ~%" G_GINT64_FORMAT ")",
         truth.in, out, left, flushed, list);
