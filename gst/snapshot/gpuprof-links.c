@@ -62,6 +62,12 @@ add_pad_link (GpuprofSnapshot * snap, GpuprofObjects * o,
   gst_object_unref (sink);
 }
 
+static gpointer
+ref_pad (gconstpointer pad, gpointer unused)
+{
+  return gst_object_ref ((gpointer) pad);
+}
+
 void
 gpuprof_links_fill (GpuprofSnapshot * snap, GpuprofObjects * o,
     GPtrArray * elements)
@@ -71,14 +77,14 @@ gpuprof_links_fill (GpuprofSnapshot * snap, GpuprofObjects * o,
   for (i = 0; i < elements->len; i++) {
     GpuprofElement *e = g_ptr_array_index (elements, i);
     GstElement *el = gpuprof_objects_ref_element (o, e);
-    GList *l;
+    GList *l, *it;
 
     if (!el)
       continue;
     GST_OBJECT_LOCK (el);
-    l = g_list_copy_deep (el->srcpads, (GCopyFunc) gst_object_ref, NULL);
+    l = g_list_copy_deep (el->srcpads, ref_pad, NULL);
     GST_OBJECT_UNLOCK (el);
-    for (GList * it = l; it; it = it->next)
+    for (it = l; it; it = it->next)
       add_pad_link (snap, o, e, it->data);
     g_list_free_full (l, gst_object_unref);
     gst_object_unref (el);
