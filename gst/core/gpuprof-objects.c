@@ -682,6 +682,36 @@ gpuprof_objects_pad_counts (GpuprofObjects * o, GpuprofElement * e,
   g_mutex_unlock (&o->lock);
 }
 
+GstElement *
+gpuprof_objects_ref_element (GpuprofObjects * o, GpuprofElement * e)
+{
+  GstElement *el;
+
+  g_mutex_lock (&o->lock);
+  el = e->element ? gst_object_ref (e->element) : NULL;
+  g_mutex_unlock (&o->lock);
+  return el;
+}
+
+guint64
+gpuprof_objects_src_pad_buffers (GpuprofObjects * o, GpuprofElement * e,
+    const gchar * pad_name)
+{
+  guint64 n = 0;
+  guint i;
+
+  g_mutex_lock (&o->lock);
+  for (i = 0; i < e->pads->len; i++) {
+    GpuprofPad *p = g_ptr_array_index (e->pads, i);
+    if (p->direction == GST_PAD_SRC && !g_strcmp0 (p->name, pad_name)) {
+      n = __atomic_load_n (&p->seq, __ATOMIC_RELAXED) - p->seq_base;
+      break;
+    }
+  }
+  g_mutex_unlock (&o->lock);
+  return n;
+}
+
 /* A new run counts from here; nothing streams at NULL. */
 void
 gpuprof_objects_new_run (GpuprofObjects * o, GpuprofElement * e)

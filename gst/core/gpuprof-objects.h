@@ -129,6 +129,12 @@ GPtrArray *gpuprof_objects_pipelines (GpuprofObjects * o);
 void gpuprof_objects_refresh_roles (GpuprofObjects * o);
 void gpuprof_objects_buffer_counts (GpuprofObjects * o, GpuprofElement * e,
     guint64 * in, guint64 * out);
+/* a ref of the element, NULL once destroyed (for the links table) */
+GstElement *gpuprof_objects_ref_element (GpuprofObjects * o,
+    GpuprofElement * e);
+/* buffers through e's src pad named pad_name in this run */
+guint64 gpuprof_objects_src_pad_buffers (GpuprofObjects * o,
+    GpuprofElement * e, const gchar * pad_name);
 void gpuprof_objects_new_run (GpuprofObjects * o, GpuprofElement * e);
 /* each pad of e: id, direction and buffers this run, for the stall
  * watchdog (docs/live.md); a copy taken under the registry lock */

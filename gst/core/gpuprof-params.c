@@ -63,6 +63,10 @@ static const ParamDef params[] = {
   {"stats", PARAM_PATH, FIELD (stats_path), 0, NULL, "<path>", "none",
    "Machine-readable summary of the report (JSON, plus one CSV per table)",
    "Schema in [summary-schema.md](summary-schema.md)."},
+  {"html", PARAM_PATH, FIELD (html_path), 0, NULL, "<path>", "none",
+   "One self-contained HTML report of the run (graph, time split, "
+   "distributions, verdict)",
+   "Rewritten at each run end; see [html.md](html.md)."},
   {"cupti", PARAM_ENUM, FIELD (cupti), GPUPROF_CUPTI_AUTO,
    gpuprof_cupti_mode_get_type, NULL, NULL,
    "GPU attribution with CUPTI",
@@ -379,6 +383,7 @@ gpuprof_params_clear (GpuprofParams * p)
   g_free (p->trace_path);
   g_free (p->trace_elements);
   g_free (p->stats_path);
+  g_free (p->html_path);
   g_free (p->cupti_lib);
   memset (p, 0, sizeof (*p));
 }
@@ -391,6 +396,7 @@ gpuprof_params_copy (GpuprofParams * dest, const GpuprofParams * src)
   dest->trace_path = g_strdup (src->trace_path);
   dest->trace_elements = g_strdup (src->trace_elements);
   dest->stats_path = g_strdup (src->stats_path);
+  dest->html_path = g_strdup (src->html_path);
   dest->cupti_lib = g_strdup (src->cupti_lib);
 }
 

@@ -8,6 +8,7 @@
 extern const GpuprofOutputClass gpuprof_output_records;
 extern const GpuprofOutputClass gpuprof_output_summary;
 extern const GpuprofOutputClass gpuprof_output_trace;
+extern const GpuprofOutputClass gpuprof_output_html;
 extern const GpuprofOutputClass gpuprof_output_report;
 
 /* Run-end order: the machine-readable outputs first, then the report, so a
@@ -16,6 +17,7 @@ static const GpuprofOutputClass *const outputs[] = {
   &gpuprof_output_records,
   &gpuprof_output_summary,
   &gpuprof_output_trace,
+  &gpuprof_output_html,
   &gpuprof_output_report,
 };
 

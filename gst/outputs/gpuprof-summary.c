@@ -297,6 +297,7 @@ record_str (GPtrArray * pool, const gchar * s)
 #define PREFIX_SPEC_ELEMENTS PIPELINE_SPEC
 #define PREFIX_SPEC_QUEUES PIPELINE_SPEC
 #define PREFIX_SPEC_THREADS PIPELINE_SPEC
+#define PREFIX_SPEC_LINKS PIPELINE_SPEC
 #define PREFIX_SPEC_BATCHES PIPELINE_SPEC
 #define PREFIX_SPEC_STAGES PIPELINE_SPEC
 #define PREFIX_SPEC_ADVICE PIPELINE_SPEC
@@ -307,6 +308,7 @@ record_str (GPtrArray * pool, const gchar * s)
 #define PREFIX_VALUE_ELEMENTS , pipeline
 #define PREFIX_VALUE_QUEUES , pipeline
 #define PREFIX_VALUE_THREADS , pipeline
+#define PREFIX_VALUE_LINKS , pipeline
 #define PREFIX_VALUE_BATCHES , pipeline
 #define PREFIX_VALUE_STAGES , pipeline
 #define PREFIX_VALUE_ADVICE , pipeline

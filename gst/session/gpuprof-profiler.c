@@ -10,6 +10,7 @@
 #include "gpuprof-cupti.h"
 #include "gpuprof-gpu.h"
 #include "gpuprof-gpu-tables.h"
+#include "gpuprof-links.h"
 #include "gpuprof-gputrace.h"
 #include "gpuprof-nvtx.h"
 #include "gpuprof-objects.h"
@@ -394,6 +395,7 @@ snapshot_pipeline_wall (GpuprofProfiler * p, GpuprofPipeline * pl,
     }
   }
   fill_thread_rows (snap, mine, pl->id, &first, &last);
+  gpuprof_links_fill (snap, p->objects, mine);
   gpuprof_batches_snapshot (p->batches, mine, snap);
   gpuprof_advice_compute (snap);
   snap->wall_ns = last > first ? last - first : 0;

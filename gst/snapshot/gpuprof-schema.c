@@ -12,6 +12,7 @@
 #define F_ELEMENTS(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_ELEMENTS, m, t, d)
 #define F_QUEUES(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_QUEUES, m, t, d)
 #define F_THREADS(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_THREADS, m, t, d)
+#define F_LINKS(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_LINKS, m, t, d)
 #define F_BATCHES(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_BATCHES, m, t, d)
 #define F_STAGES(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_STAGES, m, t, d)
 #define F_ADVICE(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_ADVICE, m, t, d)
@@ -67,6 +68,8 @@ gpuprof_summary_rows (const GpuprofSnapshot * snap, GpuprofSummaryTableId id)
       return snap->queues;
     case GPUPROF_SUMMARY_THREADS:
       return snap->threads;
+    case GPUPROF_SUMMARY_LINKS:
+      return snap->links;
     case GPUPROF_SUMMARY_BATCHES:
       return snap->batches;
     case GPUPROF_SUMMARY_STAGES:

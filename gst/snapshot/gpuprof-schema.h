@@ -76,6 +76,15 @@ G_BEGIN_DECLS
   F (busy_ns, U64, "sum of element self time on the thread, ns") \
   F (top_element, STRING, "element with the most self time on the thread")
 
+/* the pipeline's topology: one row per linked src pad, read from the pads
+ * at snapshot time (no hook cost); ghost pads are followed to the element */
+#define GPUPROF_SCHEMA_LINKS(F) \
+  F (src, STRING, "upstream element path") \
+  F (src_pad, STRING, "its src pad") \
+  F (sink, STRING, "downstream element path, through ghost pads") \
+  F (sink_pad, STRING, "its sink pad") \
+  F (buffers, U64, "buffers pushed through the link in the run")
+
 #define GPUPROF_SCHEMA_BATCHES(F) \
   F (path, STRING, "aggregator path") \
   F (factory, STRING, "aggregator factory name") \
@@ -235,6 +244,7 @@ typedef struct
   T (ELEMENTS, elements, element, 1, FALSE) \
   T (QUEUES, queues, queue, 1, FALSE) \
   T (THREADS, threads, thread, 1, FALSE) \
+  T (LINKS, links, link, 2, FALSE) \
   T (BATCHES, batches, batch, 1, FALSE) \
   T (STAGES, stages, stage, 1, FALSE) \
   T (ADVICE, advice, advice, 2, FALSE) \

@@ -31,6 +31,7 @@ gpuprof_snapshot_new (const gchar * pipeline)
   s->elements = rows_new (sizeof (GpuprofElementRow), clear_elements);
   s->queues = rows_new (sizeof (GpuprofQueueRow), clear_queues);
   s->threads = rows_new (sizeof (GpuprofThreadRow), clear_threads);
+  s->links = rows_new (sizeof (GpuprofLinkRow), clear_links);
   s->batches = rows_new (sizeof (GpuprofBatchRow), clear_batches);
   s->stages = rows_new (sizeof (GpuprofStageRow), clear_stages);
   s->advice = rows_new (sizeof (GpuprofAdviceRow), clear_advice);
@@ -50,6 +51,7 @@ gpuprof_snapshot_free (GpuprofSnapshot * s)
   g_array_unref (s->elements);
   g_array_unref (s->queues);
   g_array_unref (s->threads);
+  g_array_unref (s->links);
   g_array_unref (s->batches);
   g_array_unref (s->stages);
   g_array_unref (s->advice);
@@ -96,9 +98,19 @@ cmp_threads (gconstpointer a, gconstpointer b)
   return g_strcmp0 (x->name, y->name);
 }
 
+static gint
+cmp_links (gconstpointer a, gconstpointer b)
+{
+  const GpuprofLinkRow *x = a, *y = b;
+  gint c = g_strcmp0 (x->src, y->src);
+
+  return c ? c : g_strcmp0 (x->src_pad, y->src_pad);
+}
+
 void
 gpuprof_snapshot_sort (GpuprofSnapshot * s)
 {
+  g_array_sort (s->links, cmp_links);
   g_array_sort (s->elements, cmp_elements);
   g_array_sort (s->queues, cmp_queues);
   g_array_sort (s->threads, cmp_threads);

@@ -18,6 +18,7 @@ G_BEGIN_DECLS
 typedef struct { GPUPROF_SCHEMA_ELEMENTS (GPUPROF_SCHEMA_MEMBER) } GpuprofElementRow;
 typedef struct { GPUPROF_SCHEMA_QUEUES (GPUPROF_SCHEMA_MEMBER) } GpuprofQueueRow;
 typedef struct { GPUPROF_SCHEMA_THREADS (GPUPROF_SCHEMA_MEMBER) } GpuprofThreadRow;
+typedef struct { GPUPROF_SCHEMA_LINKS (GPUPROF_SCHEMA_MEMBER) } GpuprofLinkRow;
 /* per aggregator: the batches it pushed (docs/batches.md) */
 typedef struct { GPUPROF_SCHEMA_BATCHES (GPUPROF_SCHEMA_MEMBER) } GpuprofBatchRow;
 /* per stage that processed batches, the aggregator itself included */
@@ -35,6 +36,7 @@ typedef struct
   GArray *elements;             /* GpuprofElementRow, sorted by self time, largest first */
   GArray *queues;               /* GpuprofQueueRow */
   GArray *threads;              /* GpuprofThreadRow, busiest first */
+  GArray *links;                /* GpuprofLinkRow, by src, src_pad */
   /* per batch (docs/batches.md); empty without aggregators */
   GArray *batches;              /* GpuprofBatchRow, by path */
   GArray *stages;               /* GpuprofStageRow, aggregator then downstream order */
@@ -52,6 +54,7 @@ typedef struct
 #define GPUPROF_SCHEMA_ROW_ELEMENTS GpuprofElementRow
 #define GPUPROF_SCHEMA_ROW_QUEUES GpuprofQueueRow
 #define GPUPROF_SCHEMA_ROW_THREADS GpuprofThreadRow
+#define GPUPROF_SCHEMA_ROW_LINKS GpuprofLinkRow
 #define GPUPROF_SCHEMA_ROW_BATCHES GpuprofBatchRow
 #define GPUPROF_SCHEMA_ROW_STAGES GpuprofStageRow
 #define GPUPROF_SCHEMA_ROW_ADVICE GpuprofAdviceRow

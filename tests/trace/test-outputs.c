@@ -62,7 +62,7 @@ test_json_double (void)
 static void
 test_table (void)
 {
-  const gchar *want[] = { "records", "summary", "trace", "report" };
+  const gchar *want[] = { "records", "summary", "trace", "html", "report" };
   const GpuprofOutputClass *const *classes;
   guint n, i, j;
 
@@ -78,7 +78,7 @@ test_table (void)
     g_assert_true (gpuprof_output_class_find (want[i])->enabled != NULL);
     g_assert_true (gpuprof_output_class_find (want[i])->open != NULL);
   }
-  g_assert_null (gpuprof_output_class_find ("html"));
+  g_assert_null (gpuprof_output_class_find ("nosuch"));
 }
 
 static gchar *

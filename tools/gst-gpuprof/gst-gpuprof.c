@@ -3,6 +3,9 @@
  *   gst-gpuprof report FILE          the end-of-run report, from a summary
  *                                    (stats=) or a trace (trace=)
  *   gst-gpuprof diff BEFORE AFTER    before/after figures and their ratios
+ *   gst-gpuprof dot [-Tsvg] FILE     the pipeline graph, heat-mapped
+ *   gst-gpuprof html FILE -o OUT     one self-contained HTML report of a
+ *                                    run or a sweep (docs/html.md)
  *   gst-gpuprof params               the tracer's parameters
  *   gst-gpuprof sweep [OPTIONS] -- TEMPLATE
  *                                    run a pipeline template at many
@@ -20,6 +23,8 @@
 #include <string.h>
 
 #include "gpuprof-diff.h"
+#include "gpuprof-dot.h"
+#include "gpuprof-html-tool.h"
 #include "gpuprof-summary-reader.h"
 #include "gpuprof-params.h"
 #include "gpuprof-report.h"
@@ -47,6 +52,12 @@ static const gchar usage_text[] =
     "                       the overall throughput ratio; then, for every\n"
     "                       table of the summary (GPU and batch tables too),\n"
     "                       each numeric value that changed.\n"
+    "  dot [-Tsvg] FILE     Print the pipeline graph (Graphviz DOT, or SVG\n"
+    "                       through Graphviz's dot with -Tsvg): elements\n"
+    "                       coloured by busy %, queues by time full, edges\n"
+    "                       labelled with buffers and rate (docs/html.md).\n"
+    "  html FILE -o OUT     Write one self-contained HTML report of a run\n"
+    "                       (summary or trace) or of a sweep (its JSON).\n"
     "  params               List the tracer's parameters (GST_TRACERS=\n"
     "                       \"gpuprof(key=value,...)\"): values, defaults.\n"
     "  sweep [OPTIONS] -- TEMPLATE\n"
@@ -152,6 +163,70 @@ cmd_diff (gint argc, gchar ** argv)
   return ret;
 }
 
+/* the DOT text through Graphviz: -Tsvg */
+static gboolean
+render_svg (const gchar * dot, GError ** err)
+{
+  GSubprocess *proc = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
+      G_SUBPROCESS_FLAGS_STDOUT_PIPE, err, "dot", "-Tsvg", NULL);
+  GBytes *in, *out = NULL;
+  gboolean ok;
+
+  if (!proc)
+    return FALSE;
+  in = g_bytes_new_static (dot, strlen (dot));
+  ok = g_subprocess_communicate (proc, in, NULL, &out, NULL, err)
+      && g_subprocess_wait_check (proc, NULL, err);
+  if (ok)
+    fwrite (g_bytes_get_data (out, NULL), 1, g_bytes_get_size (out), stdout);
+  g_bytes_unref (in);
+  if (out)
+    g_bytes_unref (out);
+  g_object_unref (proc);
+  return ok;
+}
+
+static gint
+cmd_dot (gint argc, gchar ** argv)
+{
+  const gchar *path = NULL;
+  gboolean svg = FALSE;
+  GpuprofRun *run;
+  GError *err = NULL;
+  gchar *text;
+  gint i, ret = EXIT_OK;
+
+  for (i = 0; i < argc; i++) {
+    if (strcmp (argv[i], "-Tsvg") == 0)
+      svg = TRUE;
+    else if (strcmp (argv[i], "-Tdot") == 0)
+      svg = FALSE;
+    else if (argv[i][0] == '-' && argv[i][1])
+      return usage_error ("dot: unknown option '%s' (-Tsvg, -Tdot)", argv[i]);
+    else if (path)
+      return usage_error ("dot takes one FILE, got also '%s'", argv[i]);
+    else
+      path = argv[i];
+  }
+  if (!path)
+    return usage_error ("dot takes one FILE%s", "");
+  run = load (path);
+  if (run == NULL)
+    return EXIT_BAD_INPUT;
+  text = gpuprof_dot_format (only_snapshot (run, path));
+  if (!svg) {
+    fputs (text, stdout);
+  } else if (!render_svg (text, &err)) {
+    g_printerr ("gst-gpuprof: dot -Tsvg: %s (is Graphviz installed? "
+        "apt-get install graphviz)\n", err->message);
+    g_error_free (err);
+    ret = EXIT_USAGE;
+  }
+  g_free (text);
+  gpuprof_run_free (run);
+  return ret;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -172,11 +247,15 @@ main (int argc, char **argv)
     }
   }
   if (cmd == NULL)
-    return usage_error ("%s", "missing command (report, diff, params or sweep)");
+    return usage_error ("%s", "missing command (report, diff, dot, html, params or sweep)");
   if (strcmp (cmd, "report") == 0)
     return cmd_report (argc - 2, argv + 2);
   if (strcmp (cmd, "diff") == 0)
     return cmd_diff (argc - 2, argv + 2);
+  if (strcmp (cmd, "dot") == 0)
+    return cmd_dot (argc - 2, argv + 2);
+  if (strcmp (cmd, "html") == 0)
+    return gpuprof_html_command (argc - 2, argv + 2);
   if (strcmp (cmd, "params") == 0) {
     gchar *text = gpuprof_params_describe ();
 
@@ -184,5 +263,5 @@ main (int argc, char **argv)
     g_free (text);
     return EXIT_OK;
   }
-  return usage_error ("unknown command '%s' (report, diff, params or sweep)", cmd);
+  return usage_error ("unknown command '%s' (report, diff, dot, html, params or sweep)", cmd);
 }
