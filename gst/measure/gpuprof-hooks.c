@@ -326,16 +326,18 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   charge_to_parent (t, incl);
 }
 
-/* A push from a task loop: the time since the previous push is the
- * element's work per buffer (sources, demuxers). An element fed on other
- * threads (muxer, aggregator) waits for input in its loop: its work starts
- * when the last input arrived. A queue's loop only waits, so is never
- * charged. */
+/* A push from a task loop: the time since the previous push, less the
+ * calls it made (pulls, events), is the element's loop. Its work is the
+ * thread's CPU time over the loop (read here and at the previous push's
+ * end, top-level pushes only); the rest is waiting for input (appsrc, a
+ * socket, the clock). An element fed on other threads (muxer, aggregator)
+ * waits for input in its loop: its work starts at most when the last input
+ * arrived. A queue's loop only waits, so is never charged. */
 static void
 charge_loop (GpuprofElement * e, GpuprofThread * t, guint64 ts)
 {
-  guint64 start = t->loop_mark, child = t->loop_child_ns, loop;
-  guint64 input;
+  guint64 start = t->loop_mark, child = t->loop_child_ns, loop, full;
+  guint64 input, cpu, cpu_mark = t->loop_cpu_mark;
 
   /* its task thread sets it, chain threads read it (atomic) */
   if (!__atomic_load_n (&e->task_pushes, __ATOMIC_RELAXED)
@@ -344,6 +346,8 @@ charge_loop (GpuprofElement * e, GpuprofThread * t, guint64 ts)
   /* GPU work launched in this loop, outside chain calls, is its */
   if (G_UNLIKELY (gpuprof_gpu_channel_enabled (GPUPROF_GPU_CHANNEL_TRACER)))
     gpuprof_gpu_set_thread_element (GPUPROF_GPU_CHANNEL_TRACER, e->id);
+  full = ts > start ? ts - start : 0;
+  full = full > child ? full - child : 0;
   input = __atomic_load_n (&e->last_input_ts, __ATOMIC_RELAXED);
   if (input > start) {
     start = input;
@@ -351,6 +355,16 @@ charge_loop (GpuprofElement * e, GpuprofThread * t, guint64 ts)
   }
   loop = ts > start ? ts - start : 0;
   loop = loop > child ? loop - child : 0;
+  cpu = cpu_mark ? gpuprof_thread_cpu_now () : 0;
+  /* the CPU clock also counts the calls' own work: never more than the
+   * wall time of the loop */
+  if (cpu > cpu_mark && cpu - cpu_mark < loop)
+    loop = cpu - cpu_mark;
+  else if (cpu && cpu <= cpu_mark)
+    loop = 0;
+  if (full > loop)
+    __atomic_fetch_add (&e->stats.wait_input_ns, full - loop,
+        __ATOMIC_RELAXED);
   gpuprof_stats_add_call (&e->stats, t, loop, loop);
 }
 
@@ -427,6 +441,9 @@ gpuprof_profiler_push_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   if (t->depth == 0) {
     t->loop_mark = ts;
     t->loop_child_ns = 0;
+    /* the loop's work is read on the CPU clock; a queue's loop is not */
+    t->loop_cpu_mark = f->element && f->element->role != GPUPROF_ROLE_QUEUE ?
+        gpuprof_thread_cpu_now () : 0;
   } else {
     charge_to_parent (t, ts > f->start ? ts - f->start : 0);
   }

@@ -430,17 +430,35 @@ format_gpu (const GpuprofSnapshot * s, GString * out)
   format_gpu_devices (s, out);
 }
 
+/* "input-bound" comes first: then the bottleneck is only the busiest
+ * stage while the pipeline waits for its source */
+static gchar *
+report_input_bound (const GpuprofSnapshot * s)
+{
+  if (!s->input_bound || !s->input_source)
+    return NULL;
+  return g_strdup_printf ("input-bound: %s waited %.1f ms for input "
+      "(%.0f%% of the run)\n", s->input_source, s->input_wait_ns / 1e6,
+      s->wall_ns ? 100.0 * s->input_wait_ns / s->wall_ns : 0.0);
+}
+
 gchar *
 gpuprof_report_verdict (const GpuprofSnapshot * s)
 {
   gdouble per = s->bottleneck_ns_per_buffer;
+  gchar *input = report_input_bound (s), *line;
 
   if (!s->bottleneck)
-    return g_strdup ("bottleneck: none found (no element did measurable work)");
-  return g_strdup_printf ("bottleneck: %s — %.0f%% busy on thread %s, "
-      "%.*f ms/buffer", s->bottleneck, s->bottleneck_busy * 100.0,
-      s->bottleneck_thread && *s->bottleneck_thread ?
-      s->bottleneck_thread : "?", per < 1e5 ? 4 : 2, per / 1e6);
+    line = g_strdup_printf ("%sbottleneck: none found (no element did "
+        "measurable work)", input ? input : "");
+  else
+    line = g_strdup_printf ("%sbottleneck: %s — %.0f%% busy on thread %s, "
+        "%.*f ms/buffer", input ? input : "", s->bottleneck,
+        s->bottleneck_busy * 100.0,
+        s->bottleneck_thread && *s->bottleneck_thread ?
+        s->bottleneck_thread : "?", per < 1e5 ? 4 : 2, per / 1e6);
+  g_free (input);
+  return line;
 }
 
 gchar *

@@ -281,6 +281,7 @@ fill_element_row (GpuprofProfiler * p, GpuprofElementRow * row,
   row->self_max_ns = s->self_hist.max;
   row->waits_on_clock = e->waits_on_clock;
   row->blocked_ns = s->blocked_ns;
+  row->wait_input_ns = __atomic_load_n (&s->wait_input_ns, __ATOMIC_RELAXED);
   if (slot) {
     GpuprofThread *t = slot->thread;
     guint64 first = __atomic_load_n (&t->first_ts, __ATOMIC_RELAXED);
