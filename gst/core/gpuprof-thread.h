@@ -99,6 +99,7 @@ struct _GpuprofThread
 
   gpointer trace_ring;          /* gpuprof-ring.h, when tracing */
   gboolean announced;           /* name given to NVTX, trace, CUPTI */
+  gboolean loop_owner_set;      /* gpuprof-owners.h told who pushes here */
 };
 
 /* inline: asked for several times per buffer */

@@ -12,6 +12,7 @@
 #include "gpuprof-gpu.h"
 #include "gpuprof-nvtx.h"
 #include "gpuprof-objects.h"
+#include "gpuprof-owners.h"
 #include "gpuprof-queue.h"
 #include "gpuprof-thread.h"
 #include "gpuprof-trace.h"
@@ -343,6 +344,12 @@ charge_loop (GpuprofElement * e, GpuprofThread * t, guint64 ts)
   if (!__atomic_load_n (&e->task_pushes, __ATOMIC_RELAXED)
       && e->role != GPUPROF_ROLE_SOURCE)
     __atomic_store_n (&e->task_pushes, TRUE, __ATOMIC_RELAXED);
+  /* a thread pushing on its src pad outside a chain call is its output
+   * thread (a pad task stays a streaming thread); once per thread */
+  if (G_UNLIKELY (!t->loop_owner_set)) {
+    t->loop_owner_set = TRUE;
+    gpuprof_owners_set (t->tid, e->id, GPUPROF_THREAD_KIND_OUTPUT);
+  }
   /* GPU work launched in this loop, outside chain calls, is its */
   if (G_UNLIKELY (gpuprof_gpu_channel_enabled (GPUPROF_GPU_CHANNEL_TRACER)))
     gpuprof_gpu_set_thread_element (GPUPROF_GPU_CHANNEL_TRACER, e->id);
@@ -728,6 +735,9 @@ gpuprof_profiler_message (GpuprofProfiler * p, guint64 ts,
           (val)))
     return;
   t = gpuprof_thread_get ();
+  if (owner && !GST_IS_BIN (owner))
+    gpuprof_owners_set (t->tid, gpuprof_objects_element (p->objects,
+            owner)->id, GPUPROF_THREAD_KIND_STREAMING);
   name = gst_object_get_name (GST_OBJECT (g_value_get_object (val)));
   if (name) {
     gpuprof_thread_set_name (t, name, TRUE);
@@ -746,6 +756,9 @@ gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
 {
   GpuprofElement *e = gpuprof_objects_element_peek (element);
 
+  /* threads that appeared during its state change are its workers */
+  if (!GST_IS_BIN (element))
+    gpuprof_owners_scan (gpuprof_objects_element (p->objects, element)->id);
   /* seen before it was in a bin: set up (or moved) without gst_bin_add? */
   if (e && !__atomic_load_n (&e->pipeline_id, __ATOMIC_RELAXED)
       && !GST_IS_BIN (element))

@@ -213,9 +213,10 @@ static void
 format_threads (const GpuprofSnapshot * s, GString * out)
 {
   static const gchar *const headers[] = {
-    "thread", "wall ms", "busy ms", "busy %", "top element", NULL
+    "thread", "wall ms", "busy ms", "busy %", "top element", "owner", "kind",
+    NULL
   };
-  GpuprofTable *t = gpuprof_table_new (5, headers);
+  GpuprofTable *t = gpuprof_table_new (7, headers);
   guint i;
 
   for (i = 0; i < s->threads->len; i++) {
@@ -224,7 +225,8 @@ format_threads (const GpuprofSnapshot * s, GString * out)
     gchar *cells[] = {
       g_strdup (r->name), ms (r->wall_ns), ms (r->busy_ns),
       pct (r->wall_ns ? (gdouble) r->busy_ns / r->wall_ns : 0.0),
-      g_strdup (r->top_element), NULL
+      g_strdup (r->top_element), g_strdup (r->owner ? r->owner : ""),
+      g_strdup (r->kind ? r->kind : ""), NULL
     };
     add_owned_row (t, cells);
   }

@@ -79,7 +79,9 @@ G_BEGIN_DECLS
   F (name, STRING, "thread name, from its GstTask") \
   F (wall_ns, U64, "wall time of the thread during the run, ns") \
   F (busy_ns, U64, "sum of element self time on the thread, ns") \
-  F (top_element, STRING, "element with the most self time on the thread")
+  F (top_element, STRING, "element with the most self time on the thread") \
+  F (owner, STRING, "element that owns the thread (its pad task, created by it, or pushing on its src pad outside a chain call); empty: the application") \
+  F (kind, STRING, "streaming, worker, output or application")
 
 #define GPUPROF_SCHEMA_BATCHES(F) \
   F (path, STRING, "aggregator path") \

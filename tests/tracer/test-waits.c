@@ -292,6 +292,23 @@ waits_worker_init (WaitsWorker * w)
   w->queue = g_async_queue_new ();
 }
 
+/* the report's Threads row of @thread has @owner and @kind */
+static gboolean
+thread_row_says (const gchar * report, const gchar * thread,
+    const gchar * owner, const gchar * kind)
+{
+  gchar **lines = g_strsplit (strstr (report, "\nThreads\n"), "\n", -1);
+  gboolean found = FALSE;
+  guint i;
+
+  for (i = 0; lines[i] && !found; i++)
+    found = g_str_has_prefix (g_strchug (lines[i]), thread)
+        && strstr (lines[i], owner) && g_str_has_suffix (g_strchomp (lines[i]),
+        kind);
+  g_strfreev (lines);
+  return found;
+}
+
 GST_START_TEST (test_worker_thread_cpu_is_work)
 {
   GstElement *p;
@@ -299,6 +316,7 @@ GST_START_TEST (test_worker_thread_cpu_is_work)
   gchar *path;
   GstStructure *s;
   guint64 out, self;
+  gchar *report, *owner, *src_owner;
 
   fail_unless (gst_element_register (NULL, "waitsworker", GST_RANK_NONE,
           waits_worker_get_type ()));
@@ -319,6 +337,20 @@ GST_START_TEST (test_worker_thread_cpu_is_work)
   /* cost per buffer: the CPU its thread measured, within 10 % */
   gpuprof_test_assert_near ("worker cost per buffer", (gdouble) self / out,
       (gdouble) w->cpu_ns / w->buffers, 0.10);
+  /* the threads table: the worker is ww's output thread, the source's
+   * pad task its streaming thread */
+  report = gpuprof_test_live_report (p);
+  owner = g_strdup_printf (" %s ", path);
+  src_owner = gpuprof_test_path (p, "fakesrc0");
+  fail_unless (thread_row_says (report, "waits-worker", owner, " output"),
+      "%s", report);
+  g_free (owner);
+  owner = g_strdup_printf (" %s ", src_owner);
+  fail_unless (thread_row_says (report, "fakesrc0:src", owner,
+          " streaming"), "%s", report);
+  g_free (owner);
+  g_free (src_owner);
+  g_free (report);
   gst_structure_free (s);
   g_free (path);
   gst_object_unref (w);
