@@ -88,6 +88,8 @@ struct _GpuprofThread
   guint64 loop_mark;
   guint64 loop_child_ns;
   guint64 loop_cpu_mark;        /* thread CPU clock at loop_mark, 0 = none */
+  gboolean loop_long;           /* its last loop was long enough to wait in:
+                                 * the next one reads the CPU clock */
 
   guint depth;
   guint capacity;               /* frames available at frames */

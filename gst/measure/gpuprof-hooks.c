@@ -334,6 +334,11 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
  * socket, the clock). An element fed on other threads (muxer, aggregator)
  * waits for input in its loop: its work starts at most when the last input
  * arrived. A queue's loop only waits, so is never charged. */
+/* Loops shorter than this have no room for a wait worth telling: the next
+ * one is not read on the CPU clock (two syscalls per loop; a fakesrc loop
+ * takes ~2 µs) */
+#define GPUPROF_LOOP_CPU_MIN_NS 20000
+
 static void
 charge_loop (GpuprofElement * e, GpuprofThread * t, guint64 ts)
 {
@@ -369,6 +374,7 @@ charge_loop (GpuprofElement * e, GpuprofThread * t, guint64 ts)
     loop = cpu - cpu_mark;
   else if (cpu && cpu <= cpu_mark)
     loop = 0;
+  t->loop_long = full >= GPUPROF_LOOP_CPU_MIN_NS;
   if (full > loop)
     __atomic_fetch_add (&e->stats.wait_input_ns, full - loop,
         __ATOMIC_RELAXED);
@@ -448,8 +454,10 @@ gpuprof_profiler_push_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   if (t->depth == 0) {
     t->loop_mark = ts;
     t->loop_child_ns = 0;
-    /* the loop's work is read on the CPU clock; a queue's loop is not */
-    t->loop_cpu_mark = f->element && f->element->role != GPUPROF_ROLE_QUEUE ?
+    /* the loop's work is read on the CPU clock where it can wait (its
+     * last loop was long); a queue's loop is not */
+    t->loop_cpu_mark = t->loop_long && f->element
+        && f->element->role != GPUPROF_ROLE_QUEUE ?
         gpuprof_thread_cpu_now () : 0;
   } else {
     charge_to_parent (t, ts > f->start ? ts - f->start : 0);
