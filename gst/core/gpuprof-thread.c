@@ -2,6 +2,7 @@
 #include "gpuprof-thread.h"
 
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <sys/prctl.h>
@@ -80,6 +81,17 @@ _gpuprof_thread_first_touch (GpuprofThread * t, guint64 ts)
   __atomic_store_n (&t->first_ts, ts ? ts : 1, __ATOMIC_RELAXED);
   t->loop_mark = ts;
   t->loop_child_ns = 0;
+  t->loop_cpu_mark = gpuprof_thread_cpu_now ();
+}
+
+guint64
+gpuprof_thread_cpu_now (void)
+{
+  struct timespec ts;
+
+  if (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+    return 0;
+  return (guint64) ts.tv_sec * G_GUINT64_CONSTANT (1000000000) + ts.tv_nsec;
 }
 
 void

@@ -87,6 +87,9 @@ struct _GpuprofThread
   /* source loops: time between top-level pushes */
   guint64 loop_mark;
   guint64 loop_child_ns;
+  guint64 loop_cpu_mark;        /* thread CPU clock at loop_mark, 0 = none */
+  gboolean loop_long;           /* its last loop was long enough to wait in:
+                                 * the next one reads the CPU clock */
 
   guint depth;
   guint capacity;               /* frames available at frames */
@@ -98,6 +101,7 @@ struct _GpuprofThread
 
   gpointer trace_ring;          /* gpuprof-ring.h, when tracing */
   gboolean announced;           /* name given to NVTX, trace, CUPTI */
+  gboolean loop_owner_set;      /* gpuprof-owners.h told who pushes here */
 };
 
 /* inline: asked for several times per buffer */
@@ -129,6 +133,9 @@ gpuprof_thread_touch (GpuprofThread * t, guint64 ts)
   __atomic_store_n (&t->last_ts, ts, __ATOMIC_RELAXED);
 }
 void gpuprof_thread_add_busy (GpuprofThread * t, guint64 ns);
+/* CPU time of the calling thread, ns (0 if the clock cannot be read): read
+ * only where waits can be (source loops), never per chain call */
+guint64 gpuprof_thread_cpu_now (void);
 void gpuprof_thread_set_name (GpuprofThread * t, const gchar * name,
     gboolean from_task);
 GPtrArray *gpuprof_thread_list (void);  /* snapshot of all threads, free with g_ptr_array_unref */

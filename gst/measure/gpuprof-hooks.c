@@ -12,6 +12,7 @@
 #include "gpuprof-gpu.h"
 #include "gpuprof-nvtx.h"
 #include "gpuprof-objects.h"
+#include "gpuprof-owners.h"
 #include "gpuprof-queue.h"
 #include "gpuprof-thread.h"
 #include "gpuprof-trace.h"
@@ -326,24 +327,39 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   charge_to_parent (t, incl);
 }
 
-/* A push from a task loop: the time since the previous push is the
- * element's work per buffer (sources, demuxers). An element fed on other
- * threads (muxer, aggregator) waits for input in its loop: its work starts
- * when the last input arrived. A queue's loop only waits, so is never
- * charged. */
+/* A push from a task loop: the time since the previous push, less the
+ * calls it made (pulls, events), is the element's loop. Its work is the
+ * thread's CPU time over the loop (read here and at the previous push's
+ * end, top-level pushes only); the rest is waiting for input (appsrc, a
+ * socket, the clock). An element fed on other threads (muxer, aggregator)
+ * waits for input in its loop: its work starts at most when the last input
+ * arrived. A queue's loop only waits, so is never charged. */
+/* Loops shorter than this have no room for a wait worth telling: the next
+ * one is not read on the CPU clock (two syscalls per loop; a fakesrc loop
+ * takes ~2 µs) */
+#define GPUPROF_LOOP_CPU_MIN_NS 20000
+
 static void
 charge_loop (GpuprofElement * e, GpuprofThread * t, guint64 ts)
 {
-  guint64 start = t->loop_mark, child = t->loop_child_ns, loop;
-  guint64 input;
+  guint64 start = t->loop_mark, child = t->loop_child_ns, loop, full;
+  guint64 input, cpu, cpu_mark = t->loop_cpu_mark;
 
   /* its task thread sets it, chain threads read it (atomic) */
   if (!__atomic_load_n (&e->task_pushes, __ATOMIC_RELAXED)
       && e->role != GPUPROF_ROLE_SOURCE)
     __atomic_store_n (&e->task_pushes, TRUE, __ATOMIC_RELAXED);
+  /* a thread pushing on its src pad outside a chain call is its output
+   * thread (a pad task stays a streaming thread); once per thread */
+  if (G_UNLIKELY (!t->loop_owner_set)) {
+    t->loop_owner_set = TRUE;
+    gpuprof_owners_set (t->tid, e->id, GPUPROF_THREAD_KIND_OUTPUT);
+  }
   /* GPU work launched in this loop, outside chain calls, is its */
   if (G_UNLIKELY (gpuprof_gpu_channel_enabled (GPUPROF_GPU_CHANNEL_TRACER)))
     gpuprof_gpu_set_thread_element (GPUPROF_GPU_CHANNEL_TRACER, e->id);
+  full = ts > start ? ts - start : 0;
+  full = full > child ? full - child : 0;
   input = __atomic_load_n (&e->last_input_ts, __ATOMIC_RELAXED);
   if (input > start) {
     start = input;
@@ -351,6 +367,17 @@ charge_loop (GpuprofElement * e, GpuprofThread * t, guint64 ts)
   }
   loop = ts > start ? ts - start : 0;
   loop = loop > child ? loop - child : 0;
+  cpu = cpu_mark ? gpuprof_thread_cpu_now () : 0;
+  /* the CPU clock also counts the calls' own work: never more than the
+   * wall time of the loop */
+  if (cpu > cpu_mark && cpu - cpu_mark < loop)
+    loop = cpu - cpu_mark;
+  else if (cpu && cpu <= cpu_mark)
+    loop = 0;
+  t->loop_long = full >= GPUPROF_LOOP_CPU_MIN_NS;
+  if (full > loop)
+    __atomic_fetch_add (&e->stats.wait_input_ns, full - loop,
+        __ATOMIC_RELAXED);
   gpuprof_stats_add_call (&e->stats, t, loop, loop);
 }
 
@@ -427,6 +454,11 @@ gpuprof_profiler_push_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   if (t->depth == 0) {
     t->loop_mark = ts;
     t->loop_child_ns = 0;
+    /* the loop's work is read on the CPU clock where it can wait (its
+     * last loop was long); a queue's loop is not */
+    t->loop_cpu_mark = t->loop_long && f->element
+        && f->element->role != GPUPROF_ROLE_QUEUE ?
+        gpuprof_thread_cpu_now () : 0;
   } else {
     charge_to_parent (t, ts > f->start ? ts - f->start : 0);
   }
@@ -766,6 +798,9 @@ gpuprof_profiler_message (GpuprofProfiler * p, guint64 ts,
           (val)))
     return;
   t = gpuprof_thread_get ();
+  if (owner && !GST_IS_BIN (owner))
+    gpuprof_owners_set (t->tid, gpuprof_objects_element (p->objects,
+            owner)->id, GPUPROF_THREAD_KIND_STREAMING);
   name = gst_object_get_name (GST_OBJECT (g_value_get_object (val)));
   if (name) {
     gpuprof_thread_set_name (t, name, TRUE);
@@ -785,6 +820,9 @@ gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
   GpuprofElement *e = gpuprof_objects_element_peek (element);
 
   gpuprof_gpu_chain_exit ();    /* gpuprof_hooks_gpu_state_enter() */
+  /* threads that appeared during its state change are its workers */
+  if (!GST_IS_BIN (element))
+    gpuprof_owners_scan (gpuprof_objects_element (p->objects, element)->id);
   /* seen before it was in a bin: set up (or moved) without gst_bin_add? */
   if (e && !__atomic_load_n (&e->pipeline_id, __ATOMIC_RELAXED)
       && !GST_IS_BIN (element))

@@ -28,6 +28,8 @@ typedef struct
   guint64 incl_ns;
   guint64 blocked_ns;           /* upstream threads waiting inside it: a full
                                  * queue, a batching element's input */
+  guint64 wait_input_ns;        /* its loop off the CPU between pushes:
+                                 * waiting for data (appsrc, socket, clock) */
   GpuprofHistogram self_hist;   /* per call self time; its count and sum are
                                  * the calls and the total self time */
   GpuprofThreadSlot slots[GPUPROF_THREAD_SLOTS];

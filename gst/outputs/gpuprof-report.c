@@ -213,9 +213,10 @@ static void
 format_threads (const GpuprofSnapshot * s, GString * out)
 {
   static const gchar *const headers[] = {
-    "thread", "wall ms", "busy ms", "busy %", "top element", NULL
+    "thread", "wall ms", "busy ms", "busy %", "top element", "owner", "kind",
+    NULL
   };
-  GpuprofTable *t = gpuprof_table_new (5, headers);
+  GpuprofTable *t = gpuprof_table_new (7, headers);
   guint i;
 
   for (i = 0; i < s->threads->len; i++) {
@@ -224,7 +225,8 @@ format_threads (const GpuprofSnapshot * s, GString * out)
     gchar *cells[] = {
       g_strdup (r->name), ms (r->wall_ns), ms (r->busy_ns),
       pct (r->wall_ns ? (gdouble) r->busy_ns / r->wall_ns : 0.0),
-      g_strdup (r->top_element), NULL
+      g_strdup (r->top_element), g_strdup (r->owner ? r->owner : ""),
+      g_strdup (r->kind ? r->kind : ""), NULL
     };
     add_owned_row (t, cells);
   }
@@ -430,17 +432,35 @@ format_gpu (const GpuprofSnapshot * s, GString * out)
   format_gpu_devices (s, out);
 }
 
+/* "input-bound" comes first: then the bottleneck is only the busiest
+ * stage while the pipeline waits for its source */
+static gchar *
+report_input_bound (const GpuprofSnapshot * s)
+{
+  if (!s->input_bound || !s->input_source)
+    return NULL;
+  return g_strdup_printf ("input-bound: %s waited %.1f ms for input "
+      "(%.0f%% of the run)\n", s->input_source, s->input_wait_ns / 1e6,
+      s->wall_ns ? 100.0 * s->input_wait_ns / s->wall_ns : 0.0);
+}
+
 gchar *
 gpuprof_report_verdict (const GpuprofSnapshot * s)
 {
   gdouble per = s->bottleneck_ns_per_buffer;
+  gchar *input = report_input_bound (s), *line;
 
   if (!s->bottleneck)
-    return g_strdup ("bottleneck: none found (no element did measurable work)");
-  return g_strdup_printf ("bottleneck: %s — %.0f%% busy on thread %s, "
-      "%.*f ms/buffer", s->bottleneck, s->bottleneck_busy * 100.0,
-      s->bottleneck_thread && *s->bottleneck_thread ?
-      s->bottleneck_thread : "?", per < 1e5 ? 4 : 2, per / 1e6);
+    line = g_strdup_printf ("%sbottleneck: none found (no element did "
+        "measurable work)", input ? input : "");
+  else
+    line = g_strdup_printf ("%sbottleneck: %s — %.0f%% busy on thread %s, "
+        "%.*f ms/buffer", input ? input : "", s->bottleneck,
+        s->bottleneck_busy * 100.0,
+        s->bottleneck_thread && *s->bottleneck_thread ?
+        s->bottleneck_thread : "?", per < 1e5 ? 4 : 2, per / 1e6);
+  g_free (input);
+  return line;
 }
 
 gchar *

@@ -14,6 +14,7 @@
 #include "gpuprof-gputrace.h"
 #include "gpuprof-nvtx.h"
 #include "gpuprof-objects.h"
+#include "gpuprof-owners.h"
 #include "gpuprof-output.h"
 #include "gpuprof-queue.h"
 #include "gpuprof-report.h"
@@ -174,6 +175,9 @@ void
 gpuprof_profiler_state_change_pre (GpuprofProfiler * p, GstElement * element,
     GstStateChange transition)
 {
+  /* threads that appeared since the last state change are not this
+   * element's (gpuprof-owners.h) */
+  gpuprof_owners_scan (0);
   if (transition == GST_STATE_CHANGE_NULL_TO_READY
       && g_once_init_enter (&p->gpu_started)) {
     start_gpu (p);
@@ -294,6 +298,7 @@ fill_element_row (GpuprofProfiler * p, GpuprofElementRow * row,
   row->self_max_ns = s->self_hist.max;
   row->waits_on_clock = e->waits_on_clock;
   row->blocked_ns = s->blocked_ns;
+  row->wait_input_ns = __atomic_load_n (&s->wait_input_ns, __ATOMIC_RELAXED);
   if (slot) {
     GpuprofThread *t = slot->thread;
     guint64 first = __atomic_load_n (&t->first_ts, __ATOMIC_RELAXED);
@@ -344,6 +349,8 @@ fill_thread_rows (GpuprofSnapshot * snap, GPtrArray * elements,
     GpuprofThreadRow row = { 0 };
     guint64 top_ns = 0;
     GpuprofElement *top = NULL;
+    GpuprofThreadKind kind;
+    guint32 owner_id;
 
     if (!first || t->pipeline_id != pipeline_id)
       continue;
@@ -362,6 +369,15 @@ fill_thread_rows (GpuprofSnapshot * snap, GPtrArray * elements,
       }
     }
     row.top_element = g_strdup (top ? top->path : "");
+    owner_id = gpuprof_owners_lookup (t->tid, &kind);
+    top = NULL;
+    for (j = 0; owner_id && j < elements->len && !top; j++) {
+      GpuprofElement *e = g_ptr_array_index (elements, j);
+      if (e->id == owner_id)
+        top = e;
+    }
+    row.owner = g_strdup (top ? top->path : "");
+    row.kind = g_strdup (gpuprof_thread_kind_name (kind));
     g_array_append_val (snap->threads, row);
   }
   g_ptr_array_unref (threads);

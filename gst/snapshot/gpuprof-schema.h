@@ -32,7 +32,10 @@ G_BEGIN_DECLS
   F (bottleneck, STRING, "element whose thread is busiest; null when none") \
   F (bottleneck_thread, STRING, "that thread") \
   F (bottleneck_busy, DOUBLE, "busy fraction of that thread, 0..1") \
-  F (bottleneck_ns_per_buffer, U64, "self time per buffer of the bottleneck, ns")
+  F (bottleneck_ns_per_buffer, U64, "self time per buffer of the bottleneck, ns") \
+  F (input_bound, BOOLEAN, "the pipeline mostly waits for a source: 'input_source' waited for data over half its thread's wall time") \
+  F (input_source, STRING, "source that waited longest for input; null when none waited") \
+  F (input_wait_ns, U64, "time that source waited for input, ns")
 
 #define GPUPROF_SCHEMA_ELEMENTS(F) \
   F (path, STRING, "element path, e.g. pipeline0/infer") \
@@ -52,7 +55,9 @@ G_BEGIN_DECLS
   F (thread_wall_ns, U64, "wall time of 'thread' during the run, ns") \
   F (busy, DOUBLE, "thread_self_ns / thread_wall_ns, 0..1") \
   F (blocked_ns, U64, "time upstream threads waited inside its chain calls (full queue, a muxer's hand-over), ns") \
-  F (waits_on_clock, BOOLEAN, "synced sink or live source: times include clock waits")
+  F (waits_on_clock, BOOLEAN, "synced sink or live source: times include clock waits") \
+  F (wait_input_ns, U64, "its loop off the CPU between pushes: waiting for data (appsrc, socket, clock), ns") \
+  F (gpu_wait_ns, U64, "time waiting on the GPU (CUDA synchronize, event waits), ns; 0 until measured")
 
 #define GPUPROF_SCHEMA_QUEUES(F) \
   F (path, STRING, "queue path") \
@@ -74,7 +79,9 @@ G_BEGIN_DECLS
   F (name, STRING, "thread name, from its GstTask") \
   F (wall_ns, U64, "wall time of the thread during the run, ns") \
   F (busy_ns, U64, "sum of element self time on the thread, ns") \
-  F (top_element, STRING, "element with the most self time on the thread")
+  F (top_element, STRING, "element with the most self time on the thread") \
+  F (owner, STRING, "element that owns the thread (its pad task, created by it, or pushing on its src pad outside a chain call); empty: the application") \
+  F (kind, STRING, "streaming, worker, output or application")
 
 /* the pipeline's topology: one row per linked src pad, read from the pads
  * at snapshot time (no hook cost); ghost pads are followed to the element */

@@ -116,8 +116,35 @@ gpuprof_snapshot_sort (GpuprofSnapshot * s)
   g_array_sort (s->threads, cmp_threads);
 }
 
-/* The element whose thread is busiest limits the pipeline. Clock-synced
- * sinks and live sources spend their "busy" time waiting for the clock, so
+/* Input-bound: a source whose loop waited for data (off the CPU) over
+ * half its thread's wall time; the pipeline then mostly waits for it,
+ * whatever the busiest element is. The source that waited longest is
+ * named. */
+static void
+compute_input_bound (GpuprofSnapshot * s)
+{
+  const GpuprofElementRow *src = NULL;
+  guint i;
+
+  g_clear_pointer (&s->input_source, g_free);
+  s->input_bound = FALSE;
+  s->input_wait_ns = 0;
+  for (i = 0; i < s->elements->len; i++) {
+    const GpuprofElementRow *r =
+        &g_array_index (s->elements, GpuprofElementRow, i);
+    if (r->wait_input_ns && (!src || r->wait_input_ns > src->wait_input_ns))
+      src = r;
+  }
+  if (!src)
+    return;
+  s->input_source = g_strdup (src->path);
+  s->input_wait_ns = src->wait_input_ns;
+  s->input_bound = src->thread_wall_ns
+      && src->wait_input_ns * 2 > src->thread_wall_ns;
+}
+
+/* The element whose thread is busiest (busy = work) limits the pipeline.
+ * Clock-synced sinks spend their "busy" time waiting for the clock, so
  * they are judged only when nothing else ran. */
 void
 gpuprof_snapshot_compute_verdict (GpuprofSnapshot * s)
@@ -129,6 +156,7 @@ gpuprof_snapshot_compute_verdict (GpuprofSnapshot * s)
   g_clear_pointer (&s->bottleneck_thread, g_free);
   s->bottleneck_busy = 0;
   s->bottleneck_ns_per_buffer = 0;
+  compute_input_bound (s);
   for (pass = 0; pass < 2 && !best; pass++) {
     for (i = 0; i < s->elements->len; i++) {
       const GpuprofElementRow *r =
