@@ -9,7 +9,8 @@ set -u
 src=${1:?usage: test-scripts.sh SOURCE_ROOT BUILD_DIR}
 build=${2:?}
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+keep=${GPUPROF_KEEP_TMP:-}
+[ -n "$keep" ] || trap 'rm -rf "$tmp"' EXIT
 fail=0
 expect() {
   if [ "$2" = "$3" ]; then echo "ok   $1 = $3"; else
