@@ -194,7 +194,8 @@ assert_stage (GstElement * p, const gchar * name, guint64 batches,
   fail_unless_equals_string (gst_structure_get_string (s, "aggregator"), agg);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "batches"), batches);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "frames"), frames);
-  fail_unless (gpuprof_test_get_u64 (s, "self_ns") > 0);
+  fail_unless (gpuprof_test_get_u64 (s, "self_ns") > 0, "%s: %" GST_PTR_FORMAT,
+      name, s);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "ns_per_frame"),
       gpuprof_test_get_u64 (s, "self_ns") / frames);
   g_free (agg);
