@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "gpuprof-test-tracer.h"
+
 /* 11 elements, two of them set up before they are linked */
 #define DEFAULT_DESC "videotestsrc num-buffers=10 ! " \
   "capsfilter caps=video/x-raw,width=64,height=48 ! tee name=t " \
@@ -38,23 +40,10 @@ heap_mb (void)
   return mallinfo2 ().uordblks / 1048576.0;
 }
 
-static GstTracer *
-gpuprof_tracer (void)
-{
-  GList *tracers = gst_tracing_get_active_tracers (), *l;
-  GstTracer *found = NULL;
-
-  for (l = tracers; l; l = l->next)
-    if (!g_strcmp0 (G_OBJECT_TYPE_NAME (l->data), "GstGpuprofTracer"))
-      found = l->data;
-  g_list_free_full (tracers, gst_object_unref);
-  return found;
-}
-
 static void
 print_records (const gchar * when)
 {
-  GstTracer *tracer = gpuprof_tracer ();
+  GstTracer *tracer = gpuprof_test_find_tracer ();
   GstStructure *s = NULL;
   gchar *text;
 

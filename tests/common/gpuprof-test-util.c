@@ -13,17 +13,10 @@
 GstTracer *
 gpuprof_test_tracer (void)
 {
-  GList *tracers = gst_tracing_get_active_tracers (), *l;
-  GstTracer *found = NULL;
+  GstTracer *found = gpuprof_test_find_tracer ();
 
-  for (l = tracers; l; l = l->next) {
-    if (!g_strcmp0 (G_OBJECT_TYPE_NAME (l->data), "GstGpuprofTracer"))
-      found = l->data;
-  }
   fail_unless (found != NULL, "the gpuprof tracer is not active "
       "(GST_TRACERS / GST_PLUGIN_PATH not set up?)");
-  /* the tracer lives as long as the process; no ref needed */
-  g_list_free_full (tracers, gst_object_unref);
   return found;
 }
 

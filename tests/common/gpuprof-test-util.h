@@ -7,6 +7,7 @@
 #include <gst/check/gstcheck.h>
 
 #include "gpuprof-test-count.h"
+#include "gpuprof-test-tracer.h"
 #include "gpuprof-test-work.h"
 
 G_BEGIN_DECLS

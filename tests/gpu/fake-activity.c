@@ -48,6 +48,22 @@ fake_source_uninstall (FakeSource * src)
   current = NULL;
 }
 
+void
+fake_source_setup (FakeSource * src, gboolean meter_on)
+{
+  fake_source_install (src);
+  gpuprof_gpu_enable_channel (GPUPROF_GPU_CHANNEL_TRACER, TRUE);
+  gpuprof_gpu_enable_channel (GPUPROF_GPU_CHANNEL_METER, meter_on);
+}
+
+void
+fake_source_teardown (FakeSource * src)
+{
+  gpuprof_gpu_enable_channel (GPUPROF_GPU_CHANNEL_TRACER, FALSE);
+  gpuprof_gpu_enable_channel (GPUPROF_GPU_CHANNEL_METER, FALSE);
+  fake_source_uninstall (src);
+}
+
 guint32
 fake_launch (FakeSource * src, GpuprofGpuOpKind kind, const gchar * name,
     guint32 device, guint64 start, guint64 end, guint64 bytes)

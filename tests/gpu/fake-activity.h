@@ -35,6 +35,10 @@ typedef struct
 
 void fake_source_install (FakeSource * src);
 void fake_source_uninstall (FakeSource * src);
+/* a test's fixture: @src installed, the tracer channel on (and the
+ * meter's with @meter_on); the teardown turns both off and uninstalls */
+void fake_source_setup (FakeSource * src, gboolean meter_on);
+void fake_source_teardown (FakeSource * src);
 guint32 fake_launch (FakeSource * src, GpuprofGpuOpKind kind,
     const gchar * name, guint32 device, guint64 start, guint64 end,
     guint64 bytes);

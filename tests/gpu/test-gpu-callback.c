@@ -7,145 +7,65 @@
  * test runs in its own process (check forks): the loader state is per
  * process. */
 #include <gst/check/gstcheck.h>
-#include <dlfcn.h>
 #include <cupti.h>
 
-#include "gpuprof-cupti.h"
 #include "gpuprof-gpu.h"
+#include "gpuprof-test-cupti.h"
 
-typedef guint32 (*LaunchFunc) (int, const char *, guint64, guint64);
+static GpuprofTestLaunch launch;
 
-static void *mod;
-static LaunchFunc launch;
-
+/* whether the fake has activity kind @kind on */
 static gboolean
-start (GpuprofCuptiPath path)
+kind_on (gint kind)
 {
-  GpuprofCuptiSettings s = { GPUPROF_CUPTI_ON, NULL, 0, 0, path };
-  const gchar *lib = g_getenv ("FAKE_CUPTI_PATH");
-  gchar *reason = NULL;
-
-  if (!lib)
-    return FALSE;
-  s.library = lib;
-  gpuprof_gpu_reset ();
-  fail_unless (gpuprof_cupti_start (&s, &reason), "%s", reason);
-  fail_unless_equals_int (gpuprof_cupti_path (), path);
-  gpuprof_gpu_enable_channel (GPUPROF_GPU_CHANNEL_TRACER, TRUE);
-  mod = dlopen (lib, RTLD_NOW);
-  fail_unless (mod != NULL);
-  launch = dlsym (mod, "fake_cupti_launch");
-  fail_unless (launch != NULL);
-  return TRUE;
+  return gpuprof_test_fake_cupti_int ("fake_cupti_kind_enabled", kind);
 }
 
+/* how many callback ids of @domain (0 driver, 1 runtime) the fake has on */
 static gint
-fake_int (const gchar * sym, int arg)
+callbacks_on (gint domain)
 {
-  int (*f) (int) = dlsym (mod, sym);
-
-  fail_unless (f != NULL, "%s", sym);
-  return f (arg);
+  return gpuprof_test_fake_cupti_int ("fake_cupti_callbacks_enabled", domain);
 }
 
 static guint64
 fake_callbacks (void)
 {
-  guint64 (*f) (void) = dlsym (mod, "fake_cupti_callbacks");
+  guint64 (*f) (void) =
+      gpuprof_test_fake_cupti_symbol ("fake_cupti_callbacks");
 
-  fail_unless (f != NULL);
   return f ();
-}
-
-static void
-stop (void)
-{
-  gpuprof_cupti_stop ();
-  fail_if (gpuprof_cupti_active ());
-  dlclose (mod);
-}
-
-/* chain calls of 7 (seq 3) and, nested, 8 (seq 4); one launch outside */
-static void
-launch_pattern (void)
-{
-  gpuprof_gpu_chain_enter (7, 3);
-  launch (0, "convert", 1000, 0);
-  gpuprof_gpu_chain_enter (8, 4);
-  launch (1, NULL, 250, 4096);
-  gpuprof_gpu_chain_exit ();
-  launch (2, NULL, 50, 64);
-  gpuprof_gpu_chain_exit ();
-  launch (0, "outside", 10, 0);         /* last active element: 7 */
-}
-
-static void
-check_pattern (void)
-{
-  GpuprofGpuElementStats e;
-  GpuprofGpuTotals t;
-  GpuprofGpuCost c;
-
-  gpuprof_gpu_get_totals (GPUPROF_GPU_CHANNEL_TRACER, &t);
-  fail_unless_equals_uint64 (t.records, 4);
-  fail_unless_equals_uint64 (t.pending, 0);
-  fail_unless_equals_uint64 (t.unjoined, 0);
-  fail_unless_equals_uint64 (t.external_ns, 1300);
-  fail_unless_equals_uint64 (t.thread_ns, 10);
-  fail_unless_equals_uint64 (t.unattributed_ns, 0);
-  fail_unless_equals_uint64 (t.total_ns, 1310);
-  fail_unless_equals_uint64 (t.early, 0);
-
-  fail_unless (gpuprof_gpu_get_element (GPUPROF_GPU_CHANNEL_TRACER, 7, &e));
-  fail_unless_equals_uint64 (e.cost.kernels, 2);
-  fail_unless_equals_uint64 (e.cost.kernel_ns, 1010);
-  fail_unless_equals_uint64 (e.cost.memsets, 1);
-  fail_unless_equals_uint64 (e.cost.memset_bytes, 64);
-  fail_unless_equals_uint64 (e.by_thread_ns, 10);
-  fail_unless (gpuprof_gpu_get_element (GPUPROF_GPU_CHANNEL_TRACER, 8, &e));
-  fail_unless_equals_uint64 (e.cost.copies, 1);
-  fail_unless_equals_uint64 (e.cost.kernels, 0);
-  fail_unless (gpuprof_gpu_get_buffer_cost (GPUPROF_GPU_CHANNEL_TRACER, 8, 4,
-          &c));
-  fail_unless_equals_uint64 (c.copies, 1);
-  fail_unless_equals_uint64 (c.copy_bytes, 4096);
-  fail_unless (gpuprof_gpu_get_buffer_cost (GPUPROF_GPU_CHANNEL_TRACER, 7, 3,
-          &c));
-  fail_unless_equals_uint64 (c.kernels, 1);
-  fail_unless_equals_uint64 (c.memsets, 1);
 }
 
 GST_START_TEST (test_callback_path)
 {
   GpuprofGpuTotals t;
 
-  if (!start (GPUPROF_CUPTI_PATH_CALLBACK))
+  if (!gpuprof_test_fake_cupti_start (GPUPROF_CUPTI_PATH_CALLBACK))
     return;
   /* GPU work only; launch/copy/memset callbacks only (the fake names 4
    * driver ids and 1 runtime id that launch, the others not) */
-  fail_unless (fake_int ("fake_cupti_kind_enabled",
-          CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
-  fail_unless (fake_int ("fake_cupti_kind_enabled", CUPTI_ACTIVITY_KIND_MEMCPY));
-  fail_unless (fake_int ("fake_cupti_kind_enabled", CUPTI_ACTIVITY_KIND_MEMSET));
-  fail_if (fake_int ("fake_cupti_kind_enabled", CUPTI_ACTIVITY_KIND_DRIVER));
-  fail_if (fake_int ("fake_cupti_kind_enabled", CUPTI_ACTIVITY_KIND_RUNTIME));
-  fail_if (fake_int ("fake_cupti_kind_enabled",
-          CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION));
-  fail_unless_equals_int (fake_int ("fake_cupti_callbacks_enabled", 0), 4);
-  fail_unless_equals_int (fake_int ("fake_cupti_callbacks_enabled", 1), 1);
+  fail_unless (kind_on (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+  fail_unless (kind_on (CUPTI_ACTIVITY_KIND_MEMCPY));
+  fail_unless (kind_on (CUPTI_ACTIVITY_KIND_MEMSET));
+  fail_if (kind_on (CUPTI_ACTIVITY_KIND_DRIVER));
+  fail_if (kind_on (CUPTI_ACTIVITY_KIND_RUNTIME));
+  fail_if (kind_on (CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION));
+  fail_unless_equals_int (callbacks_on (0), 4);
+  fail_unless_equals_int (callbacks_on (1), 1);
 
-  launch_pattern ();
+  gpuprof_test_fake_cupti_pattern (NULL, NULL);
   /* entry and exit of each launch */
   fail_unless_equals_uint64 (fake_callbacks (), 8);
   gpuprof_cupti_flush (TRUE);
-  check_pattern ();
+  gpuprof_test_fake_cupti_check_pattern ();
   gpuprof_gpu_get_totals (GPUPROF_GPU_CHANNEL_TRACER, &t);
   fail_unless_equals_uint64 (t.api_records, 0);
   fail_unless_equals_uint64 (t.external_records, 0);
   fail_unless_equals_uint64 (t.pending_ids, 0);
-  stop ();
+  gpuprof_test_fake_cupti_stop ();
   /* unsubscribed: no more callbacks */
-  fail_unless_equals_int (fake_int ("fake_cupti_callbacks_enabled", 0), 0);
+  fail_unless_equals_int (callbacks_on (0), 0);
 }
 
 GST_END_TEST;
@@ -155,20 +75,19 @@ GST_START_TEST (test_activity_path)
 {
   GpuprofGpuTotals t;
 
-  if (!start (GPUPROF_CUPTI_PATH_ACTIVITY))
+  if (!gpuprof_test_fake_cupti_start (GPUPROF_CUPTI_PATH_ACTIVITY))
     return;
-  fail_unless (fake_int ("fake_cupti_kind_enabled", CUPTI_ACTIVITY_KIND_DRIVER));
-  fail_unless (fake_int ("fake_cupti_kind_enabled",
-          CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION));
-  fail_unless_equals_int (fake_int ("fake_cupti_callbacks_enabled", 0), 0);
-  launch_pattern ();
+  fail_unless (kind_on (CUPTI_ACTIVITY_KIND_DRIVER));
+  fail_unless (kind_on (CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION));
+  fail_unless_equals_int (callbacks_on (0), 0);
+  gpuprof_test_fake_cupti_pattern (NULL, NULL);
   fail_unless_equals_uint64 (fake_callbacks (), 0);
   gpuprof_cupti_flush (TRUE);
-  check_pattern ();
+  gpuprof_test_fake_cupti_check_pattern ();
   gpuprof_gpu_get_totals (GPUPROF_GPU_CHANNEL_TRACER, &t);
   fail_unless_equals_uint64 (t.api_records, 4);
   fail_unless_equals_uint64 (t.external_records, 3);
-  stop ();
+  gpuprof_test_fake_cupti_stop ();
 }
 
 GST_END_TEST;
@@ -182,8 +101,9 @@ GST_START_TEST (test_callback_unseen_and_dropped)
   GArray *un;
 
   g_setenv ("FAKE_CUPTI_DROPPED", "3", TRUE);
-  if (!start (GPUPROF_CUPTI_PATH_CALLBACK))
+  if (!gpuprof_test_fake_cupti_start (GPUPROF_CUPTI_PATH_CALLBACK))
     return;
+  launch = gpuprof_test_fake_cupti_launch ();
   gpuprof_gpu_enable_channel (GPUPROF_GPU_CHANNEL_TRACER, FALSE);
   launch (0, "unseen", 40, 0);
   gpuprof_gpu_enable_channel (GPUPROF_GPU_CHANNEL_TRACER, TRUE);
@@ -206,7 +126,7 @@ GST_START_TEST (test_callback_unseen_and_dropped)
   fail_unless_equals_uint64 (g_array_index (un, GpuprofGpuThreadStats,
           0).cost.kernels, 1);
   g_array_unref (un);
-  stop ();
+  gpuprof_test_fake_cupti_stop ();
 }
 
 GST_END_TEST;
@@ -246,8 +166,9 @@ run_owned_thread (GpuprofCuptiPath path)
   GpuprofGpuTotals t;
   GThread *th;
 
-  if (!start (path))
+  if (!gpuprof_test_fake_cupti_start (path))
     return;
+  launch = gpuprof_test_fake_cupti_launch ();
   g_mutex_init (&p.lock);
   g_cond_init (&p.cond);
   th = g_thread_new ("private", private_main, &p);
@@ -280,7 +201,7 @@ run_owned_thread (GpuprofCuptiPath path)
   fail_unless_equals_uint64 (e.cost.kernel_ns, 100);
   g_mutex_clear (&p.lock);
   g_cond_clear (&p.cond);
-  stop ();
+  gpuprof_test_fake_cupti_stop ();
 }
 
 GST_START_TEST (test_owned_thread_callback)

@@ -20,16 +20,13 @@ setup (void)
   };
 
   gpuprof_gpu_configure (&defaults);
-  fake_source_install (&src);
-  gpuprof_gpu_enable_channel (TR, TRUE);
+  fake_source_setup (&src, FALSE);
 }
 
 static void
 teardown (void)
 {
-  gpuprof_gpu_enable_channel (TR, FALSE);
-  gpuprof_gpu_enable_channel (ME, FALSE);
-  fake_source_uninstall (&src);
+  fake_source_teardown (&src);
 }
 
 static void

@@ -4,10 +4,9 @@
  * the monotonic clock. Each test runs in its own process (check forks), as
  * the loader state is per process. */
 #include <gst/check/gstcheck.h>
-#include <dlfcn.h>
 
-#include "gpuprof-cupti.h"
 #include "gpuprof-gpu.h"
+#include "gpuprof-test-cupti.h"
 
 #define PREFIX "GPU attribution off: "
 
@@ -88,20 +87,14 @@ GST_START_TEST (test_no_gpu_here)
 
 GST_END_TEST;
 
-static const gchar *
-fake_path (void)
-{
-  return g_getenv ("FAKE_CUPTI_PATH");
-}
-
 GST_START_TEST (test_other_client)
 {
   GpuprofCuptiSettings s = { GPUPROF_CUPTI_ON, NULL, 0, 0 };
   gchar *reason = NULL;
 
-  if (!fake_path ())
+  if (!gpuprof_test_fake_cupti_path ())
     return;
-  s.library = fake_path ();
+  s.library = gpuprof_test_fake_cupti_path ();
   g_setenv ("FAKE_CUPTI_SUBSCRIBE_RESULT", "39", TRUE);
   fail_if (gpuprof_cupti_start (&s, &reason));
   check_one_line_reason (reason);
@@ -116,9 +109,9 @@ GST_START_TEST (test_enable_fails)
   GpuprofCuptiSettings s = { GPUPROF_CUPTI_AUTO, NULL, 0, 0 };
   gchar *reason = NULL;
 
-  if (!fake_path ())
+  if (!gpuprof_test_fake_cupti_path ())
     return;
-  s.library = fake_path ();
+  s.library = gpuprof_test_fake_cupti_path ();
   g_setenv ("FAKE_CUPTI_ENABLE_RESULT", "999", TRUE);
   fail_if (gpuprof_cupti_start (&s, &reason));
   check_one_line_reason (reason);
@@ -132,65 +125,19 @@ GST_END_TEST;
  * channel, thread ids, the monotonic clock, dropped records, flush. */
 GST_START_TEST (test_records_through_loader)
 {
-  GpuprofCuptiSettings s = { GPUPROF_CUPTI_ON, NULL, 0, 0 };
-  guint32 (*launch) (int, const char *, guint64, guint64);
-  GpuprofGpuElementStats e;
   GpuprofGpuTotals t;
-  GpuprofGpuCost c;
   GArray *devs;
   guint64 before, after;
-  gchar *reason = NULL;
-  void *mod;
 
-  if (!fake_path ())
-    return;
-  s.library = fake_path ();
   g_setenv ("FAKE_CUPTI_DROPPED", "3", TRUE);
-  gpuprof_gpu_reset ();
-  fail_unless (gpuprof_cupti_start (&s, &reason), "%s", reason);
-  fail_unless (gpuprof_cupti_active ());
-  gpuprof_gpu_enable_channel (GPUPROF_GPU_CHANNEL_TRACER, TRUE);
-
-  mod = dlopen (fake_path (), RTLD_NOW);
-  fail_unless (mod != NULL);
-  launch = dlsym (mod, "fake_cupti_launch");
-  fail_unless (launch != NULL);
-
-  before = gpuprof_cupti_monotonic_ns ();
-  gpuprof_gpu_chain_enter (7, 3);
-  launch (0, "convert", 1000, 0);
-  gpuprof_gpu_chain_enter (8, 4);
-  launch (1, NULL, 250, 4096);
-  gpuprof_gpu_chain_exit ();
-  launch (2, NULL, 50, 64);
-  gpuprof_gpu_chain_exit ();
-  after = gpuprof_cupti_monotonic_ns ();
-  launch (0, "outside", 10, 0);         /* last active element: 7 */
-
+  if (!gpuprof_test_fake_cupti_start (GPUPROF_CUPTI_PATH_CALLBACK))
+    return;
+  gpuprof_test_fake_cupti_pattern (&before, &after);
   gpuprof_cupti_flush (TRUE);
-
+  gpuprof_test_fake_cupti_check_pattern ();
   gpuprof_gpu_get_totals (GPUPROF_GPU_CHANNEL_TRACER, &t);
-  fail_unless_equals_uint64 (t.records, 4);
-  fail_unless_equals_uint64 (t.pending, 0);
-  fail_unless_equals_uint64 (t.unjoined, 0);
-  fail_unless_equals_uint64 (t.external_ns, 1300);
-  fail_unless_equals_uint64 (t.thread_ns, 10);
-  fail_unless_equals_uint64 (t.total_ns, 1310);
   fail_unless_equals_uint64 (t.dropped, 3);
-  fail_unless_equals_uint64 (t.early, 0);
   fail_unless_equals_uint64 (gpuprof_cupti_dropped (), 3);
-
-  fail_unless (gpuprof_gpu_get_element (GPUPROF_GPU_CHANNEL_TRACER, 7, &e));
-  fail_unless_equals_uint64 (e.cost.kernels, 2);
-  fail_unless_equals_uint64 (e.cost.kernel_ns, 1010);
-  fail_unless_equals_uint64 (e.cost.memsets, 1);
-  fail_unless_equals_uint64 (e.cost.memset_bytes, 64);
-  fail_unless_equals_uint64 (e.by_thread_ns, 10);
-  fail_unless (gpuprof_gpu_get_buffer_cost (GPUPROF_GPU_CHANNEL_TRACER, 8, 4,
-          &c));
-  fail_unless_equals_uint64 (c.copies, 1);
-  fail_unless_equals_uint64 (c.copy_bytes, 4096);
-  fail_unless_equals_uint64 (c.copy_ns, 250);
 
   /* GPU timestamps on the monotonic clock: each starts after the chain
    * call that launched it began */
@@ -201,11 +148,7 @@ GST_START_TEST (test_records_through_loader)
   fail_unless (g_array_index (devs, GpuprofGpuDeviceStats, 0).first_ns <=
       after + 1000);
   g_array_unref (devs);
-
-  gpuprof_cupti_stop ();
-  fail_if (gpuprof_cupti_active ());
-  fail_unless_equals_int (_gpuprof_gpu_channels_on, 0);
-  dlclose (mod);
+  gpuprof_test_fake_cupti_stop ();
 }
 
 GST_END_TEST;

@@ -17,18 +17,13 @@ static void
 setup (void)
 {
   /* no gpuprof_gpu_configure(): the defaults are under test */
-  gpuprof_gpu_reset ();
-  fake_source_install (&src);
-  gpuprof_gpu_enable_channel (TR, TRUE);
-  gpuprof_gpu_enable_channel (ME, TRUE);
+  fake_source_setup (&src, TRUE);
 }
 
 static void
 teardown (void)
 {
-  gpuprof_gpu_enable_channel (TR, FALSE);
-  gpuprof_gpu_enable_channel (ME, FALSE);
-  fake_source_uninstall (&src);
+  fake_source_teardown (&src);
 }
 
 /* one kernel of @ns inside a chain call of (@element, @seq) on @channel */

@@ -12,15 +12,12 @@
  * as many times as launched (counted here), to the element that launched
  * it, on both collection paths. FAKE_CUPTI_PATH names the fake library. */
 #include <gst/gst.h>
-#include <dlfcn.h>
 #include <string.h>
 
 #include "gpuprof-gpu.h"
+#include "gpuprof-test-cupti.h"
 
-typedef guint32 (*LaunchFunc) (gint kind, const gchar * name, guint64 dur_ns,
-    guint64 bytes);
-
-static LaunchFunc launch;
+static GpuprofTestLaunch launch;
 static gint n_chain, n_eos, n_alloc, n_state;
 
 /* ---- a padless element that launches GPU work in a state change ---- */
@@ -169,10 +166,9 @@ test_handlers_charged (void)
 int
 main (int argc, char **argv)
 {
-  const gchar *fake = g_getenv ("FAKE_CUPTI_PATH");
+  const gchar *fake = gpuprof_test_fake_cupti_path ();
   const gchar *path = argc > 1 ? argv[1] : "callback";
   gchar *tracers;
-  void *mod;
 
   if (!fake) {
     g_print ("no fake libcupti: skipped\n");
@@ -183,10 +179,7 @@ main (int argc, char **argv)
   g_setenv ("GST_TRACERS", tracers, TRUE);
   g_test_init (&argc, &argv, NULL);
   gst_init (&argc, &argv);
-  mod = dlopen (fake, RTLD_NOW);
-  g_assert_nonnull (mod);
-  launch = (LaunchFunc) dlsym (mod, "fake_cupti_launch");
-  g_assert_nonnull (launch);
+  launch = gpuprof_test_fake_cupti_launch ();
   g_test_add_func ("/gpu-events/handlers-charged", test_handlers_charged);
   g_free (tracers);
   return g_test_run ();

@@ -2,13 +2,12 @@
  * with the fake libcupti, one message per buffer with exact per-element
  * figures, intervals, and GpuprofGpuMeta. Each test runs in its own process. */
 #include <gst/check/gstcheck.h>
-#include <dlfcn.h>
 
 #include "gpuprof-gpu.h"
 #include "gpuprof-meter-meta.h"
+#include "gpuprof-test-cupti.h"
 
-typedef guint32 (*LaunchFunc) (int, const char *, guint64, guint64);
-static LaunchFunc launch;
+static GpuprofTestLaunch launch;
 
 typedef struct
 {
@@ -148,16 +147,12 @@ GST_END_TEST;
 static gboolean
 setup_fake (void)
 {
-  const gchar *path = g_getenv ("FAKE_CUPTI_PATH");
-  void *mod;
+  const gchar *path = gpuprof_test_fake_cupti_path ();
 
   if (!path)
     return FALSE;
   g_setenv ("GPUPROF_CUPTI_LIBRARY", path, TRUE);
-  mod = dlopen (path, RTLD_NOW);
-  fail_unless (mod != NULL);
-  launch = (LaunchFunc) dlsym (mod, "fake_cupti_launch");
-  fail_unless (launch != NULL);
+  launch = gpuprof_test_fake_cupti_launch ();
   return TRUE;
 }
 

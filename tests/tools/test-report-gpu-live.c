@@ -6,17 +6,16 @@
  * that report byte for byte — the live report only adds its trace line.
  * FAKE_CUPTI_PATH names the fake library, GST_GPUPROF the tool. */
 #include <gst/gst.h>
-#include <dlfcn.h>
 #include <string.h>
 
+#include "gpuprof-test-core.h"
+#include "gpuprof-test-cupti.h"
+#include "gpuprof-test-tracer.h"
 #include "tools-report-util.h"
 
 #define N_BUFFERS 20
 
-typedef guint32 (*LaunchFunc) (gint kind, const gchar * name, guint64 dur_ns,
-    guint64 bytes);
-
-static LaunchFunc launch;
+static GpuprofTestLaunch launch;
 static gchar *tmpdir;
 
 /* in identity's chain call: GPU work attributed to it, per buffer */
@@ -28,20 +27,6 @@ on_handoff (GstElement * identity, GstBuffer * buf, gpointer data)
   launch (0, "infer_kernel", 100000 + (n++ % 7) * 1000, 0);
   launch (1, NULL, 20000, 1 << 20);
   launch (2, NULL, 3000, 4096);
-}
-
-static GstTracer *
-find_tracer (void)
-{
-  GList *tracers = gst_tracing_get_active_tracers (), *l;
-  GstTracer *found = NULL;
-
-  for (l = tracers; l; l = l->next)
-    if (!g_strcmp0 (G_OBJECT_TYPE_NAME (l->data), "GstGpuprofTracer"))
-      found = l->data;
-  g_list_free_full (tracers, gst_object_unref);
-  g_assert_nonnull (found);
-  return found;
 }
 
 static gchar *
@@ -63,7 +48,9 @@ run_pipeline (void)
   gst_message_unref (msg);
   /* back to NULL: the run ends, the tracer reports and saves */
   gst_element_set_state (p, GST_STATE_NULL);
-  g_signal_emit_by_name (find_tracer (), "get-last-report", &report);
+  g_assert_nonnull (gpuprof_test_find_tracer ());
+  g_signal_emit_by_name (gpuprof_test_find_tracer (), "get-last-report",
+      &report);
   gst_object_unref (bus);
   gst_object_unref (infer);
   gst_object_unref (p);
@@ -107,33 +94,22 @@ test_live_equals_saved (void)
 int
 main (int argc, char **argv)
 {
-  const gchar *fake = g_getenv ("FAKE_CUPTI_PATH");
+  const gchar *fake = gpuprof_test_fake_cupti_path ();
   gchar *tracers;
-  void *mod;
   int ret;
 
   g_test_init (&argc, &argv, NULL);
   g_assert_nonnull (fake);
-  tmpdir = g_dir_make_tmp ("gpuprof-report-gpu-live-XXXXXX", NULL);
+  tmpdir = gpuprof_test_tmpdir_new ("gpuprof-report-gpu-live-XXXXXX");
   tracers = g_strdup_printf ("gpuprof(cupti=on,cupti-lib=%s,report=off,"
       "stats=%s/run.json,trace=%s/trace.json)", fake, tmpdir, tmpdir);
   g_setenv ("GST_TRACERS", tracers, TRUE);
   gst_init (&argc, &argv);
-  mod = dlopen (fake, RTLD_NOW);
-  g_assert_nonnull (mod);
-  launch = (LaunchFunc) dlsym (mod, "fake_cupti_launch");
-  g_assert_nonnull (launch);
+  launch = gpuprof_test_fake_cupti_launch ();
 
   g_test_add_func ("/report-gpu-live/live-equals-saved",
       test_live_equals_saved);
   ret = g_test_run ();
-  if (ret == 0) {
-    gchar *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);
-
-    ret = system (cmd);
-    g_free (cmd);
-  }
   g_free (tracers);
-  g_free (tmpdir);
-  return ret;
+  return gpuprof_test_tmpdir_done (tmpdir, ret);
 }
