@@ -146,3 +146,20 @@ gpuprof_thread_dup_name (GpuprofThread * t)
   g_mutex_unlock (&threads_lock);
   return name;
 }
+
+gchar *
+gpuprof_thread_dup_name_of (guint32 id)
+{
+  gchar *name = NULL;
+  guint i;
+
+  g_mutex_lock (&threads_lock);
+  for (i = 0; threads && i < threads->len && !name; i++) {
+    GpuprofThread *t = g_ptr_array_index (threads, i);
+
+    if (t->id == id)
+      name = g_strdup (t->name);
+  }
+  g_mutex_unlock (&threads_lock);
+  return name;
+}

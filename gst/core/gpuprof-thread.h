@@ -171,4 +171,6 @@ G_END_DECLS
 
 G_BEGIN_DECLS
 gchar *gpuprof_thread_dup_name (GpuprofThread * t);
+/* the name of the thread whose id is @id, NULL when none has it */
+gchar *gpuprof_thread_dup_name_of (guint32 id);
 G_END_DECLS

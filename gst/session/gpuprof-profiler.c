@@ -93,17 +93,7 @@ pad_name_cb (guint32 id, gpointer user_data)
 static gchar *
 thread_name_cb (guint32 id, gpointer user_data)
 {
-  GPtrArray *threads = gpuprof_thread_list ();
-  gchar *name = NULL;
-  guint i;
-
-  for (i = 0; i < threads->len && !name; i++) {
-    GpuprofThread *t = g_ptr_array_index (threads, i);
-    if (t->id == id)
-      name = gpuprof_thread_dup_name (t);
-  }
-  g_ptr_array_unref (threads);
-  return name;
+  return gpuprof_thread_dup_name_of (id);
 }
 
 static gchar *

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 
 #include "fake-activity.h"
+#include "gpuprof-test-core.h"
 #include "gpuprof-clock.h"
 #include "gpuprof-gputrace.h"
 #include "gpuprof-thread.h"
@@ -34,46 +35,20 @@
 
 enum
 { UPLOAD = 1, CONVERT, SCALE, SINK };
-static const gchar *element_names[] = { NULL, "pipeline0/upload",
-  "pipeline0/convert", "pipeline0/scale", "pipeline0/sink"
+static const gchar *element_names[] = { "pipeline0/upload",
+  "pipeline0/convert", "pipeline0/scale", "pipeline0/sink", NULL
 };
 
 static FakeSource src;
 static guint64 mono0;           /* monotonic ns of tracer time 0 */
 static gchar *tmpdir;
 
-static gchar *
-element_path (guint32 id, gpointer user_data)
-{
-  return id >= 1 && id < G_N_ELEMENTS (element_names) ?
-      g_strdup (element_names[id]) : NULL;
-}
-
+/* the threads' own names, as the tracer gives them */
 static gchar *
 thread_name (guint32 id, gpointer user_data)
 {
-  GPtrArray *threads = gpuprof_thread_list ();
-  gchar *name = NULL;
-  guint i;
-
-  for (i = 0; i < threads->len && !name; i++) {
-    GpuprofThread *t = g_ptr_array_index (threads, i);
-    if (t->id == id)
-      name = gpuprof_thread_dup_name (t);
-  }
-  g_ptr_array_unref (threads);
-  return name;
+  return gpuprof_thread_dup_name_of (id);
 }
-
-static gchar *
-pipeline_name (gpointer user_data)
-{
-  return g_strdup ("pipeline0");
-}
-
-static const GpuprofTraceNames names = {
-  NULL, element_path, NULL, thread_name, pipeline_name
-};
 
 /* --- host threads: a worker per gpuprof thread, driven by jobs --------- */
 
@@ -325,7 +300,13 @@ run_scenario (const gchar * file, const gchar * filter_re, gboolean with_scale)
 {
   gchar *path = g_build_filename (tmpdir, file, NULL);
   GRegex *filter = filter_re ? g_regex_new (filter_re, 0, 0, NULL) : NULL;
-  GpuprofTrace *trace = gpuprof_trace_new (path, &names, 0, filter, NULL);
+  GpuprofTraceNames names = gpuprof_test_trace_names (element_names);
+  GpuprofTrace *trace;
+
+  /* no pad names; the tracer's thread names */
+  names.pad_name = NULL;
+  names.thread_name = thread_name;
+  trace = gpuprof_trace_new (path, &names, 0, filter, NULL);
   GpuprofGpuConfig defaults = { GPUPROF_GPU_DEFAULT_RETAIN_NS,
     GPUPROF_GPU_DEFAULT_MAX_PENDING, GPUPROF_GPU_DEFAULT_RING_SIZE
   };
