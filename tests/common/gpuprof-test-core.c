@@ -117,7 +117,9 @@ remove_tree (const gchar * path)
 gint
 gpuprof_test_tmpdir_done (gchar * tmpdir, gint status)
 {
-  if (status == 0 && !remove_tree (tmpdir)) {
+  if (status == 0 && g_getenv ("GPUPROF_KEEP_TMP"))
+    g_printerr ("GPUPROF_KEEP_TMP: files kept in %s\n", tmpdir);
+  else if (status == 0 && !remove_tree (tmpdir)) {
     g_printerr ("could not remove %s\n", tmpdir);
     status = 1;
   }

@@ -27,8 +27,9 @@ gint gpuprof_test_check_trace (const gchar * path, const gchar * const *opts);
 /* A new temporary folder (g_dir_make_tmp() with @tmpl); aborts on failure. */
 gchar *gpuprof_test_tmpdir_new (const gchar * tmpl);
 /* Ends the run: removes @tmpdir with what is in it when @status is 0 (a
- * failed run keeps its files to look at), frees it and returns @status, or
- * 1 when the folder could not be removed. */
+ * failed run, or any with GPUPROF_KEEP_TMP set, keeps its files to look
+ * at), frees it and returns @status, or 1 when the folder could not be
+ * removed. */
 gint gpuprof_test_tmpdir_done (gchar * tmpdir, gint status);
 
 G_END_DECLS

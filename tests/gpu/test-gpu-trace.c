@@ -457,21 +457,12 @@ main (int argc, char **argv)
     g_printerr ("CHECK_TRACE is not set: run through meson test\n");
     return 77;
   }
-  tmpdir = g_dir_make_tmp ("gpuprof-gputrace-XXXXXX", NULL);
+  tmpdir = gpuprof_test_tmpdir_new ("gpuprof-gputrace-XXXXXX");
   mono0 = gpuprof_clock_start_monotonic ();
 
   g_test_add_func ("/gputrace/tracks-and-arrows", test_gpu_tracks_and_arrows);
   g_test_add_func ("/gputrace/event-text", test_event_text);
   g_test_add_func ("/gputrace/element-filter", test_element_filter);
   ret = g_test_run ();
-
-  if (g_getenv ("GPUPROF_KEEP_TRACE") == NULL) {
-    gchar *cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);
-    g_assert_true (g_spawn_command_line_sync (cmd, NULL, NULL, NULL, NULL));
-    g_free (cmd);
-  } else {
-    g_printerr ("traces kept in %s\n", tmpdir);
-  }
-  g_free (tmpdir);
-  return ret;
+  return gpuprof_test_tmpdir_done (tmpdir, ret);
 }

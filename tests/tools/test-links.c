@@ -6,6 +6,7 @@
 #include <glib/gstdio.h>
 
 #include "gpuprof-summary-reader.h"
+#include "gpuprof-test-core.h"
 #include "gpuprof-test-util.h"
 
 static gchar *stats_path;
@@ -117,7 +118,7 @@ links_suite (void)
 int
 main (int argc, char **argv)
 {
-  gchar *dir = g_dir_make_tmp ("gpuprof-links-XXXXXX", NULL);
+  gchar *dir = gpuprof_test_tmpdir_new ("gpuprof-links-XXXXXX");
   gchar *tracers;
   gint ret;
 
@@ -126,21 +127,7 @@ main (int argc, char **argv)
   ret = gpuprof_test_main (&argc, &argv, tracers, links_suite, "links",
       __FILE__);
   g_free (tracers);
-  /* the summary and its CSV files */
-  {
-    GDir *d = g_dir_open (dir, 0, NULL);
-    const gchar *f;
-
-    while (d && (f = g_dir_read_name (d))) {
-      gchar *full = g_build_filename (dir, f, NULL);
-      g_unlink (full);
-      g_free (full);
-    }
-    if (d)
-      g_dir_close (d);
-  }
-  g_rmdir (dir);
   g_free (stats_path);
-  g_free (dir);
-  return ret;
+  /* the summary and its CSV files */
+  return gpuprof_test_tmpdir_done (dir, ret);
 }

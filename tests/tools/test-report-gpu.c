@@ -12,6 +12,7 @@
 #include "gpuprof-gpu-tables.h"
 #include "gpuprof-report.h"
 #include "gpuprof-summary.h"
+#include "gpuprof-test-core.h"
 #include "gpuprof-trace.h"
 #include "tools-report-util.h"
 
@@ -243,23 +244,6 @@ test_no_gpu (void)
   gpuprof_snapshot_free (snap);
 }
 
-static void
-remove_dir (const gchar * dir)
-{
-  GDir *d = g_dir_open (dir, 0, NULL);
-  const gchar *name;
-
-  while (d && (name = g_dir_read_name (d))) {
-    gchar *p = g_build_filename (dir, name, NULL);
-
-    g_unlink (p);
-    g_free (p);
-  }
-  if (d)
-    g_dir_close (d);
-  g_rmdir (dir);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -268,7 +252,7 @@ main (int argc, char **argv)
 
   gst_init (&argc, &argv);
   g_test_init (&argc, &argv, NULL);
-  tmpdir = g_dir_make_tmp ("gpuprof-report-gpu-XXXXXX", NULL);
+  tmpdir = gpuprof_test_tmpdir_new ("gpuprof-report-gpu-XXXXXX");
   gpuprof_gpu_configure (&defaults);
   fake_source_install (&src);
   gpuprof_gpu_enable_channel (TR, TRUE);
@@ -283,7 +267,5 @@ main (int argc, char **argv)
 
   gpuprof_gpu_enable_channel (TR, FALSE);
   fake_source_uninstall (&src);
-  remove_dir (tmpdir);
-  g_free (tmpdir);
-  return ret;
+  return gpuprof_test_tmpdir_done (tmpdir, ret);
 }

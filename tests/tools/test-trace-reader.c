@@ -9,6 +9,7 @@
 
 #include "gpuprof-histogram.h"
 #include "gpuprof-summary-reader.h"
+#include "gpuprof-test-core.h"
 #include "gpuprof-trace.h"
 
 static gchar *tmpdir;
@@ -153,19 +154,13 @@ int
 main (int argc, char **argv)
 {
   gint ret;
-  gchar *cmd;
 
   gst_init (&argc, &argv);
   g_test_init (&argc, &argv, NULL);
-  tmpdir = g_dir_make_tmp ("gpuprof-reader-XXXXXX", NULL);
+  tmpdir = gpuprof_test_tmpdir_new ("gpuprof-reader-XXXXXX");
   g_test_add_func ("/trace-reader/json-not-text", test_json_not_text);
   g_test_add_func ("/trace-reader/rebuilds-what-was-written",
       test_rebuilds_what_was_written);
   ret = g_test_run ();
-  cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);
-  if (system (cmd) != 0)
-    g_printerr ("cannot remove %s\n", tmpdir);
-  g_free (cmd);
-  g_free (tmpdir);
-  return ret;
+  return gpuprof_test_tmpdir_done (tmpdir, ret);
 }

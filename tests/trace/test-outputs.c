@@ -10,6 +10,7 @@
 
 #include "gpuprof-json.h"
 #include "gpuprof-output.h"
+#include "gpuprof-test-core.h"
 
 static gchar *tmpdir;
 static guint printerr_count;
@@ -273,12 +274,11 @@ int
 main (int argc, char **argv)
 {
   gint ret;
-  gchar *cmd;
 
   gst_init (&argc, &argv);
   g_test_init (&argc, &argv, NULL);
   g_set_printerr_handler (count_printerr);
-  tmpdir = g_dir_make_tmp ("gpuprof-outputs-XXXXXX", NULL);
+  tmpdir = gpuprof_test_tmpdir_new ("gpuprof-outputs-XXXXXX");
 
   g_test_add_func ("/outputs/json-string", test_json_string);
   g_test_add_func ("/outputs/json-double", test_json_double);
@@ -290,11 +290,5 @@ main (int argc, char **argv)
   g_test_add_func ("/outputs/writer-hands-events-over",
       test_writer_hands_events_over);
   ret = g_test_run ();
-
-  cmd = g_strdup_printf ("rm -rf '%s'", tmpdir);
-  if (system (cmd) != 0)
-    g_printerr ("cannot remove %s\n", tmpdir);
-  g_free (cmd);
-  g_free (tmpdir);
-  return ret;
+  return gpuprof_test_tmpdir_done (tmpdir, ret);
 }
