@@ -1,6 +1,7 @@
 /* See gpuprof-test-core.h. */
 #include "gpuprof-test-core.h"
 
+#include <gst/gst.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -83,6 +84,30 @@ gpuprof_test_check_trace (const gchar * path, const gchar * const *opts)
   g_free (out);
   g_ptr_array_unref (argv);
   return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+guint gpuprof_test_printerr_count;
+
+static void
+count_printerr (const gchar * msg)
+{
+  gpuprof_test_printerr_count++;
+  g_test_message ("printerr: %s", msg);
+}
+
+void
+gpuprof_test_count_printerr (void)
+{
+  gpuprof_test_printerr_count = 0;
+  g_set_printerr_handler (count_printerr);
+}
+
+gchar *
+gpuprof_test_core_init (gint * argc, gchar *** argv, const gchar * tmpl)
+{
+  gst_init (argc, argv);
+  g_test_init (argc, argv, NULL);
+  return tmpl ? gpuprof_test_tmpdir_new (tmpl) : NULL;
 }
 
 gchar *

@@ -24,6 +24,17 @@ GpuprofTraceNames gpuprof_test_trace_names (const gchar * const *elements);
  * exit status, -1 when it did not exit. */
 gint gpuprof_test_check_trace (const gchar * path, const gchar * const *opts);
 
+/* The start of a GLib test program: gst_init(), g_test_init() and, with
+ * @tmpl, a new temporary folder (returned; %NULL without @tmpl). */
+gchar *gpuprof_test_core_init (gint * argc, gchar *** argv,
+    const gchar * tmpl);
+
+/* Messages g_printerr() printed since gpuprof_test_count_printerr() (each
+ * goes to the test log instead of stderr); a test sets it to 0 before what
+ * it checks. */
+extern guint gpuprof_test_printerr_count;
+void gpuprof_test_count_printerr (void);
+
 /* A new temporary folder (g_dir_make_tmp() with @tmpl); aborts on failure. */
 gchar *gpuprof_test_tmpdir_new (const gchar * tmpl);
 /* Ends the run: removes @tmpdir with what is in it when @status is 0 (a

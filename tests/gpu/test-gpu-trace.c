@@ -320,8 +320,7 @@ run_scenario (const gchar * file, const gchar * filter_re, gboolean with_scale)
 
   g_assert_nonnull (trace);
   gpuprof_gpu_configure (&defaults);
-  fake_source_install (&src);
-  gpuprof_gpu_enable_channel (TR, TRUE);
+  fake_source_setup (&src, FALSE);
   delivered = 0;
   g_assert_true (gpuprof_gputrace_attach (trace));
 
@@ -400,8 +399,7 @@ run_scenario (const gchar * file, const gchar * filter_re, gboolean with_scale)
   host_stop (&up);
   host_stop (&down);
   gpuprof_trace_free (trace);
-  gpuprof_gpu_enable_channel (TR, FALSE);
-  fake_source_uninstall (&src);
+  fake_source_teardown (&src);
   if (filter)
     g_regex_unref (filter);
   g_free (path);
@@ -449,20 +447,15 @@ test_event_text (void)
 int
 main (int argc, char **argv)
 {
-  gint ret;
-
-  gst_init (&argc, &argv);
-  g_test_init (&argc, &argv, NULL);
   if (g_getenv ("CHECK_TRACE") == NULL) {
     g_printerr ("CHECK_TRACE is not set: run through meson test\n");
     return 77;
   }
-  tmpdir = gpuprof_test_tmpdir_new ("gpuprof-gputrace-XXXXXX");
+  tmpdir = gpuprof_test_core_init (&argc, &argv, "gpuprof-gputrace-XXXXXX");
   mono0 = gpuprof_clock_start_monotonic ();
 
   g_test_add_func ("/gputrace/tracks-and-arrows", test_gpu_tracks_and_arrows);
   g_test_add_func ("/gputrace/event-text", test_event_text);
   g_test_add_func ("/gputrace/element-filter", test_element_filter);
-  ret = g_test_run ();
-  return gpuprof_test_tmpdir_done (tmpdir, ret);
+  return gpuprof_test_tmpdir_done (tmpdir, g_test_run ());
 }

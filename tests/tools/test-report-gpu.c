@@ -250,12 +250,10 @@ main (int argc, char **argv)
   GpuprofGpuConfig defaults = { 2 * GST_SECOND, 262144, 8192 };
   int ret;
 
-  gst_init (&argc, &argv);
-  g_test_init (&argc, &argv, NULL);
-  tmpdir = gpuprof_test_tmpdir_new ("gpuprof-report-gpu-XXXXXX");
+  tmpdir = gpuprof_test_core_init (&argc, &argv,
+      "gpuprof-report-gpu-XXXXXX");
   gpuprof_gpu_configure (&defaults);
-  fake_source_install (&src);
-  gpuprof_gpu_enable_channel (TR, TRUE);
+  fake_source_setup (&src, FALSE);
   launch_gpu_work ();
 
   g_test_add_func ("/report-gpu/tables", test_tables_from_records);
@@ -265,7 +263,6 @@ main (int argc, char **argv)
   g_test_add_func ("/report-gpu/no-gpu", test_no_gpu);
   ret = g_test_run ();
 
-  gpuprof_gpu_enable_channel (TR, FALSE);
-  fake_source_uninstall (&src);
+  fake_source_teardown (&src);
   return gpuprof_test_tmpdir_done (tmpdir, ret);
 }

@@ -153,14 +153,9 @@ test_rebuilds_what_was_written (void)
 int
 main (int argc, char **argv)
 {
-  gint ret;
-
-  gst_init (&argc, &argv);
-  g_test_init (&argc, &argv, NULL);
-  tmpdir = gpuprof_test_tmpdir_new ("gpuprof-reader-XXXXXX");
+  tmpdir = gpuprof_test_core_init (&argc, &argv, "gpuprof-reader-XXXXXX");
   g_test_add_func ("/trace-reader/json-not-text", test_json_not_text);
   g_test_add_func ("/trace-reader/rebuilds-what-was-written",
       test_rebuilds_what_was_written);
-  ret = g_test_run ();
-  return gpuprof_test_tmpdir_done (tmpdir, ret);
+  return gpuprof_test_tmpdir_done (tmpdir, g_test_run ());
 }

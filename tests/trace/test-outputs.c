@@ -13,14 +13,6 @@
 #include "gpuprof-test-core.h"
 
 static gchar *tmpdir;
-static guint printerr_count;
-
-static void
-count_printerr (const gchar * msg)
-{
-  printerr_count++;
-  g_test_message ("printerr: %s", msg);
-}
 
 static void
 test_json_string (void)
@@ -207,15 +199,15 @@ test_failed_output_said_once (void)
 
   gpuprof_params_init (&params);
   params.trace_path = g_strdup ("/nonexistent-dir/gpuprof/t.json");
-  printerr_count = 0;
+  gpuprof_test_printerr_count = 0;
   outputs = gpuprof_outputs_open (&params, &ctx);
-  g_assert_cmpuint (printerr_count, ==, 1);
+  g_assert_cmpuint (gpuprof_test_printerr_count, ==, 1);
   names = names_of (outputs);
   g_assert_cmpstr (names, ==, "records,report");
   g_free (names);
   gpuprof_outputs_close (outputs);
   gpuprof_outputs_free (outputs);
-  g_assert_cmpuint (printerr_count, ==, 1);
+  g_assert_cmpuint (gpuprof_test_printerr_count, ==, 1);
   gpuprof_params_clear (&params);
 }
 
@@ -273,12 +265,8 @@ test_writer_hands_events_over (void)
 int
 main (int argc, char **argv)
 {
-  gint ret;
-
-  gst_init (&argc, &argv);
-  g_test_init (&argc, &argv, NULL);
-  g_set_printerr_handler (count_printerr);
-  tmpdir = gpuprof_test_tmpdir_new ("gpuprof-outputs-XXXXXX");
+  tmpdir = gpuprof_test_core_init (&argc, &argv, "gpuprof-outputs-XXXXXX");
+  gpuprof_test_count_printerr ();
 
   g_test_add_func ("/outputs/json-string", test_json_string);
   g_test_add_func ("/outputs/json-double", test_json_double);
@@ -289,6 +277,5 @@ main (int argc, char **argv)
       test_failed_output_said_once);
   g_test_add_func ("/outputs/writer-hands-events-over",
       test_writer_hands_events_over);
-  ret = g_test_run ();
-  return gpuprof_test_tmpdir_done (tmpdir, ret);
+  return gpuprof_test_tmpdir_done (tmpdir, g_test_run ());
 }

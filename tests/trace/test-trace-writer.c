@@ -28,14 +28,6 @@ static const gchar *const element_names[] = { "pipeline0/src", "pipeline0/a",
 static GpuprofTraceNames names;
 
 static gchar *tmpdir;
-static guint printerr_count;
-
-static void
-count_printerr (const gchar * msg)
-{
-  printerr_count++;
-  g_test_message ("printerr: %s", msg);
-}
 
 static GpuprofEvent
 chain (guint32 thread, guint32 element, guint64 ts, guint64 dur, guint64 seq)
@@ -186,7 +178,7 @@ test_scenario (void)
   g_assert_cmpuint (st.events_lost, ==, 0);
   g_assert_false (st.capped);
   g_assert_cmpint (gpuprof_test_check_trace (path, opts), ==, 0);
-  g_assert_cmpuint (printerr_count, ==, 0);
+  g_assert_cmpuint (gpuprof_test_printerr_count, ==, 0);
 
   gpuprof_trace_free (trace);
   g_free (summary);
@@ -218,23 +210,23 @@ test_unwritable_path (void)
   GError *err = NULL;
   GpuprofTrace *trace;
 
-  printerr_count = 0;
+  gpuprof_test_printerr_count = 0;
   trace = gpuprof_trace_new ("/nonexistent-gpuprof-dir/run.json", &names, 0,
       NULL, &err);
   g_assert_null (trace);
   g_assert_error (err, G_FILE_ERROR, G_FILE_ERROR_NOENT);
   g_assert_nonnull (strstr (err->message, "/nonexistent-gpuprof-dir/run.json"));
   g_assert_nonnull (strstr (err->message, g_strerror (ENOENT)));
-  g_assert_cmpuint (printerr_count, ==, 1);
+  g_assert_cmpuint (gpuprof_test_printerr_count, ==, 1);
   g_clear_error (&err);
 
   /* a full disk at the first write */
-  printerr_count = 0;
+  gpuprof_test_printerr_count = 0;
   trace = gpuprof_trace_new ("/dev/full", &names, 0, NULL, &err);
   g_assert_null (trace);
   g_assert_nonnull (err);
   g_assert_nonnull (strstr (err->message, g_strerror (ENOSPC)));
-  g_assert_cmpuint (printerr_count, ==, 1);
+  g_assert_cmpuint (gpuprof_test_printerr_count, ==, 1);
   g_clear_error (&err);
 }
 
@@ -255,7 +247,7 @@ test_disk_full_mid_run (void)
   small.rlim_cur = 64 * 1024;
   setrlimit (RLIMIT_FSIZE, &small);
 
-  printerr_count = 0;
+  gpuprof_test_printerr_count = 0;
   trace = gpuprof_trace_new (path, &names, 0, NULL, &err);
   g_assert_nonnull (trace);
   push_many (trace, 20000);
@@ -268,7 +260,7 @@ test_disk_full_mid_run (void)
   gpuprof_trace_get_stats (trace, &st);
   g_assert_true (st.failed);
   g_assert_cmpuint (st.events_dropped, >, 0);
-  g_assert_cmpuint (printerr_count, ==, 1);
+  g_assert_cmpuint (gpuprof_test_printerr_count, ==, 1);
   gpuprof_trace_free (trace);
 
   setrlimit (RLIMIT_FSIZE, &old);
@@ -331,12 +323,10 @@ test_element_filter (void)
 int
 main (int argc, char **argv)
 {
-  gst_init (&argc, &argv);
-  g_test_init (&argc, &argv, NULL);
-  g_set_printerr_handler (count_printerr);
+  tmpdir = gpuprof_test_core_init (&argc, &argv, "gpuprof-trace-XXXXXX");
+  gpuprof_test_count_printerr ();
   g_assert_nonnull (g_getenv ("CHECK_TRACE"));
   names = gpuprof_test_trace_names (element_names);
-  tmpdir = gpuprof_test_tmpdir_new ("gpuprof-trace-XXXXXX");
 
   g_test_add_func ("/trace/scenario", test_scenario);
   g_test_add_func ("/trace/unwritable-path", test_unwritable_path);
