@@ -27,22 +27,25 @@ typedef struct
   GArray *push_end;             /* guint64 monotonic ns, one per call */
 } WorkState;
 
-guint64
-gpuprof_test_thread_cpu_ns (void)
+static guint64
+clock_ns (clockid_t clock)
 {
   struct timespec ts;
 
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  clock_gettime (clock, &ts);
   return (guint64) ts.tv_sec * GST_SECOND + ts.tv_nsec;
+}
+
+guint64
+gpuprof_test_thread_cpu_ns (void)
+{
+  return clock_ns (CLOCK_THREAD_CPUTIME_ID);
 }
 
 guint64
 gpuprof_test_now_ns (void)
 {
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (guint64) ts.tv_sec * GST_SECOND + ts.tv_nsec;
+  return clock_ns (CLOCK_MONOTONIC);
 }
 
 /* Per thread: fd + 1 of its /proc schedstat; 0 not opened yet, -1 none. */
@@ -256,10 +259,33 @@ work_finalize (GObject * object)
   G_OBJECT_CLASS (gpuprof_test_work_parent_class)->finalize (object);
 }
 
-static GstStaticPadTemplate work_sink = GST_STATIC_PAD_TEMPLATE ("sink",
+static GstStaticPadTemplate filter_sink = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
-static GstStaticPadTemplate work_src = GST_STATIC_PAD_TEMPLATE ("src",
+static GstStaticPadTemplate filter_src = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+
+void
+gpuprof_test_filter_class_init (GstElementClass * klass,
+    const gchar * longname, const gchar * description)
+{
+  gst_element_class_add_static_pad_template (klass, &filter_sink);
+  gst_element_class_add_static_pad_template (klass, &filter_src);
+  gst_element_class_set_static_metadata (klass, longname, "Filter",
+      description, "gpuprof");
+}
+
+void
+gpuprof_test_filter_add_pads (GstElement * element, GstPadChainFunction chain,
+    GstPad ** sinkpad, GstPad ** srcpad)
+{
+  *sinkpad = gst_pad_new_from_static_template (&filter_sink, "sink");
+  *srcpad = gst_pad_new_from_static_template (&filter_src, "src");
+  gst_pad_set_chain_function (*sinkpad, chain);
+  GST_PAD_SET_PROXY_CAPS (*sinkpad);
+  GST_PAD_SET_PROXY_CAPS (*srcpad);
+  gst_element_add_pad (element, *sinkpad);
+  gst_element_add_pad (element, *srcpad);
+}
 
 static void
 gpuprof_test_work_class_init (GpuprofTestWorkClass * klass)
@@ -271,25 +297,18 @@ gpuprof_test_work_class_init (GpuprofTestWorkClass * klass)
   gobject_class->finalize = work_finalize;
   install_work_properties (gobject_class);
   klass->change_state = work_change_state;
-  gst_element_class_add_static_pad_template (klass, &work_sink);
-  gst_element_class_add_static_pad_template (klass, &work_src);
-  gst_element_class_set_static_metadata (klass, "gpuprofwork", "Filter",
-      "Planted work per buffer, measured on its own clocks", "gpuprof");
+  gpuprof_test_filter_class_init (klass, "gpuprofwork",
+      "Planted work per buffer, measured on its own clocks");
 }
 
 static void
 gpuprof_test_work_init (GpuprofTestWork * self)
 {
-  self->sinkpad = gst_pad_new_from_static_template (&work_sink, "sink");
-  self->srcpad = gst_pad_new_from_static_template (&work_src, "src");
-  gst_pad_set_chain_function (self->sinkpad, work_chain);
-  /* caps and allocation pass through; push mode only */
-  GST_PAD_SET_PROXY_CAPS (self->sinkpad);
+  gpuprof_test_filter_add_pads (GST_ELEMENT (self), work_chain,
+      &self->sinkpad, &self->srcpad);
+  /* allocation passes through too; push mode only */
   GST_PAD_SET_PROXY_ALLOCATION (self->sinkpad);
-  GST_PAD_SET_PROXY_CAPS (self->srcpad);
   GST_PAD_SET_PROXY_ALLOCATION (self->srcpad);
-  gst_element_add_pad (GST_ELEMENT (self), self->sinkpad);
-  gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
   work_state_init (&self->w);
 }
 
@@ -360,7 +379,7 @@ gpuprof_test_work_src_class_init (GpuprofTestWorkSrcClass * klass)
   gobject_class->get_property = work_src_get_property;
   gobject_class->finalize = work_src_finalize;
   install_work_properties (gobject_class);
-  gst_element_class_add_static_pad_template (element_class, &work_src);
+  gst_element_class_add_static_pad_template (element_class, &filter_src);
   gst_element_class_set_static_metadata (element_class, "gpuprofworksrc",
       "Source", "Planted work per buffer, measured on its own clocks",
       "gpuprof");

@@ -46,6 +46,13 @@ GpuprofTestTruth gpuprof_test_truth (GstElement * pipeline,
 GArray *gpuprof_test_truth_push_ends (GstElement * pipeline,
     const gchar * name);
 
+/* A test filter of one sink and one src pad, any caps: its class's pad
+ * templates and metadata, and its pads (caps pass through) with @chain. */
+void gpuprof_test_filter_class_init (GstElementClass * klass,
+    const gchar * longname, const gchar * description);
+void gpuprof_test_filter_add_pads (GstElement * element,
+    GstPadChainFunction chain, GstPad ** sinkpad, GstPad ** srcpad);
+
 /* Whether the kernel tells threads' run delay (run_delay_ns is 0 if not). */
 gboolean gpuprof_test_run_delay_known (void);
 

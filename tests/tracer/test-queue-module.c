@@ -72,6 +72,16 @@ chain (Fixture * fx, guint i, GstFlowReturn res, guint64 ts)
   gpuprof_queue_chain_post (fx->q, &no_outputs, f, 0, res, ts + 1);
 }
 
+/* buffers @first .. @first + @n - 1 enter, one every 1000 ns from @ts */
+static void
+chain_ok (Fixture * fx, guint first, guint n, guint64 ts)
+{
+  guint i;
+
+  for (i = 0; i < n; i++)
+    chain (fx, first + i, GST_FLOW_OK, ts + i * 1000);
+}
+
 static void
 push (Fixture * fx, guint i, guint64 ts)
 {
@@ -84,9 +94,7 @@ GST_START_TEST (test_fifo_in_order)
   Fixture fx;
 
   fixture_init (&fx, FALSE);
-  chain (&fx, 0, GST_FLOW_OK, 1000);
-  chain (&fx, 1, GST_FLOW_OK, 2000);
-  chain (&fx, 2, GST_FLOW_OK, 3000);
+  chain_ok (&fx, 0, 3, 1000);
   fail_unless_equals_int (fx.q->len, 3);
   fail_unless_equals_int (fx.q->max_level_buffers, 3);
   fail_unless_equals_int (fx.q->max_level_bytes, 300);
@@ -110,10 +118,7 @@ GST_START_TEST (test_leaky_push_drops_the_older)
   Fixture fx;
 
   fixture_init (&fx, TRUE);
-  chain (&fx, 0, GST_FLOW_OK, 1000);
-  chain (&fx, 1, GST_FLOW_OK, 2000);
-  chain (&fx, 2, GST_FLOW_OK, 3000);
-  chain (&fx, 3, GST_FLOW_OK, 4000);
+  chain_ok (&fx, 0, 4, 1000);
   /* leaky=downstream threw 0 and 1 away: the push of 2 says so */
   push (&fx, 2, 5000);
   fail_unless_equals_int (fx.q->dequeued, 1);
@@ -145,8 +150,7 @@ GST_START_TEST (test_failed_chain_and_refused_push)
   fail_unless_equals_int (fx.q->dequeued, 0);
   fail_unless_equals_int (fx.q->left, 1);
   /* a flush empties what came after */
-  chain (&fx, 2, GST_FLOW_OK, 4000);
-  chain (&fx, 3, GST_FLOW_OK, 5000);
+  chain_ok (&fx, 2, 2, 4000);
   gpuprof_queue_flush (fx.q, &no_outputs, 6000);
   fail_unless_equals_int (fx.q->flushed, 3);
   fail_unless_equals_int (fx.q->len, 0);

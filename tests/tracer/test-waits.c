@@ -182,11 +182,6 @@ static gint stop_token;
 GType waits_worker_get_type (void);
 G_DEFINE_TYPE (WaitsWorker, waits_worker, GST_TYPE_ELEMENT);
 
-static GstStaticPadTemplate ww_sink = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
-static GstStaticPadTemplate ww_src = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
-
 static gpointer
 waits_worker_loop (gpointer data)
 {
@@ -272,23 +267,16 @@ waits_worker_class_init (WaitsWorkerClass * klass)
 
   G_OBJECT_CLASS (klass)->finalize = waits_worker_finalize;
   ec->change_state = waits_worker_change_state;
-  gst_element_class_add_static_pad_template (ec, &ww_sink);
-  gst_element_class_add_static_pad_template (ec, &ww_src);
-  gst_element_class_set_static_metadata (ec, "waits worker", "Filter",
-      "chain queues, a private thread works and pushes", "gpuprof");
+  gpuprof_test_filter_class_init (ec, "waits worker",
+      "chain queues, a private thread works and pushes");
 }
 
 static void
 waits_worker_init (WaitsWorker * w)
 {
-  w->sinkpad = gst_pad_new_from_static_template (&ww_sink, "sink");
-  w->srcpad = gst_pad_new_from_static_template (&ww_src, "src");
-  gst_pad_set_chain_function (w->sinkpad, waits_worker_chain);
+  gpuprof_test_filter_add_pads (GST_ELEMENT (w), waits_worker_chain,
+      &w->sinkpad, &w->srcpad);
   gst_pad_set_event_function (w->sinkpad, waits_worker_event);
-  GST_PAD_SET_PROXY_CAPS (w->sinkpad);
-  GST_PAD_SET_PROXY_CAPS (w->srcpad);
-  gst_element_add_pad (GST_ELEMENT (w), w->sinkpad);
-  gst_element_add_pad (GST_ELEMENT (w), w->srcpad);
   w->queue = g_async_queue_new ();
 }
 
