@@ -12,7 +12,7 @@ if [ -z "$fake" ]; then
   exit 77
 fi
 export GST_PLUGIN_PATH_1_0=$build/tracers${GST_PLUGIN_PATH_1_0:+:$GST_PLUGIN_PATH_1_0}
-app=$build/tests/gpu/gpuprof-exit-app
+app=$build/tests/common/gpuprof-exit-app
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0

@@ -46,9 +46,8 @@ fi
 
 # a report at exit for a pipeline never set back to NULL is covered by
 # gst-launch's own NULL; an application that exits while PLAYING:
-if [ -x "$build/tests/tracer/exit-while-playing" ]; then
-  GST_TRACERS="gpuprof" "$build/tests/tracer/exit-while-playing" >"$out/o6" 2>"$out/e6"
-  check "report at process exit, once" "[ \$(grep -c '=== gpuprof report' $out/e6) -eq 1 ]"
-fi
+GST_TRACERS="gpuprof" "$build/tests/common/gpuprof-exit-app" --keep-playing \
+  >"$out/o6" 2>"$out/e6"
+check "report at process exit, once" "[ \$(grep -c '=== gpuprof report' $out/e6) -eq 1 ]"
 
 checks_done

@@ -1,6 +1,8 @@
 /* An application that plays a pipeline and returns from main() without
  * gst_deinit(), as most applications (Python ones included) do: the tracer
- * reports and CUPTI stops from exit handlers. Used by test-cupti-exit.sh. */
+ * reports and CUPTI stops from exit handlers. With --keep-playing it exits
+ * while the pipeline is still PLAYING (no set_state (NULL), no unref).
+ * Used by tests/gpu/test-cupti-exit.sh and tests/tracer/test-params.sh. */
 #include <gst/gst.h>
 
 int
