@@ -71,6 +71,15 @@ assert_count (GstElement * pipeline, const gchar * path, const gchar * field,
   gst_structure_free (s);
 }
 
+/* the buffers into and out of a filter, against what the probes saw */
+static void
+assert_through (GstElement * pipeline, const gchar * path, guint64 in,
+    guint64 out)
+{
+  assert_count (pipeline, path, "buffers_in", in);
+  assert_count (pipeline, path, "buffers_out", out);
+}
+
 /* After EOS a streaming thread may still be returning from its last push:
  * READY joins the threads (the statistics stay until NULL). */
 static void
@@ -213,10 +222,8 @@ GST_START_TEST (test_lists_counted_once)
   fail_unless_equals_uint64 (src_out, N_LISTS * LIST_LEN);
   fail_unless_equals_uint64 (id_in, q_out);
   assert_count (p, "src", "buffers_out", src_out);
-  assert_count (p, "q", "buffers_in", q_in);
-  assert_count (p, "q", "buffers_out", q_out);
-  assert_count (p, "id", "buffers_in", id_in);
-  assert_count (p, "id", "buffers_out", sink_in);
+  assert_through (p, "q", q_in, q_out);
+  assert_through (p, "id", id_in, sink_in);
   assert_count (p, "sink", "buffers_in", sink_in);
   /* one timed call per buffer identity got, none for the list around them
    * (its time would be counted twice) */
@@ -312,10 +319,8 @@ check_refused (gboolean at_src)
 
   fail_unless_equals_uint64 (b_in, REFUSE_AT - 1);
   assert_count (p, "src", "buffers_out", a_in);
-  assert_count (p, "a", "buffers_in", a_in);
-  assert_count (p, "a", "buffers_out", b_in);
-  assert_count (p, "b", "buffers_in", b_in);
-  assert_count (p, "b", "buffers_out", b_in);
+  assert_through (p, "a", a_in, b_in);
+  assert_through (p, "b", b_in, b_in);
   assert_count (p, "sink", "buffers_in", b_in);
   gst_object_unref (c.target);
   gst_object_unref (a_sink);
@@ -479,8 +484,7 @@ GST_START_TEST (test_deep_chain)
 
   for (i = 0; i < DEPTH; i++) {
     gchar *path = g_strdup_printf ("i%u", i);
-    assert_count (p, path, "buffers_in", truth);
-    assert_count (p, path, "buffers_out", truth);
+    assert_through (p, path, truth, truth);
     assert_count (p, path, "calls", truth);
     g_free (path);
   }
