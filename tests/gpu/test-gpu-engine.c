@@ -47,6 +47,14 @@ deliver_new (void)
   g_array_set_size (src.records, 0);
 }
 
+/* deliver_new(), then a settle at @now of what has joined */
+static void
+deliver_and_settle (guint64 now)
+{
+  deliver_new ();
+  gpuprof_gpu_settle (now, GPUPROF_GPU_SETTLE_JOINED);
+}
+
 /* ---- listeners ---- */
 
 typedef struct
@@ -103,8 +111,7 @@ GST_START_TEST (test_listeners_one_registry)
     launch_in_call (TR, 4, seq, 1000 + seq * 100, 10);
   for (seq = 0; seq < 3; seq++)
     launch_in_call (ME, 9, seq, 5000 + seq * 100, 20);
-  deliver_new ();
-  gpuprof_gpu_settle (1, GPUPROF_GPU_SETTLE_JOINED);
+  deliver_and_settle (1);
 
   /* every channel used gets every op: the tracer channel sees the meter's
    * 3 kernels too (unattributed there), and the other way round */
@@ -122,8 +129,7 @@ GST_START_TEST (test_listeners_one_registry)
   /* removed: called no more; the others still are */
   gpuprof_gpu_remove_listener (id_tr);
   launch_in_call (TR, 4, 5, 9000, 10);
-  deliver_new ();
-  gpuprof_gpu_settle (2, GPUPROF_GPU_SETTLE_JOINED);
+  deliver_and_settle (2);
   fail_unless_equals_int (tr.ops, 8);
   fail_unless_equals_int (tr.settled, 1);
   fail_unless_equals_int (me.ops, 9);
@@ -299,8 +305,7 @@ GST_START_TEST (test_thread_state_meter_only)
   th = g_thread_new ("b", launcher_thread, &b);
   g_thread_join (th);
   fail_unless (a.tid != 0 && b.tid != 0 && a.tid != b.tid);
-  deliver_new ();
-  gpuprof_gpu_settle (1, GPUPROF_GPU_SETTLE_JOINED);
+  deliver_and_settle (1);
 
   fail_unless (gpuprof_gpu_get_element (ME, 11, &e));
   fail_unless_equals_uint64 (e.cost.kernel_ns, 30 + 7);
@@ -322,8 +327,7 @@ GST_START_TEST (test_thread_state_meter_only)
   gpuprof_gpu_channel_exit (ME);
   gpuprof_gpu_reset ();
   fake_launch (&src, GPUPROF_GPU_OP_KERNEL, "loop", 0, 3000, 3005, 0);
-  deliver_new ();
-  gpuprof_gpu_settle (2, GPUPROF_GPU_SETTLE_JOINED);
+  deliver_and_settle (2);
   fail_if (gpuprof_gpu_get_element (ME, 12, &e));
   gpuprof_gpu_get_totals (ME, &t);
   fail_unless_equals_uint64 (t.thread_ns, 0);
