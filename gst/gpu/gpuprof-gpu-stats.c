@@ -154,19 +154,32 @@ cost_add (GpuprofGpuCost * c, const GpuprofGpuOp * op, guint64 ns)
   }
 }
 
+/* the entry of @key in @table (values of @size bytes, freed by the
+ * table), zeroed and inserted on first use; @made says whether it is new */
+static gpointer
+table_entry (GHashTable * table, gconstpointer key, gsize size,
+    gboolean * made)
+{
+  gpointer v = g_hash_table_lookup (table, key);
+
+  *made = v == NULL;
+  if (!v) {
+    v = g_malloc0 (size);
+    g_hash_table_insert (table, (gpointer) key, v);
+  }
+  return v;
+}
+
 static void
 kernel_add (GHashTable * kernels, const GpuprofGpuOp * op, guint64 ns)
 {
   KernelAgg *k;
   const gchar *name = op->name ? op->name : g_intern_static_string ("?");
+  gboolean made;
 
   if (op->kind != GPUPROF_GPU_OP_KERNEL)
     return;
-  k = g_hash_table_lookup (kernels, name);
-  if (!k) {
-    k = g_new0 (KernelAgg, 1);
-    g_hash_table_insert (kernels, (gpointer) name, k);
-  }
+  k = table_entry (kernels, name, sizeof (KernelAgg), &made);
   k->ns += ns;
   k->count++;
 }
@@ -195,15 +208,14 @@ static void
 account_unattributed_locked (Channel * ch, const GpuprofGpuSettledOp * so,
     guint64 ns)
 {
-  GpuprofGpuThreadStats *t = g_hash_table_lookup (ch->unattributed,
-      GUINT_TO_POINTER (so->thread_id));
+  gboolean made;
+  GpuprofGpuThreadStats *t = table_entry (ch->unattributed,
+      GUINT_TO_POINTER (so->thread_id), sizeof (GpuprofGpuThreadStats),
+      &made);
 
-  if (!t) {
-    t = g_new0 (GpuprofGpuThreadStats, 1);
+  if (made) {
     t->thread_id = so->thread_id;
     _gpuprof_gpu_thread_name (so->thread_id, t->name, sizeof (t->name));
-    g_hash_table_insert (ch->unattributed, GUINT_TO_POINTER (so->thread_id),
-        t);
   }
   cost_add (&t->cost, so->op, ns);
   kernel_add (ch->unattributed_kernels, so->op, ns);
@@ -214,14 +226,12 @@ static void
 account_element_locked (Channel * ch, const GpuprofGpuSettledOp * so,
     guint64 ns)
 {
-  ElementAgg *agg = g_hash_table_lookup (ch->elements,
-      GUINT_TO_POINTER (so->element_id));
+  gboolean made;
+  ElementAgg *agg = table_entry (ch->elements,
+      GUINT_TO_POINTER (so->element_id), sizeof (ElementAgg), &made);
 
-  if (!agg) {
-    agg = g_new0 (ElementAgg, 1);
+  if (made)
     agg->kernels = g_hash_table_new_full (NULL, NULL, NULL, g_free);
-    g_hash_table_insert (ch->elements, GUINT_TO_POINTER (so->element_id), agg);
-  }
   cost_add (&agg->cost, so->op, ns);
   kernel_add (agg->kernels, so->op, ns);
   if (so->by == GPUPROF_GPU_BY_THREAD) {
@@ -371,15 +381,13 @@ device_commit (Device * d, gboolean force)
 void
 _gpuprof_gpu_stats_device_add_locked (const GpuprofGpuOp * op)
 {
-  Device *d = g_hash_table_lookup (sums.devices,
-      GUINT_TO_POINTER (op->device_id));
+  gboolean made;
+  Device *d = table_entry (sums.devices, GUINT_TO_POINTER (op->device_id),
+      sizeof (Device), &made);
 
-  if (!d) {
-    d = g_new0 (Device, 1);
+  if (made) {
     d->device_id = op->device_id;
     d->pending = g_array_new (FALSE, FALSE, sizeof (Interval));
-    g_hash_table_insert (sums.devices, GUINT_TO_POINTER (op->device_id),
-        d);
   }
   device_add_interval (d, op->start, op->end);
 }
