@@ -45,18 +45,34 @@ append_us (GString * s, guint64 ns)
   g_string_append_c (s, '0' + frac / 10 % 10);
   g_string_append_c (s, '0' + frac % 10);
 }
+/* ,"member":value */
+static void
+append_member_u64 (GString * s, const gchar * member, guint64 v)
+{
+  g_string_append (s, member);
+  append_u64 (s, v);
+}
+
 /* --- names --------------------------------------------------------------- */
+
+/* what the name callback @ask says of @id: a new string, or NULL (no
+ * callback, or the name is not known) */
+static gchar *
+ask_name (GpuprofTrace * trace, gchar * (*ask) (guint32, gpointer),
+    guint32 id)
+{
+  return ask ? ask (id, trace->names.user_data) : NULL;
+}
 
 static ElementName *
 element_name (GpuprofTrace * trace, guint32 id)
 {
   ElementName *en = g_hash_table_lookup (trace->elements, GUINT_TO_POINTER (id));
-  gchar *path = NULL;
+  gchar *path;
 
   if (en)
     return en;
-  if (trace->names.element_path)
-    path = trace->names.element_path (id, trace->names.user_data);
+  path = ask_name (trace, trace->names.element_path, id);
   if (path == NULL) {
     /* not cached: the name may be known at the next event */
     static ElementName unknown = { (gchar *) "\"?\"", TRUE };
@@ -84,12 +100,11 @@ static const gchar *
 pad_name (GpuprofTrace * trace, guint32 id)
 {
   gchar *json = g_hash_table_lookup (trace->pads, GUINT_TO_POINTER (id));
-  gchar *name = NULL;
+  gchar *name;
 
   if (json)
     return json;
-  if (id != 0 && trace->names.pad_name)
-    name = trace->names.pad_name (id, trace->names.user_data);
+  name = id ? ask_name (trace, trace->names.pad_name, id) : NULL;
   if (name == NULL)
     return "\"\"";
   json = gpuprof_json_quote (name);
@@ -131,10 +146,8 @@ begin_event (GpuprofTrace * trace, const gchar * ph, const gchar * cat,
   }
   g_string_append (s, ",\"name\":");
   g_string_append (s, name_json);
-  g_string_append (s, ",\"pid\":");
-  append_u64 (s, trace->pid);
-  g_string_append (s, ",\"tid\":");
-  append_u64 (s, tid);
+  append_member_u64 (s, ",\"pid\":", trace->pid);
+  append_member_u64 (s, ",\"tid\":", tid);
 }
 
 static void
@@ -180,8 +193,7 @@ gpuprof_trace_chrome_thread_state (GpuprofTrace * trace, guint32 tid,
     ts = g_new0 (ThreadState, 1);
     g_hash_table_insert (trace->threads, GUINT_TO_POINTER (tid), ts);
   }
-  if (trace->names.thread_name)
-    name = trace->names.thread_name (tid, trace->names.user_data);
+  name = ask_name (trace, trace->names.thread_name, tid);
   if (name == NULL && ts->name == NULL)
     name = g_strdup_printf ("thread %u", tid);
   if (name && g_strcmp0 (name, ts->name) != 0) {
@@ -222,8 +234,7 @@ append_buffers (GString * s, const GpuprofEvent * ev)
 {
   /* a list is one entry of several buffers */
   if (ev->self > 1) {
-    g_string_append (s, ",\"buffers\":");
-    append_u64 (s, ev->self);
+    append_member_u64 (s, ",\"buffers\":", ev->self);
   }
 }
 
@@ -233,8 +244,7 @@ write_flow (GpuprofTrace * trace, const gchar * ph, guint32 tid, guint64 ts,
 {
   begin_event (trace, ph, "flow", "\"buffer\"", tid);
   append_ts (trace, ts);
-  g_string_append (trace->out, ",\"id\":");
-  append_u64 (trace->out, id);
+  append_member_u64 (trace->out, ",\"id\":", id);
   end_event (trace);
 }
 void
@@ -245,14 +255,12 @@ gpuprof_trace_chrome_write_gpu_flow (GpuprofTrace * trace, guint32 host_tid,
     return;
   begin_event (trace, "s", "flow", "\"launch\"", host_tid);
   append_ts (trace, s_ts);
-  g_string_append (trace->out, ",\"id\":");
-  append_u64 (trace->out, id);
+  append_member_u64 (trace->out, ",\"id\":", id);
   end_event (trace);
   /* bound to the op's own slice, not to the next one on the track */
   begin_event (trace, "f", "flow", "\"launch\"", gpu_tid);
   append_ts (trace, f_ts);
-  g_string_append (trace->out, ",\"bp\":\"e\",\"id\":");
-  append_u64 (trace->out, id);
+  append_member_u64 (trace->out, ",\"bp\":\"e\",\"id\":", id);
   end_event (trace);
 }
 
@@ -284,9 +292,8 @@ gpu_track_state (GpuprofTrace * trace, const GpuprofEvent * ev)
 
   sort_json = gpuprof_json_quote ("thread_sort_index");
   begin_event (trace, "M", NULL, sort_json, ev->thread_id);
-  g_string_append (trace->out, ",\"ts\":0,\"args\":{\"sort_index\":");
-  append_u64 (trace->out, 1000000 + (ev->thread_id -
-          GPUPROF_EVENT_GPU_TRACK_BASE));
+  append_member_u64 (trace->out, ",\"ts\":0,\"args\":{\"sort_index\":",
+      1000000 + (ev->thread_id - GPUPROF_EVENT_GPU_TRACK_BASE));
   g_string_append_c (trace->out, '}');
   end_event (trace);
   g_free (sort_json);
@@ -368,10 +375,9 @@ write_gpu_op (GpuprofTrace * trace, const GpuprofEvent * ev, ElementName * en)
     g_string_append (s, "null");
   else
     append_u64 (s, ev->seq);
-  g_string_append (s, ",\"bytes\":");
-  append_u64 (s, ev->size);
-  g_string_append (s, ",\"correlation\":");
-  append_u64 (s, GPUPROF_EVENT_GPU_CORRELATION (ev));
+  append_member_u64 (s, ",\"bytes\":", ev->size);
+  append_member_u64 (s, ",\"correlation\":",
+      GPUPROF_EVENT_GPU_CORRELATION (ev));
   g_string_append (s, ",\"kind\":\"");
   g_string_append (s, kinds[kind < G_N_ELEMENTS (kinds) ? kind : 0]);
   g_string_append_c (s, '"');
@@ -382,10 +388,8 @@ write_gpu_op (GpuprofTrace * trace, const GpuprofEvent * ev, ElementName * en)
   }
   g_string_append (s, ",\"attribution\":\"");
   g_string_append (s, bys[by < G_N_ELEMENTS (bys) ? by : 2]);
-  g_string_append (s, "\",\"device\":");
-  append_u64 (s, GPUPROF_EVENT_GPU_DEVICE (ev));
-  g_string_append (s, ",\"stream\":");
-  append_u64 (s, GPUPROF_EVENT_GPU_STREAM (ev));
+  append_member_u64 (s, "\",\"device\":", GPUPROF_EVENT_GPU_DEVICE (ev));
+  append_member_u64 (s, ",\"stream\":", GPUPROF_EVENT_GPU_STREAM (ev));
   g_string_append (s, "}");
   end_event (trace);
 
@@ -406,16 +410,12 @@ write_chain (GpuprofTrace * trace, ThreadState * ts, const GpuprofEvent * ev,
   append_us (s, ev->dur);
   g_string_append (s, ",\"args\":{\"pad\":");
   g_string_append (s, pad_name (trace, ev->pad_id));
-  g_string_append (s, ",\"seq\":");
-  append_u64 (s, ev->seq);
+  append_member_u64 (s, ",\"seq\":", ev->seq);
   append_pts (s, ev->pts);
-  g_string_append (s, ",\"size\":");
-  append_u64 (s, ev->size);
-  g_string_append (s, ",\"self_ns\":");
-  append_u64 (s, ev->self);
+  append_member_u64 (s, ",\"size\":", ev->size);
+  append_member_u64 (s, ",\"self_ns\":", ev->self);
   if (ev->flow) {
-    g_string_append (s, ",\"flow\":");
-    append_u64 (s, ev->flow);
+    append_member_u64 (s, ",\"flow\":", ev->flow);
   }
   g_string_append_c (s, '}');
   end_event (trace);
@@ -430,13 +430,10 @@ write_queue_in (GpuprofTrace * trace, const GpuprofEvent * ev,
 
   begin_event (trace, "b", "queue", en->json, ev->thread_id);
   append_ts (trace, ev->ts);
-  g_string_append (s, ",\"id\":");
-  append_u64 (s, queue_buffer_id (ev));
-  g_string_append (s, ",\"args\":{\"seq\":");
-  append_u64 (s, ev->seq);
+  append_member_u64 (s, ",\"id\":", queue_buffer_id (ev));
+  append_member_u64 (s, ",\"args\":{\"seq\":", ev->seq);
   append_pts (s, ev->pts);
-  g_string_append (s, ",\"size\":");
-  append_u64 (s, ev->size);
+  append_member_u64 (s, ",\"size\":", ev->size);
   append_buffers (s, ev);
   g_string_append_c (s, '}');
   end_event (trace);
@@ -472,8 +469,7 @@ write_queue_out (GpuprofTrace * trace, const GpuprofEvent * ev,
 
   begin_event (trace, "e", "queue", en->json, ev->thread_id);
   append_ts (trace, ev->ts);
-  g_string_append (s, ",\"id\":");
-  append_u64 (s, id);
+  append_member_u64 (s, ",\"id\":", id);
   g_string_append (s, ",\"args\":{\"result\":\"");
   g_string_append (s, results[outcome < G_N_ELEMENTS (results) ? outcome : 0]);
   g_string_append_c (s, '"');
@@ -497,10 +493,8 @@ write_queue_level (GpuprofTrace * trace, const GpuprofEvent * ev,
   begin_event (trace, "C", "queue", name, ev->thread_id);
   g_free (name);
   append_ts (trace, ev->ts);
-  g_string_append (s, ",\"args\":{\"buffers\":");
-  append_u64 (s, ev->self);
-  g_string_append (s, ",\"bytes\":");
-  append_u64 (s, ev->size);
+  append_member_u64 (s, ",\"args\":{\"buffers\":", ev->self);
+  append_member_u64 (s, ",\"bytes\":", ev->size);
   g_string_append_c (s, '}');
   end_event (trace);
 }
@@ -529,8 +523,7 @@ write_mark (GpuprofTrace * trace, const GpuprofEvent * ev, ElementName * en)
     gpuprof_json_append_string (s,
         gst_state_change_get_name ((GstStateChange) ev->seq));
   } else {
-    g_string_append (s, "\"seq\":");
-    append_u64 (s, ev->seq);
+    append_member_u64 (s, "\"seq\":", ev->seq);
   }
   g_string_append_c (s, '}');
   end_event (trace);
@@ -545,8 +538,8 @@ gpuprof_trace_chrome_write_cap_mark (GpuprofTrace * trace)
 
   begin_event (trace, "i", "gpuprof", "\"gpuprof trace capped\"", 0);
   append_ts (trace, trace->last_ts);
-  g_string_append (s, ",\"s\":\"g\",\"args\":{\"max_bytes\":");
-  append_u64 (s, trace->max_bytes);
+  append_member_u64 (s, ",\"s\":\"g\",\"args\":{\"max_bytes\":",
+      trace->max_bytes);
   g_string_append (s, "}}");
   trace->stats.events_written++;
 }
