@@ -9,26 +9,37 @@
 
 #include "analytics-meta.h"
 
-/* Look the API type up before registering it: a test program that links
- * this file and loads the plugin would otherwise register it twice. */
+/* The API type @api, registered at the first call (*@type caches it).
+ * Looked up before it is registered: a test program that links this file
+ * and loads the plugin would otherwise register it twice. */
 static GType
-register_api_once (const gchar * api)
+api_type_once (GType * type, const gchar * api)
 {
   static const gchar *tags[] = { NULL };
-  GType type = g_type_from_name (api);
 
-  return type ? type : gst_meta_api_type_register (api, tags);
+  if (g_once_init_enter (type)) {
+    GType t = g_type_from_name (api);
+
+    g_once_init_leave (type, t ? t : gst_meta_api_type_register (api, tags));
+  }
+  return *type;
 }
 
+/* The meta implementation @impl, registered at the first call (*@info
+ * caches it), looked up first as the API type is. */
 static const GstMetaInfo *
-register_meta_once (GType api, const gchar * impl, gsize size,
-    GstMetaInitFunction init, GstMetaFreeFunction free_func,
+meta_info_once (const GstMetaInfo ** info, GType api, const gchar * impl,
+    gsize size, GstMetaInitFunction init, GstMetaFreeFunction free_func,
     GstMetaTransformFunction transform)
 {
-  const GstMetaInfo *info = gst_meta_get_info (impl);
+  if (g_once_init_enter ((GstMetaInfo **) info)) {
+    const GstMetaInfo *mi = gst_meta_get_info (impl);
 
-  return info ? info : gst_meta_register (api, impl, size, init, free_func,
-      transform);
+    if (!mi)
+      mi = gst_meta_register (api, impl, size, init, free_func, transform);
+    g_once_init_leave ((GstMetaInfo **) info, (GstMetaInfo *) mi);
+  }
+  return *info;
 }
 
 /* --- batch meta ---------------------------------------------------------- */
@@ -38,9 +49,7 @@ analytics_batch_meta_api_get_type (void)
 {
   static GType type = 0;
 
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type, register_api_once ("AnalyticsBatchMetaAPI"));
-  return type;
+  return api_type_once (&type, "AnalyticsBatchMetaAPI");
 }
 
 static gboolean
@@ -88,13 +97,9 @@ analytics_batch_meta_get_info (void)
 {
   static const GstMetaInfo *info = NULL;
 
-  if (g_once_init_enter ((GstMetaInfo **) & info)) {
-    const GstMetaInfo *mi = register_meta_once (ANALYTICS_BATCH_META_API_TYPE,
-        "AnalyticsBatchMeta", sizeof (AnalyticsBatchMeta), batch_meta_init,
-        batch_meta_free, batch_meta_transform);
-    g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) mi);
-  }
-  return info;
+  return meta_info_once (&info, ANALYTICS_BATCH_META_API_TYPE,
+      "AnalyticsBatchMeta", sizeof (AnalyticsBatchMeta), batch_meta_init,
+      batch_meta_free, batch_meta_transform);
 }
 
 /**
@@ -138,9 +143,7 @@ analytics_detection_meta_api_get_type (void)
 {
   static GType type = 0;
 
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type, register_api_once ("AnalyticsDetectionMetaAPI"));
-  return type;
+  return api_type_once (&type, "AnalyticsDetectionMetaAPI");
 }
 
 static gboolean
@@ -180,14 +183,9 @@ analytics_detection_meta_get_info (void)
 {
   static const GstMetaInfo *info = NULL;
 
-  if (g_once_init_enter ((GstMetaInfo **) & info)) {
-    const GstMetaInfo *mi =
-        register_meta_once (ANALYTICS_DETECTION_META_API_TYPE,
-        "AnalyticsDetectionMeta", sizeof (AnalyticsDetectionMeta),
-        detection_meta_init, detection_meta_free, detection_meta_transform);
-    g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) mi);
-  }
-  return info;
+  return meta_info_once (&info, ANALYTICS_DETECTION_META_API_TYPE,
+      "AnalyticsDetectionMeta", sizeof (AnalyticsDetectionMeta),
+      detection_meta_init, detection_meta_free, detection_meta_transform);
 }
 
 /**
