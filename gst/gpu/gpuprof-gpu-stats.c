@@ -407,6 +407,16 @@ _gpuprof_gpu_stats_commit_locked (gboolean force)
 /* ------------------------------------------------------------------ */
 /* queries                                                             */
 
+/* A query's start: the engine locked, the statistics made if need be;
+ * returns @channel's (unlock with g_mutex_unlock (&_gpuprof_gpu.lock)) */
+static Channel *
+lock_channel (GpuprofGpuChannel channel)
+{
+  g_mutex_lock (&_gpuprof_gpu.lock);
+  _gpuprof_gpu_ensure_init_locked ();
+  return &sums.channels[channel];
+}
+
 /**
  * gpuprof_gpu_get_totals:
  * @channel: the channel
@@ -415,9 +425,7 @@ _gpuprof_gpu_stats_commit_locked (gboolean force)
 void
 gpuprof_gpu_get_totals (GpuprofGpuChannel channel, GpuprofGpuTotals * totals)
 {
-  g_mutex_lock (&_gpuprof_gpu.lock);
-  _gpuprof_gpu_ensure_init_locked ();
-  *totals = sums.channels[channel].totals;
+  *totals = lock_channel (channel)->totals;
   _gpuprof_gpu_join_fill_totals_locked (totals);
   g_mutex_unlock (&_gpuprof_gpu.lock);
 }
@@ -447,9 +455,7 @@ gpuprof_gpu_get_elements (GpuprofGpuChannel channel)
   GHashTableIter it;
   gpointer k, v;
 
-  g_mutex_lock (&_gpuprof_gpu.lock);
-  _gpuprof_gpu_ensure_init_locked ();
-  g_hash_table_iter_init (&it, sums.channels[channel].elements);
+  g_hash_table_iter_init (&it, lock_channel (channel)->elements);
   while (g_hash_table_iter_next (&it, &k, &v)) {
     ElementAgg *a = v;
     GpuprofGpuElementStats s = { GPOINTER_TO_UINT (k), a->cost,
@@ -478,9 +484,7 @@ gpuprof_gpu_get_element (GpuprofGpuChannel channel, guint32 element_id,
 
   memset (stats, 0, sizeof (*stats));
   stats->element_id = element_id;
-  g_mutex_lock (&_gpuprof_gpu.lock);
-  _gpuprof_gpu_ensure_init_locked ();
-  a = g_hash_table_lookup (sums.channels[channel].elements,
+  a = g_hash_table_lookup (lock_channel (channel)->elements,
       GUINT_TO_POINTER (element_id));
   if (a) {
     stats->cost = a->cost;
@@ -513,9 +517,7 @@ gpuprof_gpu_get_unattributed (GpuprofGpuChannel channel)
   GHashTableIter it;
   gpointer v;
 
-  g_mutex_lock (&_gpuprof_gpu.lock);
-  _gpuprof_gpu_ensure_init_locked ();
-  g_hash_table_iter_init (&it, sums.channels[channel].unattributed);
+  g_hash_table_iter_init (&it, lock_channel (channel)->unattributed);
   while (g_hash_table_iter_next (&it, NULL, &v))
     g_array_append_vals (out, v, 1);
   g_mutex_unlock (&_gpuprof_gpu.lock);
@@ -560,13 +562,13 @@ gpuprof_gpu_get_top_kernels (GpuprofGpuChannel channel, guint n)
   GArray *out = g_array_new (FALSE, TRUE, sizeof (GpuprofGpuKernelStats));
   GHashTableIter it;
   gpointer k, v;
+  Channel *ch;
 
-  g_mutex_lock (&_gpuprof_gpu.lock);
-  _gpuprof_gpu_ensure_init_locked ();
-  g_hash_table_iter_init (&it, sums.channels[channel].elements);
+  ch = lock_channel (channel);
+  g_hash_table_iter_init (&it, ch->elements);
   while (g_hash_table_iter_next (&it, &k, &v))
     collect_kernels (out, ((ElementAgg *) v)->kernels, GPOINTER_TO_UINT (k));
-  collect_kernels (out, sums.channels[channel].unattributed_kernels, 0);
+  collect_kernels (out, ch->unattributed_kernels, 0);
   g_mutex_unlock (&_gpuprof_gpu.lock);
   g_array_sort (out, kernel_cmp);
   if (n && out->len > n)
@@ -646,9 +648,7 @@ gpuprof_gpu_get_buffer_cost (GpuprofGpuChannel channel, guint32 element_id,
   RingSlot *slot;
 
   memset (cost, 0, sizeof (*cost));
-  g_mutex_lock (&_gpuprof_gpu.lock);
-  _gpuprof_gpu_ensure_init_locked ();
-  slot = g_hash_table_lookup (sums.channels[channel].ring_index, &key);
+  slot = g_hash_table_lookup (lock_channel (channel)->ring_index, &key);
   if (slot)
     *cost = slot->cost;
   g_mutex_unlock (&_gpuprof_gpu.lock);
