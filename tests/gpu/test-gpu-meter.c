@@ -6,6 +6,7 @@
 #include "gpuprof-gpu.h"
 #include "gpuprof-meter-meta.h"
 #include "gpuprof-test-cupti.h"
+#include "gpuprof-test-util.h"
 
 static GpuprofTestLaunch launch;
 
@@ -176,15 +177,6 @@ element_of (const GstStructure * s, const gchar * name)
   return NULL;
 }
 
-static guint64
-u64 (const GstStructure * s, const gchar * field)
-{
-  guint64 v = G_MAXUINT64;
-
-  fail_unless (gst_structure_get_uint64 (s, field, &v), "no %s", field);
-  return v;
-}
-
 GST_START_TEST (test_messages_per_buffer)
 {
   Run run;
@@ -204,25 +196,25 @@ GST_START_TEST (test_messages_per_buffer)
     const GValue *arr = gst_structure_get_value (s, "elements");
     guint buffers = 0;
 
-    fail_unless_equals_uint64 (u64 (s, "sequence"), i);
-    fail_unless_equals_uint64 (u64 (s, "pts"), gst_util_uint64_scale (i,
-            GST_SECOND, 30));
+    fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "sequence"), i);
+    fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "pts"),
+        gst_util_uint64_scale (i, GST_SECOND, 30));
     fail_unless (gst_structure_get_uint (s, "buffers", &buffers));
     fail_unless_equals_int (buffers, 1);
-    fail_unless_equals_uint64 (u64 (s, "kernels"), 2);
-    fail_unless_equals_uint64 (u64 (s, "copies"), 1);
-    fail_unless_equals_uint64 (u64 (s, "memsets"), 0);
-    fail_unless_equals_uint64 (u64 (s, "bytes"), 4096);
-    fail_unless_equals_uint64 (u64 (s, "gpu-ns"), 2300);
+    fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "kernels"), 2);
+    fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "copies"), 1);
+    fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "memsets"), 0);
+    fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "bytes"), 4096);
+    fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "gpu-ns"), 2300);
     fail_unless (up1 && up2);
-    fail_unless_equals_uint64 (u64 (up1, "kernels"), 2);
-    fail_unless_equals_uint64 (u64 (up1, "kernel-ns"), 2000);
-    fail_unless_equals_uint64 (u64 (up1, "copies"), 0);
-    fail_unless_equals_uint64 (u64 (up2, "kernels"), 0);
-    fail_unless_equals_uint64 (u64 (up2, "copies"), 1);
-    fail_unless_equals_uint64 (u64 (up2, "copy-ns"), 300);
-    fail_unless_equals_uint64 (u64 (up2, "bytes"), 4096);
-    fail_unless_equals_uint64 (u64 (up2, "gpu-ns"), 300);
+    fail_unless_equals_uint64 (gpuprof_test_get_u64 (up1, "kernels"), 2);
+    fail_unless_equals_uint64 (gpuprof_test_get_u64 (up1, "kernel-ns"), 2000);
+    fail_unless_equals_uint64 (gpuprof_test_get_u64 (up1, "copies"), 0);
+    fail_unless_equals_uint64 (gpuprof_test_get_u64 (up2, "kernels"), 0);
+    fail_unless_equals_uint64 (gpuprof_test_get_u64 (up2, "copies"), 1);
+    fail_unless_equals_uint64 (gpuprof_test_get_u64 (up2, "copy-ns"), 300);
+    fail_unless_equals_uint64 (gpuprof_test_get_u64 (up2, "bytes"), 4096);
+    fail_unless_equals_uint64 (gpuprof_test_get_u64 (up2, "gpu-ns"), 300);
     /* nearest first */
     fail_unless_equals_string (gst_structure_get_string
         (gst_value_get_structure (gst_value_array_get_value (arr, 0)),
@@ -247,9 +239,9 @@ GST_START_TEST (test_interval)
     const GstStructure *s = g_ptr_array_index (run.messages, i);
     fail_unless (gst_structure_get_uint (s, "buffers", &buffers));
     fail_unless_equals_int (buffers, 5);
-    fail_unless_equals_uint64 (u64 (s, "sequence"), i * 5 + 4);
-    fail_unless_equals_uint64 (u64 (s, "kernels"), 10);
-    fail_unless_equals_uint64 (u64 (s, "gpu-ns"), 5 * 2300);
+    fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "sequence"), i * 5 + 4);
+    fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "kernels"), 10);
+    fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "gpu-ns"), 5 * 2300);
   }
   run_free (&run);
 }
