@@ -382,26 +382,28 @@ gpuprof_test_watch (GstElement * pipeline, const gchar * element)
   return w;
 }
 
-guint64
-gpuprof_test_watch_in (GpuprofTestPadWatch * w)
+/* a count of @w, read under its lock */
+static guint64
+watch_read (GpuprofTestPadWatch * w, const guint64 * count)
 {
   guint64 n;
 
   g_mutex_lock (&w->lock);
-  n = w->in;
+  n = *count;
   g_mutex_unlock (&w->lock);
   return n;
 }
 
 guint64
+gpuprof_test_watch_in (GpuprofTestPadWatch * w)
+{
+  return watch_read (w, &w->in);
+}
+
+guint64
 gpuprof_test_watch_out (GpuprofTestPadWatch * w)
 {
-  guint64 n;
-
-  g_mutex_lock (&w->lock);
-  n = w->out;
-  g_mutex_unlock (&w->lock);
-  return n;
+  return watch_read (w, &w->out);
 }
 
 static gint
