@@ -428,6 +428,9 @@ test_event_text (void)
 
   g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
   g_assert_nonnull (strstr (text, "\"name\":\"thread_name\",\"pid\":"));
+  /* the host threads by the names they gave the tracer */
+  g_assert_nonnull (strstr (text, ",\"args\":{\"name\":\"up:src\"}"));
+  g_assert_nonnull (strstr (text, ",\"args\":{\"name\":\"q:src\"}"));
   g_assert_nonnull (strstr (text, "{\"name\":\"GPU 0 stream 7\"}"));
   g_assert_nonnull (strstr (text, "{\"name\":\"GPU 1 stream 13\"}"));
   g_assert_nonnull (strstr (text, "\"name\":\"thread_sort_index\""));
