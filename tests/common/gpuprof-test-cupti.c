@@ -47,6 +47,21 @@ gpuprof_test_fake_cupti_int (const gchar * name, gint arg)
 }
 
 gboolean
+gpuprof_test_fake_cupti_tracers (const gchar * params)
+{
+  const gchar *path = gpuprof_test_fake_cupti_path ();
+  gchar *tracers;
+
+  if (!path)
+    return FALSE;
+  tracers = g_strdup_printf ("gpuprof(cupti=on,cupti-lib=%s,report=off%s%s)",
+      path, params ? "," : "", params ? params : "");
+  g_setenv ("GST_TRACERS", tracers, TRUE);
+  g_free (tracers);
+  return TRUE;
+}
+
+gboolean
 gpuprof_test_fake_cupti_start (GpuprofCuptiPath path)
 {
   GpuprofCuptiSettings s = { GPUPROF_CUPTI_ON, NULL, 0, 0, path };

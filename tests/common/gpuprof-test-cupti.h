@@ -23,6 +23,12 @@ GpuprofTestLaunch gpuprof_test_fake_cupti_launch (void);
  * (fake_cupti_kind_enabled, fake_cupti_callbacks_enabled...). */
 gint gpuprof_test_fake_cupti_int (const gchar * name, gint arg);
 
+/* Sets GST_TRACERS (before gst_init()) to the gpuprof tracer on the fake
+ * libcupti: cupti=on, cupti-lib=FAKE_CUPTI_PATH, report=off, then @params
+ * ("name=value,...", or %NULL). Returns FALSE, setting nothing, where the
+ * build has no fake libcupti. */
+gboolean gpuprof_test_fake_cupti_tracers (const gchar * params);
+
 /* Forgets the GPU engine's records and starts the CUPTI loader on the fake
  * libcupti with cupti=on and @path, the tracer channel on. Returns FALSE
  * (nothing started) where the build has no fake libcupti. */

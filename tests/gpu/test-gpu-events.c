@@ -166,21 +166,18 @@ test_handlers_charged (void)
 int
 main (int argc, char **argv)
 {
-  const gchar *fake = gpuprof_test_fake_cupti_path ();
-  const gchar *path = argc > 1 ? argv[1] : "callback";
-  gchar *tracers;
+  gchar *params = g_strdup_printf ("cupti-path=%s",
+      argc > 1 ? argv[1] : "callback");
+  gboolean fake = gpuprof_test_fake_cupti_tracers (params);
 
+  g_free (params);
   if (!fake) {
     g_print ("no fake libcupti: skipped\n");
     return 77;
   }
-  tracers = g_strdup_printf ("gpuprof(cupti=on,cupti-lib=%s,report=off,"
-      "cupti-path=%s)", fake, path);
-  g_setenv ("GST_TRACERS", tracers, TRUE);
   g_test_init (&argc, &argv, NULL);
   gst_init (&argc, &argv);
   launch = gpuprof_test_fake_cupti_launch ();
   g_test_add_func ("/gpu-events/handlers-charged", test_handlers_charged);
-  g_free (tracers);
   return g_test_run ();
 }

@@ -94,22 +94,18 @@ test_live_equals_saved (void)
 int
 main (int argc, char **argv)
 {
-  const gchar *fake = gpuprof_test_fake_cupti_path ();
-  gchar *tracers;
-  int ret;
+  gchar *params;
 
   g_test_init (&argc, &argv, NULL);
-  g_assert_nonnull (fake);
   tmpdir = gpuprof_test_tmpdir_new ("gpuprof-report-gpu-live-XXXXXX");
-  tracers = g_strdup_printf ("gpuprof(cupti=on,cupti-lib=%s,report=off,"
-      "stats=%s/run.json,trace=%s/trace.json)", fake, tmpdir, tmpdir);
-  g_setenv ("GST_TRACERS", tracers, TRUE);
+  params = g_strdup_printf ("stats=%s/run.json,trace=%s/trace.json", tmpdir,
+      tmpdir);
+  g_assert_true (gpuprof_test_fake_cupti_tracers (params));
+  g_free (params);
   gst_init (&argc, &argv);
   launch = gpuprof_test_fake_cupti_launch ();
 
   g_test_add_func ("/report-gpu-live/live-equals-saved",
       test_live_equals_saved);
-  ret = g_test_run ();
-  g_free (tracers);
-  return gpuprof_test_tmpdir_done (tmpdir, ret);
+  return gpuprof_test_tmpdir_done (tmpdir, g_test_run ());
 }
