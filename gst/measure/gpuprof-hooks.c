@@ -344,6 +344,7 @@ charge_loop (GpuprofElement * e, GpuprofThread * t, guint64 ts)
 {
   guint64 start = t->loop_mark, child = t->loop_child_ns, loop, full;
   guint64 input, cpu, cpu_mark = t->loop_cpu_mark;
+  gboolean first = !t->loop_owner_set;
 
   /* its task thread sets it, chain threads read it (atomic) */
   if (!__atomic_load_n (&e->task_pushes, __ATOMIC_RELAXED)
@@ -351,7 +352,7 @@ charge_loop (GpuprofElement * e, GpuprofThread * t, guint64 ts)
     __atomic_store_n (&e->task_pushes, TRUE, __ATOMIC_RELAXED);
   /* a thread pushing on its src pad outside a chain call is its output
    * thread (a pad task stays a streaming thread); once per thread */
-  if (G_UNLIKELY (!t->loop_owner_set)) {
+  if (G_UNLIKELY (first)) {
     t->loop_owner_set = TRUE;
     gpuprof_owners_set (t->tid, e->id, GPUPROF_THREAD_KIND_OUTPUT);
   }
@@ -374,7 +375,10 @@ charge_loop (GpuprofElement * e, GpuprofThread * t, guint64 ts)
     loop = cpu - cpu_mark;
   else if (cpu && cpu <= cpu_mark)
     loop = 0;
-  t->loop_long = full >= GPUPROF_LOOP_CPU_MIN_NS;
+  /* the first loop began at the thread's first hook, just before: its
+   * length says nothing of the next, so that one is read on the CPU clock
+   * too (on wall time it counted an output thread's sleeps as work) */
+  t->loop_long = first || full >= GPUPROF_LOOP_CPU_MIN_NS;
   if (full > loop)
     __atomic_fetch_add (&e->stats.wait_input_ns, full - loop,
         __ATOMIC_RELAXED);
