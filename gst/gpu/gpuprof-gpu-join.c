@@ -44,6 +44,11 @@ struct _PendingOp
   PendingOp *next;
 };
 
+/* CUPTI names a kernel with one pointer for all its records: interning is
+ * cached per pointer (and checked, as a pointer may be reused for another
+ * name after a module unload) */
+#define NAME_CACHE 256          /* power of two */
+
 /* entries get their arrival time at the first settle that sees them */
 #define ARRIVAL_UNSET G_MAXUINT64
 
@@ -76,6 +81,9 @@ static struct
   guint64 dropped_records;
   guint64 api_records, external_records;
   guint64 pending_ops;
+  /* CUPTI's kernel name pointer -> interned name (callback path) */
+  const gchar *name_raw[NAME_CACHE];
+  const gchar *name_interned[NAME_CACHE];
 } join;
 
 static void
@@ -341,6 +349,21 @@ gpuprof_gpu_add_external (guint32 correlation_id, GpuprofGpuChannel channel,
   g_mutex_unlock (&_gpuprof_gpu.lock);
 }
 
+static const gchar *
+intern_cached_locked (const gchar * raw)
+{
+  guint h;
+
+  if (!raw)
+    return NULL;
+  h = (guint) (((guintptr) raw >> 3) * 2654435761u) & (NAME_CACHE - 1);
+  if (join.name_raw[h] != raw || strcmp (join.name_interned[h], raw)) {
+    join.name_raw[h] = raw;
+    join.name_interned[h] = g_intern_string (raw);
+  }
+  return join.name_interned[h];
+}
+
 /**
  * gpuprof_gpu_add_launched_ops:
  * @ops: GPU records of the callback path; copied
@@ -365,7 +388,7 @@ gpuprof_gpu_add_launched_ops (const GpuprofGpuOp * ops, guint n_ops)
     Entry e = { 0, };
     gboolean found = _gpuprof_gpu_launch_lookup (op.correlation_id, &l);
 
-    op.name = op.name ? g_intern_string (op.name) : NULL;
+    op.name = intern_cached_locked (op.name);
     e.corr = op.correlation_id;
     if (op.graph_id)
       e.flags |= ENTRY_GRAPH;

@@ -17,17 +17,28 @@
 
 typedef struct
 {
+  guint64 ns;
+  guint64 count;
+} KernelAgg;
+
+/* per-op lookups are cached: a direct-mapped cache in front of each hash
+ * table (entries are never freed before the table is: no invalidation) */
+#define KERNEL_CACHE 8          /* power of two */
+#define ELEMENT_CACHE 64        /* power of two */
+
+typedef struct
+{
   GpuprofGpuCost cost;
   guint64 by_thread_ns;
   guint64 buffers;
   GHashTable *kernels;          /* interned name -> KernelAgg */
+  const gchar *kernel_key[KERNEL_CACHE];
+  KernelAgg *kernel_val[KERNEL_CACHE];
+  /* ring: the slot of the last sequence, the highest sequence seen */
+  guint last_slot;
+  gboolean any_seq;
+  guint64 max_seq;
 } ElementAgg;
-
-typedef struct
-{
-  guint64 ns;
-  guint64 count;
-} KernelAgg;
 
 typedef struct
 {
@@ -45,7 +56,12 @@ typedef struct
   RingSlot *ring;
   guint ring_size;
   guint ring_next;
-  GHashTable *ring_index;       /* guint64* key (in ring) -> RingSlot */
+  /* open addressing (linear probing), 1 + ring slot index, 0 = empty; a
+   * GHashTable cost a lookup, a removal and an insertion per buffer */
+  guint32 *ring_index;
+  guint index_mask;             /* index size - 1: >= 2 * ring_size */
+  guint32 element_key[ELEMENT_CACHE];
+  ElementAgg *element_val[ELEMENT_CACHE];
 } Channel;
 
 typedef struct
@@ -70,6 +86,7 @@ static struct
 {
   Channel channels[GPUPROF_GPU_N_CHANNELS];
   GHashTable *devices;          /* device id -> Device */
+  Device *last_device;          /* of the last op: usually the next one's */
 } sums;
 
 static void
@@ -98,7 +115,12 @@ channel_init (Channel * ch)
   ch->ring_size = MAX (_gpuprof_gpu.config.ring_size, 1);
   ch->ring = g_new0 (RingSlot, ch->ring_size);
   ch->ring_next = 0;
-  ch->ring_index = g_hash_table_new (g_int64_hash, g_int64_equal);
+  ch->index_mask = 1;
+  while (ch->index_mask + 1 < 2 * ch->ring_size)
+    ch->index_mask = (ch->index_mask << 1) | 1;
+  ch->ring_index = g_new0 (guint32, ch->index_mask + 1);
+  memset (ch->element_key, 0, sizeof (ch->element_key));
+  memset (ch->element_val, 0, sizeof (ch->element_val));
 }
 
 static void
@@ -107,7 +129,7 @@ channel_clear (Channel * ch)
   g_clear_pointer (&ch->elements, g_hash_table_unref);
   g_clear_pointer (&ch->unattributed, g_hash_table_unref);
   g_clear_pointer (&ch->unattributed_kernels, g_hash_table_unref);
-  g_clear_pointer (&ch->ring_index, g_hash_table_unref);
+  g_clear_pointer (&ch->ring_index, g_free);
   g_clear_pointer (&ch->ring, g_free);
 }
 
@@ -127,6 +149,7 @@ _gpuprof_gpu_stats_clear_locked (void)
   guint c;
 
   g_clear_pointer (&sums.devices, g_hash_table_unref);
+  sums.last_device = NULL;
   for (c = 0; c < GPUPROF_GPU_N_CHANNELS; c++)
     channel_clear (&sums.channels[c]);
 }
@@ -154,40 +177,138 @@ cost_add (GpuprofGpuCost * c, const GpuprofGpuOp * op, guint64 ns)
   }
 }
 
+static inline guint
+ptr_hash (gconstpointer p, guint size)
+{
+  return (guint) (((guintptr) p >> 4) * 2654435761u) & (size - 1);
+}
+
+static KernelAgg *
+kernel_get (GHashTable * kernels, const gchar * name)
+{
+  KernelAgg *k = g_hash_table_lookup (kernels, name);
+
+  if (!k) {
+    k = g_new0 (KernelAgg, 1);
+    g_hash_table_insert (kernels, (gpointer) name, k);
+  }
+  return k;
+}
+
 static void
 kernel_add (GHashTable * kernels, const GpuprofGpuOp * op, guint64 ns)
 {
   KernelAgg *k;
-  const gchar *name = op->name ? op->name : g_intern_static_string ("?");
 
   if (op->kind != GPUPROF_GPU_OP_KERNEL)
     return;
-  k = g_hash_table_lookup (kernels, name);
-  if (!k) {
-    k = g_new0 (KernelAgg, 1);
-    g_hash_table_insert (kernels, (gpointer) name, k);
+  k = kernel_get (kernels, op->name ? op->name :
+      g_intern_static_string ("?"));
+  k->ns += ns;
+  k->count++;
+}
+
+/* kernel_add() for an element, through its cache (names are interned) */
+static void
+element_kernel_add (ElementAgg * agg, const GpuprofGpuOp * op, guint64 ns)
+{
+  const gchar *name = op->name;
+  guint h;
+  KernelAgg *k;
+
+  if (op->kind != GPUPROF_GPU_OP_KERNEL)
+    return;
+  if (!name)
+    name = g_intern_static_string ("?");
+  h = ptr_hash (name, KERNEL_CACHE);
+  if (agg->kernel_key[h] == name) {
+    k = agg->kernel_val[h];
+  } else {
+    k = kernel_get (agg->kernels, name);
+    agg->kernel_key[h] = name;
+    agg->kernel_val[h] = k;
   }
   k->ns += ns;
   k->count++;
 }
 
-static void
-ring_add_locked (Channel * ch, ElementAgg * agg, GpuprofGpuExternalId key,
-    const GpuprofGpuOp * op, guint64 ns)
+static inline guint
+ring_hash (const Channel * ch, GpuprofGpuExternalId key)
 {
-  RingSlot *slot = g_hash_table_lookup (ch->ring_index, &key);
+  return (guint) ((key * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) >> 32) &
+      ch->index_mask;
+}
+
+/* where @key is in the index, or the empty position where it would go */
+static guint
+ring_find (const Channel * ch, GpuprofGpuExternalId key)
+{
+  guint i = ring_hash (ch, key);
+
+  while (ch->ring_index[i] && ch->ring[ch->ring_index[i] - 1].key != key)
+    i = (i + 1) & ch->index_mask;
+  return i;
+}
+
+static RingSlot *
+ring_lookup (const Channel * ch, GpuprofGpuExternalId key)
+{
+  guint32 v = ch->ring_index[ring_find (ch, key)];
+
+  return v ? &ch->ring[v - 1] : NULL;
+}
+
+/* removes @key (present) from the index: backward shift, no tombstones */
+static void
+ring_index_remove (Channel * ch, GpuprofGpuExternalId key)
+{
+  guint i = ring_find (ch, key), j = i, home;
+
+  for (;;) {
+    ch->ring_index[i] = 0;
+    do {
+      j = (j + 1) & ch->index_mask;
+      if (!ch->ring_index[j])
+        return;
+      home = ring_hash (ch, ch->ring[ch->ring_index[j] - 1].key);
+      /* stays while its home is cyclically in (i, j] */
+    } while (i <= j ? (i < home && home <= j) : (i < home || home <= j));
+    ch->ring_index[i] = ch->ring_index[j];
+    i = j;
+  }
+}
+
+static void
+ring_add_locked (Channel * ch, ElementAgg * agg, guint64 seq,
+    GpuprofGpuExternalId key, const GpuprofGpuOp * op, guint64 ns)
+{
+  RingSlot *slot = NULL;
+
+  /* the ops of one buffer come together, and buffers in order: the last
+   * slot, or a sequence never seen (no lookup), is the common case */
+  if (agg->any_seq && ch->ring[agg->last_slot].used
+      && ch->ring[agg->last_slot].key == key)
+    slot = &ch->ring[agg->last_slot];
+  else if (!agg->any_seq || seq > agg->max_seq)
+    slot = NULL;
+  else
+    slot = ring_lookup (ch, key);
+  if (!agg->any_seq || seq > agg->max_seq)
+    agg->max_seq = seq;
+  agg->any_seq = TRUE;
 
   if (!slot) {
     slot = &ch->ring[ch->ring_next];
     ch->ring_next = (ch->ring_next + 1) % ch->ring_size;
     if (slot->used)
-      g_hash_table_remove (ch->ring_index, &slot->key);
+      ring_index_remove (ch, slot->key);
     memset (slot, 0, sizeof (*slot));
     slot->key = key;
     slot->used = TRUE;
-    g_hash_table_insert (ch->ring_index, &slot->key, slot);
+    ch->ring_index[ring_find (ch, key)] = (guint32) (slot - ch->ring) + 1;
     agg->buffers++;
   }
+  agg->last_slot = slot - ch->ring;
   cost_add (&slot->cost, op, ns);
 }
 
@@ -214,24 +335,33 @@ static void
 account_element_locked (Channel * ch, const GpuprofGpuSettledOp * so,
     guint64 ns)
 {
-  ElementAgg *agg = g_hash_table_lookup (ch->elements,
-      GUINT_TO_POINTER (so->element_id));
+  guint h = so->element_id & (ELEMENT_CACHE - 1);
+  ElementAgg *agg = NULL;
 
+  /* element 0 is never accounted here: key 0 means an empty entry */
+  if (ch->element_key[h] == so->element_id)
+    agg = ch->element_val[h];
   if (!agg) {
-    agg = g_new0 (ElementAgg, 1);
-    agg->kernels = g_hash_table_new_full (NULL, NULL, NULL, g_free);
-    g_hash_table_insert (ch->elements, GUINT_TO_POINTER (so->element_id), agg);
+    agg = g_hash_table_lookup (ch->elements, GUINT_TO_POINTER (so->element_id));
+    if (!agg) {
+      agg = g_new0 (ElementAgg, 1);
+      agg->kernels = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+      g_hash_table_insert (ch->elements, GUINT_TO_POINTER (so->element_id),
+          agg);
+    }
+    ch->element_key[h] = so->element_id;
+    ch->element_val[h] = agg;
   }
   cost_add (&agg->cost, so->op, ns);
-  kernel_add (agg->kernels, so->op, ns);
+  element_kernel_add (agg, so->op, ns);
   if (so->by == GPUPROF_GPU_BY_THREAD) {
     agg->by_thread_ns += ns;
     ch->totals.thread_ns += ns;
   } else {
     ch->totals.external_ns += ns;
     if (so->seq != GPUPROF_GPU_SEQ_NONE)
-      ring_add_locked (ch, agg, gpuprof_gpu_encode_id (so->element_id,
-              so->seq), so->op, ns);
+      ring_add_locked (ch, agg, so->seq, gpuprof_gpu_encode_id
+          (so->element_id, so->seq), so->op, ns);
   }
 }
 
@@ -310,7 +440,7 @@ gaps_clip (GpuprofGpuGap * gaps, guint * n, guint64 t0, guint64 t1)
 static void
 device_add_interval (Device * d, guint64 start, guint64 end)
 {
-  guint i, j;
+  guint i, j, n;
   Interval *iv;
 
   if (!d->seen || start < d->first)
@@ -322,11 +452,24 @@ device_add_interval (Device * d, guint64 start, guint64 end)
   if (end <= start)
     return;
 
+  /* ops mostly come in order: after the last pending interval, or
+   * overlapping only it */
+  n = d->pending->len;
+  iv = (Interval *) d->pending->data;
+  if (n == 0 || start > iv[n - 1].end) {
+    g_array_append_val (d->pending, ((Interval) {
+            start, end}));
+    return;
+  }
+  if (start >= iv[n - 1].start) {
+    iv[n - 1].end = MAX (iv[n - 1].end, end);
+    return;
+  }
+
   /* first interval ending at or after @start: binary search, as ends are
    * sorted too. A linear scan was O(pending) per op, and pending holds
    * every disjoint op of the last retain_ns (tens of thousands at 35k
    * ops/s): most of the collector's time per op */
-  iv = (Interval *) d->pending->data;
   i = 0;
   j = d->pending->len;
   while (i < j) {
@@ -371,9 +514,10 @@ device_commit (Device * d, gboolean force)
 void
 _gpuprof_gpu_stats_device_add_locked (const GpuprofGpuOp * op)
 {
-  Device *d = g_hash_table_lookup (sums.devices,
-      GUINT_TO_POINTER (op->device_id));
+  Device *d = sums.last_device;
 
+  if (!d || d->device_id != op->device_id)
+    d = g_hash_table_lookup (sums.devices, GUINT_TO_POINTER (op->device_id));
   if (!d) {
     d = g_new0 (Device, 1);
     d->device_id = op->device_id;
@@ -381,6 +525,7 @@ _gpuprof_gpu_stats_device_add_locked (const GpuprofGpuOp * op)
     g_hash_table_insert (sums.devices, GUINT_TO_POINTER (op->device_id),
         d);
   }
+  sums.last_device = d;
   device_add_interval (d, op->start, op->end);
 }
 
@@ -640,7 +785,7 @@ gpuprof_gpu_get_buffer_cost (GpuprofGpuChannel channel, guint32 element_id,
   memset (cost, 0, sizeof (*cost));
   g_mutex_lock (&_gpuprof_gpu.lock);
   _gpuprof_gpu_ensure_init_locked ();
-  slot = g_hash_table_lookup (sums.channels[channel].ring_index, &key);
+  slot = ring_lookup (&sums.channels[channel], key);
   if (slot)
     *cost = slot->cost;
   g_mutex_unlock (&_gpuprof_gpu.lock);
