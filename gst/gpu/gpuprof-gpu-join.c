@@ -36,6 +36,7 @@
 #define ENTRY_GRAPH       (1 << 4)
 #define ENTRY_READY       (1 << 5)
 #define ENTRY_HAVE_LAST(c) (1 << (6 + (c)))     /* ext[c]: element at launch */
+#define ENTRY_HAVE_OWNER(c) (1 << (8 + (c)))    /* ext[c]: owner and batch */
 
 typedef struct _PendingOp PendingOp;
 struct _PendingOp
@@ -195,14 +196,24 @@ attribute_locked (GpuprofGpuChannel c, const Entry * e,
     so->element_id = gpuprof_gpu_id_element (e->ext[c]);
     so->by = GPUPROF_GPU_BY_EXTERNAL;
     so->seq = gpuprof_gpu_id_seq (e->ext[c]);
+  } else if (e->flags & ENTRY_HAVE_OWNER (c)) {
+    /* an owned thread, outside calls: the owner's oldest batch at launch */
+    so->element_id = gpuprof_gpu_id_element (e->ext[c]);
+    so->seq = gpuprof_gpu_id_seq (e->ext[c]);
+    so->by = GPUPROF_GPU_BY_THREAD;
   } else if (e->flags & ENTRY_HAVE_LAST (c)) {
     so->element_id = (guint32) e->ext[c];
     if (so->element_id)
       so->by = GPUPROF_GPU_BY_THREAD;
   } else if (have_api) {
-    so->element_id = _gpuprof_gpu_thread_last (e->thread_id, c);
+    guint32 owner;
+
+    so->element_id = _gpuprof_gpu_thread_last (e->thread_id, c, &owner);
     if (so->element_id)
       so->by = GPUPROF_GPU_BY_THREAD;
+    /* activity path: the owner's oldest batch now, not at launch */
+    if (owner && so->element_id == owner)
+      so->seq = _gpuprof_gpu_owner_batch (c, owner);
   }
   so->thread_id = have_api ? e->thread_id : 0;
   so->api_start = have_api ? e->api_start : 0;
@@ -402,6 +413,8 @@ gpuprof_gpu_add_launched_ops (const GpuprofGpuOp * ops, guint n_ops)
         e.ext[c] = l.ext[c];
         if (l.flags & GPUPROF_GPU_LAUNCH_EXT (c))
           e.flags |= ENTRY_HAVE_EXT (c);
+        else if (l.flags & GPUPROF_GPU_LAUNCH_OWNER (c))
+          e.flags |= ENTRY_HAVE_OWNER (c);
         else if (l.flags & GPUPROF_GPU_LAUNCH_LAST (c))
           e.flags |= ENTRY_HAVE_LAST (c);
       }

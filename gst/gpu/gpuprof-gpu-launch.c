@@ -76,15 +76,20 @@ gpuprof_gpu_launch_enter (guint32 correlation_id)
     s->l.ext[c] = 0;
     if (!(on & (1 << c)))
       continue;
-    if (_gpuprof_gpu_launch_context (c, &element, &seq)) {
-      s->l.flags |= GPUPROF_GPU_LAUNCH_EXT (c);
-      s->l.ext[c] = gpuprof_gpu_encode_id (element, seq);
-    } else {
-      s->l.flags |= GPUPROF_GPU_LAUNCH_LAST (c);
-      s->l.ext[c] = element;
+    switch (_gpuprof_gpu_launch_context (c, &element, &seq, &s->l.thread_id)) {
+      case GPUPROF_GPU_CONTEXT_CALL:
+        s->l.flags |= GPUPROF_GPU_LAUNCH_EXT (c);
+        s->l.ext[c] = gpuprof_gpu_encode_id (element, seq);
+        break;
+      case GPUPROF_GPU_CONTEXT_OWNER:
+        s->l.flags |= GPUPROF_GPU_LAUNCH_OWNER (c);
+        s->l.ext[c] = gpuprof_gpu_encode_id (element, seq);
+        break;
+      default:
+        s->l.flags |= GPUPROF_GPU_LAUNCH_LAST (c);
+        s->l.ext[c] = element;
     }
   }
-  s->l.thread_id = gpuprof_gpu_current_thread_id ();
   s->l.api_start = gpuprof_cupti_monotonic_ns ();
   __atomic_store_n (&s->l.api_end, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&s->corr, correlation_id, __ATOMIC_RELEASE);

@@ -359,10 +359,11 @@ account_element_locked (Channel * ch, const GpuprofGpuSettledOp * so,
     ch->totals.thread_ns += ns;
   } else {
     ch->totals.external_ns += ns;
-    if (so->seq != GPUPROF_GPU_SEQ_NONE)
-      ring_add_locked (ch, agg, so->seq, gpuprof_gpu_encode_id
-          (so->element_id, so->seq), so->op, ns);
   }
+  /* a chain call's buffer, or an owned thread's batch in flight */
+  if (so->seq != GPUPROF_GPU_SEQ_NONE)
+    ring_add_locked (ch, agg, so->seq, gpuprof_gpu_encode_id
+        (so->element_id, so->seq), so->op, ns);
 }
 
 /* One settled op on one channel; @ns its duration (0: untimed), @graph

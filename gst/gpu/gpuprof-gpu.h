@@ -167,6 +167,12 @@ void gpuprof_gpu_set_thread_element (GpuprofGpuChannel channel,
 guint32 gpuprof_gpu_current_thread_id (void);
 void gpuprof_gpu_set_thread_owner (guint32 tid, guint32 element_id);
 
+/* element_id's oldest batch in flight, 0 for none (gst/measure/gpuprof-batch.h) */
+typedef guint64 (*GpuprofGpuOwnerBatchFunc) (guint32 element_id,
+    gpointer user_data);
+void gpuprof_gpu_set_owner_batch_func (GpuprofGpuOwnerBatchFunc func,
+    gpointer user_data);
+
 /* the callback path (cupti-path=callback): the launching thread stores what
  * it is doing under the call's correlation id (gpuprof-gpu-launch.c) */
 void gpuprof_gpu_launch_table_init (void);
@@ -272,7 +278,9 @@ guint64 gpuprof_gpu_settled_arrival (void);
  * GpuprofGpuAttribution:
  * @GPUPROF_GPU_BY_EXTERNAL: by the external correlation id: launched inside
  *   a chain call of the element (with @seq)
- * @GPUPROF_GPU_BY_THREAD: by the launching thread's last active element
+ * @GPUPROF_GPU_BY_THREAD: by the launching thread: its owner (with the
+ *   owner's oldest batch in flight as @seq, when known) or its last active
+ *   element
  * @GPUPROF_GPU_BY_NONE: unattributed
  */
 typedef enum
@@ -288,8 +296,9 @@ typedef enum
  * @channel: the channel of the attribution below
  * @by: how it was attributed
  * @element_id: the channel's element, 0 when @by is %GPUPROF_GPU_BY_NONE
- * @seq: buffer/batch sequence pushed with the id, %GPUPROF_GPU_SEQ_NONE
- *   when none (always so unless @by is %GPUPROF_GPU_BY_EXTERNAL)
+ * @seq: buffer/batch sequence pushed with the id, or the owner's oldest
+ *   batch in flight (gpuprof_gpu_set_owner_batch_func()),
+ *   %GPUPROF_GPU_SEQ_NONE when none
  * @thread_id: OS thread (gettid) of the API call that launched it, 0 when
  *   its API record never came
  * @api_start: start of that API call, monotonic ns, 0 when unknown
