@@ -10,11 +10,14 @@
  * launcher in its READY->PAUSED change (pool allocation, which went to
  * "unattributed (thread ...)"). Each kernel name must be charged, exactly
  * as many times as launched (counted here), to the element that launched
- * it, on both collection paths. FAKE_CUPTI_PATH names the fake library. */
+ * it, on both collection paths. FAKE_CUPTI_PATH names the fake library.
+ * Also (issue 9): work launched on a thread an element created, outside any
+ * call, goes to that element; an application thread's is listed by name. */
 #include <gst/gst.h>
 #include <dlfcn.h>
 #include <string.h>
 
+#include "gpuprof-cupti.h"
 #include "gpuprof-gpu.h"
 
 typedef guint32 (*LaunchFunc) (gint kind, const gchar * name, guint64 dur_ns,
@@ -51,6 +54,105 @@ test_launcher_class_init (TestLauncherClass * klass)
 
 static void
 test_launcher_init (TestLauncher * self)
+{
+}
+
+/* ---- an element that launches GPU work on a thread of its own ---- */
+
+/* a private thread waiting for its go, then launching @n kernels @name */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gboolean go, done, release;
+  const gchar *name;
+  gint n;
+  GThread *thread;
+} Launcher;
+
+static gpointer
+launcher_main (gpointer data)
+{
+  Launcher *l = data;
+  gint i;
+
+  g_mutex_lock (&l->lock);
+  while (!l->go)
+    g_cond_wait (&l->cond, &l->lock);
+  g_mutex_unlock (&l->lock);
+  /* never inside a call of any element: nvinfer's input thread */
+  for (i = 0; i < l->n; i++)
+    launch (0, l->name, 100, 0);
+  g_mutex_lock (&l->lock);
+  l->done = TRUE;
+  g_cond_broadcast (&l->cond);
+  /* alive until its records are settled: its OS name is read then */
+  while (!l->release)
+    g_cond_wait (&l->cond, &l->lock);
+  g_mutex_unlock (&l->lock);
+  return NULL;
+}
+
+static void
+launcher_start (Launcher * l, const gchar * thread, const gchar * name, gint n)
+{
+  g_mutex_init (&l->lock);
+  g_cond_init (&l->cond);
+  l->name = name;
+  l->n = n;
+  l->thread = g_thread_new (thread, launcher_main, l);
+}
+
+/* lets it launch and waits until it did */
+static void
+launcher_run (Launcher * l)
+{
+  g_mutex_lock (&l->lock);
+  l->go = TRUE;
+  g_cond_broadcast (&l->cond);
+  while (!l->done)
+    g_cond_wait (&l->cond, &l->lock);
+  g_mutex_unlock (&l->lock);
+}
+
+static void
+launcher_join (Launcher * l)
+{
+  g_mutex_lock (&l->lock);
+  l->release = TRUE;
+  g_cond_broadcast (&l->cond);
+  g_mutex_unlock (&l->lock);
+  g_thread_join (l->thread);
+  g_mutex_clear (&l->lock);
+  g_cond_clear (&l->cond);
+}
+
+static Launcher worker_thread;
+
+/* creates its thread in READY->PAUSED, as nvinfer does */
+typedef GstElement TestWorker;
+typedef GstElementClass TestWorkerClass;
+GType test_worker_get_type (void);
+G_DEFINE_TYPE (TestWorker, test_worker, GST_TYPE_ELEMENT);
+
+static GstStateChangeReturn
+test_worker_change_state (GstElement * e, GstStateChange t)
+{
+  if (t == GST_STATE_CHANGE_READY_TO_PAUSED)
+    launcher_start (&worker_thread, "infer-input", "owned_kernel", 200);
+  return GST_ELEMENT_CLASS (test_worker_parent_class)->change_state (e, t);
+}
+
+static void
+test_worker_class_init (TestWorkerClass * klass)
+{
+  klass->change_state = test_worker_change_state;
+  gst_element_class_set_static_metadata (klass, "worker", "Testing",
+      "launches GPU work on a thread it creates", "gpuprof");
+}
+
+static void
+test_worker_init (TestWorker * self)
 {
 }
 
@@ -166,6 +268,71 @@ test_handlers_charged (void)
   gst_object_unref (p);
 }
 
+/* unattributed row of thread @prefix ("name, tid N"), NULL when none */
+static gboolean
+unattributed_thread (const gchar * prefix, GpuprofGpuThreadStats * out)
+{
+  GArray *un = gpuprof_gpu_get_unattributed (GPUPROF_GPU_CHANNEL_TRACER);
+  gboolean found = FALSE;
+  guint i;
+
+  for (i = 0; i < un->len && !found; i++) {
+    GpuprofGpuThreadStats *s = &g_array_index (un, GpuprofGpuThreadStats, i);
+    if ((found = g_str_has_prefix (s->name, prefix)))
+      *out = *s;
+  }
+  g_array_unref (un);
+  return found;
+}
+
+/* Issue 9 item 4: GPU work on a thread an element created goes to it (the
+ * tracer learns the owner in gpuprof-owners.c and tells the GPU side);
+ * work on an application thread is listed by the thread's name. */
+static void
+test_owned_threads (void)
+{
+  GstElement *p = gst_parse_launch ("fakesrc num-buffers=1 ! fakesink", NULL);
+  GstElement *worker = g_object_new (test_worker_get_type (), "name",
+      "worker", NULL);
+  Launcher app = { 0, };
+  GpuprofGpuTotals before, after;
+  GpuprofGpuThreadStats row = { 0, };
+  guint64 owned_ns, app_ns;
+
+  /* the application's own thread, there before the pipeline */
+  launcher_start (&app, "appthread", "app_kernel", 3);
+  gst_bin_add (GST_BIN (p), worker);
+  g_assert_cmpint (gst_element_set_state (p, GST_STATE_PAUSED), !=,
+      GST_STATE_CHANGE_FAILURE);
+  g_assert_cmpint (gst_element_get_state (p, NULL, NULL, GST_CLOCK_TIME_NONE),
+      ==, GST_STATE_CHANGE_SUCCESS);
+  g_assert_nonnull (worker_thread.thread);
+  gpuprof_cupti_flush (TRUE);
+  gpuprof_gpu_get_totals (GPUPROF_GPU_CHANNEL_TRACER, &before);
+  launcher_run (&worker_thread);
+  launcher_run (&app);
+  gpuprof_cupti_flush (TRUE);
+  gpuprof_gpu_get_totals (GPUPROF_GPU_CHANNEL_TRACER, &after);
+
+  g_assert_cmpuint (after.records - before.records, ==, 203);
+  check_kernel ("owned_kernel", 200, "/worker");
+  /* all the owned thread's work attributed (>= 99 % asked), the rest is
+   * the application thread's, by name */
+  owned_ns = 200 * 100;
+  app_ns = 3 * 100;
+  g_assert_cmpuint (after.unattributed_ns - before.unattributed_ns, ==,
+      app_ns);
+  g_assert_cmpuint ((after.external_ns + after.thread_ns) -
+      (before.external_ns + before.thread_ns), ==, owned_ns);
+  g_assert_true (unattributed_thread ("appthread, tid ", &row));
+  g_assert_cmpuint (row.cost.kernels, ==, 3);
+
+  gst_element_set_state (p, GST_STATE_NULL);
+  launcher_join (&worker_thread);
+  launcher_join (&app);
+  gst_object_unref (p);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -188,6 +355,7 @@ main (int argc, char **argv)
   launch = (LaunchFunc) dlsym (mod, "fake_cupti_launch");
   g_assert_nonnull (launch);
   g_test_add_func ("/gpu-events/handlers-charged", test_handlers_charged);
+  g_test_add_func ("/gpu-events/owned-threads", test_owned_threads);
   g_free (tracers);
   return g_test_run ();
 }
