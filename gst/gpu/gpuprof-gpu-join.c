@@ -81,6 +81,7 @@ static struct
   guint64 settled_arrival;
   guint64 dropped_records;
   guint64 api_records, external_records;
+  guint64 launch_records;
   guint64 pending_ops;
   /* CUPTI's kernel name pointer -> interned name (callback path) */
   const gchar *name_raw[NAME_CACHE];
@@ -126,6 +127,7 @@ _gpuprof_gpu_join_fill_totals_locked (GpuprofGpuTotals * totals)
   totals->dropped = join.dropped_records;
   totals->api_records = join.api_records;
   totals->external_records = join.external_records;
+  totals->launch_records = join.launch_records;
   totals->pending_ids = join.n_entries;
 }
 
@@ -393,6 +395,7 @@ gpuprof_gpu_add_launched_ops (const GpuprofGpuOp * ops, guint n_ops)
 
   g_mutex_lock (&_gpuprof_gpu.lock);
   _gpuprof_gpu_ensure_init_locked ();
+  join.launch_records += n_ops;
   for (i = 0; i < n_ops; i++) {
     GpuprofGpuOp op = ops[i];
     GpuprofGpuLaunch l;

@@ -397,8 +397,11 @@ typedef struct
  * GpuprofGpuTotals:
  * @total_ns: GPU time of every record delivered and settled
  *   (== external_ns + thread_ns + unattributed_ns, always)
- * @external_ns: attributed by external correlation id
- * @thread_ns: attributed by the launching thread's last active element
+ * @external_ns: attributed to the element whose call (chain, event, query,
+ *   state change) ran on the launching thread: read at API entry (callback
+ *   path) or from the external correlation record (activity path)
+ * @thread_ns: attributed by the launching thread: its owner or last active
+ *   element
  * @unattributed_ns: neither
  * @records: settled GPU records (kernels + copies + memsets)
  * @pending: GPU records delivered but not yet settled
@@ -413,6 +416,8 @@ typedef struct
  * @dropped: records CUPTI reported as dropped (buffers full): not in any figure
  * @early: GPU records starting before the API call that launched them did
  *   (a clock mismatch: must stay 0 when GPU timestamps share the host clock)
+ * @launch_records: GPU records attributed with what their launching thread
+ *   stored at API entry (gpuprof_gpu_add_launched_ops(): the callback path)
  */
 typedef struct
 {
@@ -430,6 +435,7 @@ typedef struct
   guint64 pending_ids;
   guint64 dropped;
   guint64 early;
+  guint64 launch_records;
 } GpuprofGpuTotals;
 
 /**

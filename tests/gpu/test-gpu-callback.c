@@ -14,6 +14,8 @@
 
 #include "gpuprof-cupti.h"
 #include "gpuprof-gpu.h"
+#include "gpuprof-gpu-tables.h"
+#include "gpuprof-report.h"
 
 typedef guint32 (*LaunchFunc) (int, const char *, guint64, guint64);
 
@@ -81,6 +83,27 @@ launch_pattern (void)
   launch (0, "outside", 10, 0);         /* last active element: 7 */
 }
 
+/* The report names how calls were seen on @path: the callback path reads
+ * the launching thread's call at API entry, it has no external id */
+static void
+check_report_label (const gchar * path, const gchar * label)
+{
+  GpuprofSnapshot *snap = gpuprof_snapshot_new ("pipeline0");
+  gchar *report, *line;
+
+  gpuprof_gpu_tables_fill (snap, GPUPROF_GPU_CHANNEL_TRACER, NULL, NULL, 0, 0);
+  fail_unless_equals_int (snap->gpu->len, 1);
+  fail_unless_equals_string (g_array_index (snap->gpu, GpuprofGpuRow,
+          0).path, path);
+  report = gpuprof_report_format (snap);
+  line = g_strdup_printf ("   = 0.001 %s + 0.000 by thread + 0.000 "
+      "unattributed\n", label);
+  fail_unless (strstr (report, line) != NULL, "no '%s' in:\n%s", line, report);
+  g_free (line);
+  g_free (report);
+  gpuprof_snapshot_free (snap);
+}
+
 static void
 check_pattern (void)
 {
@@ -141,7 +164,9 @@ GST_START_TEST (test_callback_path)
   fail_unless_equals_uint64 (fake_callbacks (), 8);
   gpuprof_cupti_flush (TRUE);
   check_pattern ();
+  check_report_label ("callback", "in calls at launch");
   gpuprof_gpu_get_totals (GPUPROF_GPU_CHANNEL_TRACER, &t);
+  fail_unless_equals_uint64 (t.launch_records, 4);
   fail_unless_equals_uint64 (t.api_records, 0);
   fail_unless_equals_uint64 (t.external_records, 0);
   fail_unless_equals_uint64 (t.pending_ids, 0);
@@ -167,7 +192,9 @@ GST_START_TEST (test_activity_path)
   fail_unless_equals_uint64 (fake_callbacks (), 0);
   gpuprof_cupti_flush (TRUE);
   check_pattern ();
+  check_report_label ("activity", "by external id");
   gpuprof_gpu_get_totals (GPUPROF_GPU_CHANNEL_TRACER, &t);
+  fail_unless_equals_uint64 (t.launch_records, 0);
   fail_unless_equals_uint64 (t.api_records, 4);
   fail_unless_equals_uint64 (t.external_records, 3);
   stop ();
