@@ -74,16 +74,22 @@ gpuprof_gpu_use_pthread_ids (gboolean use)
  * (CUpti_ActivityAPI.threadId with CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM:
  * gettid()).
  */
+static inline guint32
+thread_id_of (GpuThread * t)
+{
+  if (G_UNLIKELY (t->tid == 0)) {
+    if (use_pthread_ids)
+      t->tid = (guint32) (guintptr) pthread_self ();
+    else
+      t->tid = (guint32) syscall (SYS_gettid);
+  }
+  return t->tid;
+}
+
 guint32
 gpuprof_gpu_current_thread_id (void)
 {
-  if (G_UNLIKELY (me.tid == 0)) {
-    if (use_pthread_ids)
-      me.tid = (guint32) (guintptr) pthread_self ();
-    else
-      me.tid = (guint32) syscall (SYS_gettid);
-  }
-  return me.tid;
+  return thread_id_of (&me);
 }
 
 static inline guint
@@ -309,13 +315,17 @@ GpuprofGpuContext
 _gpuprof_gpu_launch_context (GpuprofGpuChannel channel, guint32 * element_id,
     guint64 * seq, guint32 * tid)
 {
-  ThreadSlot *s = get_slot ();
+  GpuThread *t = &me;            /* one TLS look-up */
+  ThreadSlot *s;
   guint32 owner;
   gint d;
 
   *seq = GPUPROF_GPU_SEQ_NONE;
   *element_id = 0;
-  *tid = gpuprof_gpu_current_thread_id ();
+  *tid = thread_id_of (t);
+  if (G_UNLIKELY (t->slot == NULL))
+    t->slot = claim_slot_for (*tid);
+  s = t->slot;
   if (!s)
     return GPUPROF_GPU_CONTEXT_LAST;
   /* the innermost frame with an element (0: a ghost pad's query) */

@@ -83,7 +83,7 @@ static struct
   guint64 api_records, external_records;
   guint64 launch_records;
   guint64 pending_ops;
-  /* CUPTI's kernel name pointer -> interned name (callback path) */
+  /* CUPTI's kernel name pointer -> interned name */
   const gchar *name_raw[NAME_CACHE];
   const gchar *name_interned[NAME_CACHE];
 } join;
@@ -279,6 +279,21 @@ evict_locked (void)
   }
 }
 
+static const gchar *
+intern_cached_locked (const gchar * raw)
+{
+  guint h;
+
+  if (!raw)
+    return NULL;
+  h = (guint) (((guintptr) raw >> 3) * 2654435761u) & (NAME_CACHE - 1);
+  if (join.name_raw[h] != raw || strcmp (join.name_interned[h], raw)) {
+    join.name_raw[h] = raw;
+    join.name_interned[h] = g_intern_string (raw);
+  }
+  return join.name_interned[h];
+}
+
 /**
  * gpuprof_gpu_add_op:
  * @op: a GPU record; copied
@@ -297,7 +312,7 @@ gpuprof_gpu_add_op (const GpuprofGpuOp * op)
   e = entry_get_locked (op->correlation_id);
   p = g_new (PendingOp, 1);
   p->op = *op;
-  p->op.name = op->name ? g_intern_string (op->name) : NULL;
+  p->op.name = intern_cached_locked (op->name);
   p->next = e->ops;
   e->ops = p;
   e->n_ops++;
@@ -362,21 +377,6 @@ gpuprof_gpu_add_external (guint32 correlation_id, GpuprofGpuChannel channel,
   g_mutex_unlock (&_gpuprof_gpu.lock);
 }
 
-static const gchar *
-intern_cached_locked (const gchar * raw)
-{
-  guint h;
-
-  if (!raw)
-    return NULL;
-  h = (guint) (((guintptr) raw >> 3) * 2654435761u) & (NAME_CACHE - 1);
-  if (join.name_raw[h] != raw || strcmp (join.name_interned[h], raw)) {
-    join.name_raw[h] = raw;
-    join.name_interned[h] = g_intern_string (raw);
-  }
-  return join.name_interned[h];
-}
-
 /**
  * gpuprof_gpu_add_launched_ops:
  * @ops: GPU records of the callback path; copied
@@ -410,8 +410,7 @@ gpuprof_gpu_add_launched_ops (const GpuprofGpuOp * ops, guint n_ops)
       e.flags |= ENTRY_HAVE_API;
       e.thread_id = l.thread_id;
       e.api_start = l.api_start;
-      /* a synchronous call whose record came before it returned */
-      e.api_end = l.api_end ? l.api_end : l.api_start;
+      e.api_end = l.api_start;  /* the call's end is not read */
       for (c = 0; c < GPUPROF_GPU_N_CHANNELS; c++) {
         e.ext[c] = l.ext[c];
         if (l.flags & GPUPROF_GPU_LAUNCH_EXT (c))

@@ -3,7 +3,8 @@
  *
  * With cupti-path=callback, CUPTI calls gpuprof_gpu_launch_enter() on the
  * launching thread at the entry of each launch, copy and memset API call
- * (and _exit() at its return). Enter reads what the thread is doing (the
+ * (its exit is not read: nothing uses the call's end, and a clock read per
+ * op is saved). Enter reads what the thread is doing (the
  * element in a chain call and its sequence, else its owner or last active
  * element) and stores it under the correlation id. The record side finds it
  * again when the GPU record arrives: always later, as CUPTI makes the GPU
@@ -91,28 +92,7 @@ gpuprof_gpu_launch_enter (guint32 correlation_id)
     }
   }
   s->l.api_start = gpuprof_cupti_monotonic_ns ();
-  __atomic_store_n (&s->l.api_end, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&s->corr, correlation_id, __ATOMIC_RELEASE);
-}
-
-/**
- * gpuprof_gpu_launch_exit:
- * @correlation_id: the id given to gpuprof_gpu_launch_enter()
- *
- * At API exit, on the same thread: the call's end.
- */
-void
-gpuprof_gpu_launch_exit (guint32 correlation_id)
-{
-  LaunchSlot *tab = g_atomic_pointer_get (&launch_slots);
-  LaunchSlot *s;
-
-  if (G_UNLIKELY (!tab || !correlation_id))
-    return;
-  s = &tab[correlation_id & (N_LAUNCH_SLOTS - 1)];
-  if (__atomic_load_n (&s->corr, __ATOMIC_ACQUIRE) == correlation_id)
-    __atomic_store_n (&s->l.api_end, gpuprof_cupti_monotonic_ns (),
-        __ATOMIC_RELAXED);
 }
 
 /* Record side: what the launching thread stored for @corr, if still there */
@@ -128,7 +108,6 @@ _gpuprof_gpu_launch_lookup (guint32 corr, GpuprofGpuLaunch * out)
   if (__atomic_load_n (&s->corr, __ATOMIC_ACQUIRE) != corr)
     return FALSE;
   *out = s->l;
-  out->api_end = __atomic_load_n (&s->l.api_end, __ATOMIC_RELAXED);
   __atomic_thread_fence (__ATOMIC_ACQUIRE);
   /* rewritten meanwhile by a launch N ids later: not ours */
   return __atomic_load_n (&s->corr, __ATOMIC_RELAXED) == corr;

@@ -75,7 +75,6 @@ typedef struct
   guint32 flags;
   guint32 thread_id;
   guint64 api_start;
-  guint64 api_end;              /* 0 until the call returned */
   /* external id (in a call, or owner and its batch), or last element */
   guint64 ext[GPUPROF_GPU_N_CHANNELS];
 } GpuprofGpuLaunch;

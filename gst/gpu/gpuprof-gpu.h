@@ -177,7 +177,6 @@ void gpuprof_gpu_set_owner_batch_func (GpuprofGpuOwnerBatchFunc func,
  * it is doing under the call's correlation id (gpuprof-gpu-launch.c) */
 void gpuprof_gpu_launch_table_init (void);
 void gpuprof_gpu_launch_enter (guint32 correlation_id);
-void gpuprof_gpu_launch_exit (guint32 correlation_id);
 void gpuprof_gpu_use_pthread_ids (gboolean use);
 
 /* ---- record side ---- */
@@ -302,7 +301,7 @@ typedef enum
  * @thread_id: OS thread (gettid) of the API call that launched it, 0 when
  *   its API record never came
  * @api_start: start of that API call, monotonic ns, 0 when unknown
- * @api_end: its end
+ * @api_end: its end (the callback path does not read it: @api_start)
  * @unjoined: settled without its API record (timeout, capacity, end of run)
  *
  * One settled GPU record, attributed for one channel: what a listener's op
