@@ -16,6 +16,7 @@
 #include "gpuprof-gpu.h"
 #include "gpuprof-gpu-tables.h"
 #include "gpuprof-report.h"
+#include "gpuprof-test-gate.h"
 
 typedef guint32 (*LaunchFunc) (int, const char *, guint64, guint64);
 
@@ -242,80 +243,13 @@ GST_END_TEST;
 
 /* ---- private threads: one owned by an element, one by nobody ---- */
 
-typedef struct
+/* on a thread of its own, never in a chain call: only its owner explains
+ * its work */
+static void
+launch_private (gpointer kernel)
 {
-  GMutex lock;
-  GCond cond;
-  guint32 tid;
-  gboolean owned, launched, done;
-  const gchar *kernel;
-} Private;
-
-static gpointer
-private_main (gpointer data)
-{
-  Private *p = data;
-
-  g_mutex_lock (&p->lock);
-  p->tid = gpuprof_gpu_current_thread_id ();
-  g_cond_broadcast (&p->cond);
-  while (!p->owned)
-    g_cond_wait (&p->cond, &p->lock);
-  g_mutex_unlock (&p->lock);
-  /* no chain call on this thread, ever: only its owner explains it */
-  launch (0, p->kernel, 700, 0);
+  launch (0, kernel, 700, 0);
   launch (1, NULL, 30, 256);
-  /* alive until its records are settled: its OS name is read then */
-  g_mutex_lock (&p->lock);
-  p->launched = TRUE;
-  g_cond_broadcast (&p->cond);
-  while (!p->done)
-    g_cond_wait (&p->cond, &p->lock);
-  g_mutex_unlock (&p->lock);
-  return NULL;
-}
-
-static GThread *
-private_start (Private * p, const gchar * name, const gchar * kernel)
-{
-  GThread *th;
-
-  g_mutex_init (&p->lock);
-  g_cond_init (&p->cond);
-  p->kernel = kernel;
-  th = g_thread_new (name, private_main, p);
-  g_mutex_lock (&p->lock);
-  while (!p->tid)
-    g_cond_wait (&p->cond, &p->lock);
-  g_mutex_unlock (&p->lock);
-  return th;
-}
-
-/* lets it launch (@owner: told first, from this thread, as the tracer
- * learns it; 0: nobody's) and waits until it did */
-static void
-private_launch (Private * p, guint32 owner)
-{
-  if (owner)
-    gpuprof_gpu_set_thread_owner (p->tid, owner);
-  g_mutex_lock (&p->lock);
-  p->owned = TRUE;
-  g_cond_broadcast (&p->cond);
-  while (!p->launched)
-    g_cond_wait (&p->cond, &p->lock);
-  g_mutex_unlock (&p->lock);
-}
-
-static void
-private_end (Private * p, GThread * th)
-{
-  g_mutex_lock (&p->lock);
-  p->done = TRUE;
-  g_cond_broadcast (&p->cond);
-  g_mutex_unlock (&p->lock);
-  g_thread_join (th);
-  g_mutex_clear (&p->lock);
-  g_cond_clear (&p->cond);
 }
 
 /* the element's batches in flight, oldest first (the stand-in for
@@ -335,11 +269,10 @@ oldest_in_flight (guint32 element_id, gpointer user_data)
 static void
 run_owned_thread (GpuprofCuptiPath path)
 {
-  Private owned = { 0, }, nobody = { 0, };
+  GpuprofTestGate owned, nobody;
   GpuprofGpuElementStats e;
   GpuprofGpuTotals t;
   GpuprofGpuCost c;
-  GThread *th, *th2;
   GArray *un;
   const GpuprofGpuThreadStats *u;
   gchar *name;
@@ -351,10 +284,12 @@ run_owned_thread (GpuprofCuptiPath path)
   in_flight[0] = 5;
   in_flight[1] = 6;
   n_in_flight = 2;
-  th = private_start (&owned, "owned", "worker");
-  th2 = private_start (&nobody, "nobody", "stray");
-  private_launch (&owned, 12);
-  private_launch (&nobody, 0);
+  gpuprof_test_gate_start (&owned, "owned", launch_private, "worker");
+  gpuprof_test_gate_start (&nobody, "nobody", launch_private, "stray");
+  /* told from this thread, as the tracer learns it, before it launches */
+  gpuprof_gpu_set_thread_owner (owned.tid, 12);
+  gpuprof_test_gate_run (&owned);
+  gpuprof_test_gate_run (&nobody);
   /* on the callback path batch 5 is read at launch: its completion before
    * the records arrive changes nothing (the activity path reads it when
    * the record is settled, docs/gpu.md) */
@@ -405,8 +340,8 @@ run_owned_thread (GpuprofCuptiPath path)
   g_free (name);
   g_array_unref (un);
 
-  private_end (&owned, th);
-  private_end (&nobody, th2);
+  gpuprof_test_gate_end (&owned);
+  gpuprof_test_gate_end (&nobody);
   gpuprof_gpu_set_owner_batch_func (NULL, NULL);
   stop ();
 }

@@ -19,14 +19,41 @@
 
 #include "gpuprof-cupti.h"
 #include "gpuprof-gpu.h"
+#include "gpuprof-test-gate.h"
 
 typedef guint32 (*LaunchFunc) (gint kind, const gchar * name, guint64 dur_ns,
     guint64 bytes);
 
 static LaunchFunc launch;
 static gint n_chain, n_eos, n_alloc, n_state;
+static gboolean launcher_spawns;        /* a thread instead of state work */
 
-/* ---- a padless element that launches GPU work in a state change ---- */
+/* ---- GPU work on threads of their own ---- */
+
+/* kernels @name launched outside any call of any element: nvinfer's input
+ * thread */
+typedef struct
+{
+  const gchar *name;
+  gint n;
+} Launches;
+
+static void
+launch_many (gpointer data)
+{
+  const Launches *l = data;
+  gint i;
+
+  for (i = 0; i < l->n; i++)
+    launch (0, l->name, 100, 0);
+}
+
+static const Launches worker_launches = { "owned_kernel", 200 };
+static const Launches app_launches = { "app_kernel", 3 };
+static GpuprofTestGate worker_thread;
+
+/* ---- a padless element that launches GPU work in a state change, or
+ * creates a thread that does ---- */
 
 typedef GstElement TestLauncher;
 typedef GstElementClass TestLauncherClass;
@@ -36,7 +63,11 @@ G_DEFINE_TYPE (TestLauncher, test_launcher, GST_TYPE_ELEMENT);
 static GstStateChangeReturn
 test_launcher_change_state (GstElement * e, GstStateChange t)
 {
-  if (t == GST_STATE_CHANGE_READY_TO_PAUSED) {
+  if (t == GST_STATE_CHANGE_READY_TO_PAUSED && launcher_spawns) {
+    /* its private thread, created here as nvinfer does */
+    gpuprof_test_gate_start (&worker_thread, "infer-input", launch_many,
+        (gpointer) & worker_launches);
+  } else if (t == GST_STATE_CHANGE_READY_TO_PAUSED) {
     launch (2, NULL, 5000, 9 << 20);    /* a pool's memset */
     launch (0, "state_kernel", 700, 0);
     g_atomic_int_add (&n_state, 1);
@@ -54,105 +85,6 @@ test_launcher_class_init (TestLauncherClass * klass)
 
 static void
 test_launcher_init (TestLauncher * self)
-{
-}
-
-/* ---- an element that launches GPU work on a thread of its own ---- */
-
-/* a private thread waiting for its go, then launching @n kernels @name */
-typedef struct
-{
-  GMutex lock;
-  GCond cond;
-  gboolean go, done, release;
-  const gchar *name;
-  gint n;
-  GThread *thread;
-} Launcher;
-
-static gpointer
-launcher_main (gpointer data)
-{
-  Launcher *l = data;
-  gint i;
-
-  g_mutex_lock (&l->lock);
-  while (!l->go)
-    g_cond_wait (&l->cond, &l->lock);
-  g_mutex_unlock (&l->lock);
-  /* never inside a call of any element: nvinfer's input thread */
-  for (i = 0; i < l->n; i++)
-    launch (0, l->name, 100, 0);
-  g_mutex_lock (&l->lock);
-  l->done = TRUE;
-  g_cond_broadcast (&l->cond);
-  /* alive until its records are settled: its OS name is read then */
-  while (!l->release)
-    g_cond_wait (&l->cond, &l->lock);
-  g_mutex_unlock (&l->lock);
-  return NULL;
-}
-
-static void
-launcher_start (Launcher * l, const gchar * thread, const gchar * name, gint n)
-{
-  g_mutex_init (&l->lock);
-  g_cond_init (&l->cond);
-  l->name = name;
-  l->n = n;
-  l->thread = g_thread_new (thread, launcher_main, l);
-}
-
-/* lets it launch and waits until it did */
-static void
-launcher_run (Launcher * l)
-{
-  g_mutex_lock (&l->lock);
-  l->go = TRUE;
-  g_cond_broadcast (&l->cond);
-  while (!l->done)
-    g_cond_wait (&l->cond, &l->lock);
-  g_mutex_unlock (&l->lock);
-}
-
-static void
-launcher_join (Launcher * l)
-{
-  g_mutex_lock (&l->lock);
-  l->release = TRUE;
-  g_cond_broadcast (&l->cond);
-  g_mutex_unlock (&l->lock);
-  g_thread_join (l->thread);
-  g_mutex_clear (&l->lock);
-  g_cond_clear (&l->cond);
-}
-
-static Launcher worker_thread;
-
-/* creates its thread in READY->PAUSED, as nvinfer does */
-typedef GstElement TestWorker;
-typedef GstElementClass TestWorkerClass;
-GType test_worker_get_type (void);
-G_DEFINE_TYPE (TestWorker, test_worker, GST_TYPE_ELEMENT);
-
-static GstStateChangeReturn
-test_worker_change_state (GstElement * e, GstStateChange t)
-{
-  if (t == GST_STATE_CHANGE_READY_TO_PAUSED)
-    launcher_start (&worker_thread, "infer-input", "owned_kernel", 200);
-  return GST_ELEMENT_CLASS (test_worker_parent_class)->change_state (e, t);
-}
-
-static void
-test_worker_class_init (TestWorkerClass * klass)
-{
-  klass->change_state = test_worker_change_state;
-  gst_element_class_set_static_metadata (klass, "worker", "Testing",
-      "launches GPU work on a thread it creates", "gpuprof");
-}
-
-static void
-test_worker_init (TestWorker * self)
 {
 }
 
@@ -292,15 +224,17 @@ static void
 test_owned_threads (void)
 {
   GstElement *p = gst_parse_launch ("fakesrc num-buffers=1 ! fakesink", NULL);
-  GstElement *worker = g_object_new (test_worker_get_type (), "name",
+  GstElement *worker = g_object_new (test_launcher_get_type (), "name",
       "worker", NULL);
-  Launcher app = { 0, };
+  GpuprofTestGate app;
   GpuprofGpuTotals before, after;
   GpuprofGpuThreadStats row = { 0, };
   guint64 owned_ns, app_ns;
 
   /* the application's own thread, there before the pipeline */
-  launcher_start (&app, "appthread", "app_kernel", 3);
+  gpuprof_test_gate_start (&app, "appthread", launch_many,
+      (gpointer) & app_launches);
+  launcher_spawns = TRUE;
   gst_bin_add (GST_BIN (p), worker);
   g_assert_cmpint (gst_element_set_state (p, GST_STATE_PAUSED), !=,
       GST_STATE_CHANGE_FAILURE);
@@ -309,8 +243,8 @@ test_owned_threads (void)
   g_assert_nonnull (worker_thread.thread);
   gpuprof_cupti_flush (TRUE);
   gpuprof_gpu_get_totals (GPUPROF_GPU_CHANNEL_TRACER, &before);
-  launcher_run (&worker_thread);
-  launcher_run (&app);
+  gpuprof_test_gate_run (&worker_thread);
+  gpuprof_test_gate_run (&app);
   gpuprof_cupti_flush (TRUE);
   gpuprof_gpu_get_totals (GPUPROF_GPU_CHANNEL_TRACER, &after);
 
@@ -328,8 +262,8 @@ test_owned_threads (void)
   g_assert_cmpuint (row.cost.kernels, ==, 3);
 
   gst_element_set_state (p, GST_STATE_NULL);
-  launcher_join (&worker_thread);
-  launcher_join (&app);
+  gpuprof_test_gate_end (&worker_thread);
+  gpuprof_test_gate_end (&app);
   gst_object_unref (p);
 }
 
