@@ -261,6 +261,9 @@ gpuprof_gpu_set_thread_owner (guint32 tid, guint32 element_id)
     g_atomic_int_set (&s->last[c], (gint) element_id);
 }
 
+static GpuprofGpuOwnerBatchFunc owner_batch_func;
+static gpointer owner_batch_data;
+
 /**
  * gpuprof_gpu_set_owner_batch_func:
  * @func: (nullable): returns the oldest batch in flight in an element (0:
@@ -273,9 +276,6 @@ gpuprof_gpu_set_thread_owner (guint32 tid, guint32 element_id)
  * record is settled (activity path), tracer channel only. Set it before
  * streaming starts.
  */
-static GpuprofGpuOwnerBatchFunc owner_batch_func;
-static gpointer owner_batch_data;
-
 void
 gpuprof_gpu_set_owner_batch_func (GpuprofGpuOwnerBatchFunc func,
     gpointer user_data)
@@ -309,7 +309,8 @@ _gpuprof_gpu_owner_batch (GpuprofGpuChannel channel, guint32 owner)
  * On the launching thread, at API entry (the callback path): what the
  * external id and the thread fallback would have said. O(1), no lock.
  *
- * Returns: what the thread is doing: in a call, on an owned thread, else
+ * Returns: what the thread is doing: in a call, outside calls on a thread
+ *   with an owner, or neither
  */
 GpuprofGpuContext
 _gpuprof_gpu_launch_context (GpuprofGpuChannel channel, guint32 * element_id,

@@ -285,7 +285,9 @@ ring_add_locked (Channel * ch, ElementAgg * agg, guint64 seq,
   RingSlot *slot = NULL;
 
   /* the ops of one buffer come together, and buffers in order: the last
-   * slot, or a sequence never seen (no lookup), is the common case */
+   * slot, or a sequence never seen (no lookup), is the common case. @seq
+   * came through an id (40 bits): one that wrapped (the meter's PTS after
+   * 18 min) is lower than the highest, so it is looked up */
   if (agg->any_seq && ch->ring[agg->last_slot].used
       && ch->ring[agg->last_slot].key == key)
     slot = &ch->ring[agg->last_slot];

@@ -451,6 +451,19 @@ GST_START_TEST (test_ring_model)
       fail_unless_equals_uint64 (c.kernel_ns, ring[k].ns);
     }
   }
+
+  /* a sequence past 40 bits (the meter's PTS after 18 min) is its low
+   * bits: the same buffer as those, not a new one */
+  launch_in_call (TR, 9, 5, 900000000, 7);
+  launch_in_call (TR, 9, 6, 900000500, 1);
+  launch_in_call (TR, 9, (G_GUINT64_CONSTANT (1) << 40) + 5, 900001000, 8);
+  deliver_new ();
+  gpuprof_gpu_settle (op, GPUPROF_GPU_SETTLE_ALL);
+  fail_unless (gpuprof_gpu_get_element (TR, 9, &e));
+  fail_unless_equals_uint64 (e.buffers, 2);
+  fail_unless (gpuprof_gpu_get_buffer_cost (TR, 9, 5, &c));
+  fail_unless_equals_uint64 (c.kernels, 2);
+  fail_unless_equals_uint64 (c.kernel_ns, 15);
   g_rand_free (rand);
 }
 
