@@ -22,7 +22,7 @@
 #include "gpuprof-gpu-private.h"
 #include "gpuprof-cupti.h"
 
-#define N_LAUNCH_SLOTS (1 << 18)        /* power of two; 14 MiB, on first use */
+#define N_LAUNCH_SLOTS (1 << 18)        /* power of two; 10 MiB, on first use */
 
 typedef struct
 {
