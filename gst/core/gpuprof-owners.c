@@ -11,6 +11,15 @@ typedef struct
 
 static GMutex lock;
 static GHashTable *owners;      /* tid -> Owner*, guarded by lock */
+static GpuprofOwnersFunc listener;      /* guarded by lock */
+static gpointer listener_data;
+
+static void
+told_locked (gint tid, const Owner * o)
+{
+  if (listener && o->element_id)
+    listener (tid, o->element_id, listener_data);
+}
 
 static Owner *
 owner_of_locked (gint tid, gboolean create)
@@ -56,6 +65,7 @@ gpuprof_owners_set (gint tid, guint32 element_id, GpuprofThreadKind kind)
           && o->kind == GPUPROF_THREAD_KIND_WORKER)) {
     o->element_id = element_id;
     o->kind = kind;
+    told_locked (tid, o);
   }
   g_mutex_unlock (&lock);
 }
@@ -79,6 +89,7 @@ gpuprof_owners_scan (guint32 element_id)
     o->element_id = element_id;
     o->kind = element_id ? GPUPROF_THREAD_KIND_WORKER :
         GPUPROF_THREAD_KIND_APPLICATION;
+    told_locked (tid, o);
   }
   g_mutex_unlock (&lock);
   g_dir_close (dir);
@@ -126,4 +137,21 @@ gpuprof_owners_workers (guint32 element_id)
   }
   g_mutex_unlock (&lock);
   return tids;
+}
+
+void
+gpuprof_owners_set_listener (GpuprofOwnersFunc func, gpointer user_data)
+{
+  GHashTableIter it;
+  gpointer key, value;
+
+  g_mutex_lock (&lock);
+  listener = func;
+  listener_data = user_data;
+  if (owners) {
+    g_hash_table_iter_init (&it, owners);
+    while (g_hash_table_iter_next (&it, &key, &value))
+      told_locked (GPOINTER_TO_INT (key), value);
+  }
+  g_mutex_unlock (&lock);
 }

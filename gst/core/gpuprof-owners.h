@@ -38,4 +38,12 @@ guint32 gpuprof_threads_owner_of_tid (guint32 tid);
 /* Worker threads of @element_id (tids, free with g_array_unref). */
 GArray *gpuprof_owners_workers (guint32 element_id);
 
+/* Told each owner learnt (element id != 0), with the owners lock held:
+ * short, no gpuprof_owners_* call. How the GPU side learns them without
+ * gst/core depending on gst/gpu (the session sets it). */
+typedef void (*GpuprofOwnersFunc) (gint tid, guint32 element_id,
+    gpointer user_data);
+/* Sets it (NULL: none) and replays the owners already known to it. */
+void gpuprof_owners_set_listener (GpuprofOwnersFunc func, gpointer user_data);
+
 G_END_DECLS

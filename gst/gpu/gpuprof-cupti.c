@@ -540,10 +540,9 @@ subscriber_callback (void *userdata, CUpti_CallbackDomain domain,
   if (domain != CUPTI_CB_DOMAIN_DRIVER_API
       && domain != CUPTI_CB_DOMAIN_RUNTIME_API)
     return;
+  /* CUPTI calls at exit too (no way to ask for entry only): nothing to do */
   if (cd->callbackSite == CUPTI_API_ENTER)
     gpuprof_gpu_launch_enter (cd->correlationId);
-  else
-    gpuprof_gpu_launch_exit (cd->correlationId);
 }
 
 /* API calls that make GPU records: kernel and graph launches, copies and

@@ -74,16 +74,22 @@ gpuprof_gpu_use_pthread_ids (gboolean use)
  * (CUpti_ActivityAPI.threadId with CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM:
  * gettid()).
  */
+static inline guint32
+thread_id_of (GpuThread * t)
+{
+  if (G_UNLIKELY (t->tid == 0)) {
+    if (use_pthread_ids)
+      t->tid = (guint32) (guintptr) pthread_self ();
+    else
+      t->tid = (guint32) syscall (SYS_gettid);
+  }
+  return t->tid;
+}
+
 guint32
 gpuprof_gpu_current_thread_id (void)
 {
-  if (G_UNLIKELY (me.tid == 0)) {
-    if (use_pthread_ids)
-      me.tid = (guint32) (guintptr) pthread_self ();
-    else
-      me.tid = (guint32) syscall (SYS_gettid);
-  }
-  return me.tid;
+  return thread_id_of (&me);
 }
 
 static inline guint
@@ -255,50 +261,104 @@ gpuprof_gpu_set_thread_owner (guint32 tid, guint32 element_id)
     g_atomic_int_set (&s->last[c], (gint) element_id);
 }
 
+static GpuprofGpuOwnerBatchFunc owner_batch_func;
+static gpointer owner_batch_data;
+
+/**
+ * gpuprof_gpu_set_owner_batch_func:
+ * @func: (nullable): returns the oldest batch in flight in an element (0:
+ *   none), O(1) and lock-free: it runs on launching threads
+ * @user_data: passed to @func
+ *
+ * Work launched on a thread owned by an element (gpuprof_gpu_set_thread_owner(),
+ * gpuprof_gpu_set_thread_element()) outside any chain call goes to the
+ * owner's oldest batch in flight at launch (callback path) or when the
+ * record is settled (activity path), tracer channel only. Set it before
+ * streaming starts.
+ */
+void
+gpuprof_gpu_set_owner_batch_func (GpuprofGpuOwnerBatchFunc func,
+    gpointer user_data)
+{
+  owner_batch_data = user_data;
+  g_atomic_pointer_set (&owner_batch_func, func);
+}
+
+/* The owner's batch as a sequence: GPUPROF_GPU_SEQ_NONE when none */
+guint64
+_gpuprof_gpu_owner_batch (GpuprofGpuChannel channel, guint32 owner)
+{
+  GpuprofGpuOwnerBatchFunc f = g_atomic_pointer_get (&owner_batch_func);
+  guint64 batch;
+
+  if (!f || !owner || channel != GPUPROF_GPU_CHANNEL_TRACER)
+    return GPUPROF_GPU_SEQ_NONE;
+  batch = f (owner, owner_batch_data);
+  return batch ? batch : GPUPROF_GPU_SEQ_NONE;
+}
+
 /**
  * _gpuprof_gpu_launch_context:
  * @channel: the channel
  * @element_id: (out): the element in a chain call on this thread, else the
- *   thread's owner or last active element (0: none)
- * @seq: (out): the sequence pushed with it, %GPUPROF_GPU_SEQ_NONE outside a
- *   chain call
+ *   thread's owner, else its last active element (0: none)
+ * @seq: (out): the sequence pushed with it, or the owner's oldest batch in
+ *   flight; %GPUPROF_GPU_SEQ_NONE when none
+ * @tid: (out): the calling thread's id (gpuprof_gpu_current_thread_id())
  *
  * On the launching thread, at API entry (the callback path): what the
  * external id and the thread fallback would have said. O(1), no lock.
  *
- * Returns: whether a chain call is in progress (by external id)
+ * Returns: what the thread is doing: in a call, outside calls on a thread
+ *   with an owner, or neither
  */
-gboolean
+GpuprofGpuContext
 _gpuprof_gpu_launch_context (GpuprofGpuChannel channel, guint32 * element_id,
-    guint64 * seq)
+    guint64 * seq, guint32 * tid)
 {
-  ThreadSlot *s = get_slot ();
+  GpuThread *t = &me;            /* one TLS look-up */
+  ThreadSlot *s;
+  guint32 owner;
   gint d;
 
   *seq = GPUPROF_GPU_SEQ_NONE;
   *element_id = 0;
+  *tid = thread_id_of (t);
+  if (G_UNLIKELY (t->slot == NULL))
+    t->slot = claim_slot_for (*tid);
+  s = t->slot;
   if (!s)
-    return FALSE;
+    return GPUPROF_GPU_CONTEXT_LAST;
   /* the innermost frame with an element (0: a ghost pad's query) */
   for (d = MIN (s->depth[channel], STACK_DEPTH); d > 0; d--) {
     if (s->stack[channel][d - 1]) {
       *element_id = s->stack[channel][d - 1];
       *seq = s->stack_seq[channel][d - 1];
-      return TRUE;
+      return GPUPROF_GPU_CONTEXT_CALL;
     }
   }
+  owner = (guint32) g_atomic_int_get (&s->owner[channel]);
+  if (owner) {
+    *element_id = owner;
+    *seq = _gpuprof_gpu_owner_batch (channel, owner);
+    return GPUPROF_GPU_CONTEXT_OWNER;
+  }
   *element_id = (guint32) g_atomic_int_get (&s->last[channel]);
-  return FALSE;
+  return GPUPROF_GPU_CONTEXT_LAST;
 }
 
 /* ---- read by the record side, from another thread ---- */
 
-/* The thread fallback: the element @tid was last active in on @channel. */
+/* The thread fallback: the element @tid was last active in on @channel;
+ * @owner (out, nullable): the thread's owner, 0 when none */
 guint32
-_gpuprof_gpu_thread_last (guint32 tid, GpuprofGpuChannel channel)
+_gpuprof_gpu_thread_last (guint32 tid, GpuprofGpuChannel channel,
+    guint32 * owner)
 {
   ThreadSlot *s = find_slot (tid);
 
+  if (owner)
+    *owner = s ? (guint32) g_atomic_int_get (&s->owner[channel]) : 0;
   return s ? (guint32) g_atomic_int_get (&s->last[channel]) : 0;
 }
 

@@ -36,6 +36,7 @@
 #define ENTRY_GRAPH       (1 << 4)
 #define ENTRY_READY       (1 << 5)
 #define ENTRY_HAVE_LAST(c) (1 << (6 + (c)))     /* ext[c]: element at launch */
+#define ENTRY_HAVE_OWNER(c) (1 << (8 + (c)))    /* ext[c]: owner and batch */
 
 typedef struct _PendingOp PendingOp;
 struct _PendingOp
@@ -43,6 +44,11 @@ struct _PendingOp
   GpuprofGpuOp op;              /* name interned */
   PendingOp *next;
 };
+
+/* CUPTI names a kernel with one pointer for all its records: interning is
+ * cached per pointer (and checked, as a pointer may be reused for another
+ * name after a module unload) */
+#define NAME_CACHE 256          /* power of two */
 
 /* entries get their arrival time at the first settle that sees them */
 #define ARRIVAL_UNSET G_MAXUINT64
@@ -75,7 +81,11 @@ static struct
   guint64 settled_arrival;
   guint64 dropped_records;
   guint64 api_records, external_records;
+  guint64 launch_records;
   guint64 pending_ops;
+  /* CUPTI's kernel name pointer -> interned name */
+  const gchar *name_raw[NAME_CACHE];
+  const gchar *name_interned[NAME_CACHE];
 } join;
 
 static void
@@ -117,6 +127,7 @@ _gpuprof_gpu_join_fill_totals_locked (GpuprofGpuTotals * totals)
   totals->dropped = join.dropped_records;
   totals->api_records = join.api_records;
   totals->external_records = join.external_records;
+  totals->launch_records = join.launch_records;
   totals->pending_ids = join.n_entries;
 }
 
@@ -187,14 +198,24 @@ attribute_locked (GpuprofGpuChannel c, const Entry * e,
     so->element_id = gpuprof_gpu_id_element (e->ext[c]);
     so->by = GPUPROF_GPU_BY_EXTERNAL;
     so->seq = gpuprof_gpu_id_seq (e->ext[c]);
+  } else if (e->flags & ENTRY_HAVE_OWNER (c)) {
+    /* an owned thread, outside calls: the owner's oldest batch at launch */
+    so->element_id = gpuprof_gpu_id_element (e->ext[c]);
+    so->seq = gpuprof_gpu_id_seq (e->ext[c]);
+    so->by = GPUPROF_GPU_BY_THREAD;
   } else if (e->flags & ENTRY_HAVE_LAST (c)) {
     so->element_id = (guint32) e->ext[c];
     if (so->element_id)
       so->by = GPUPROF_GPU_BY_THREAD;
   } else if (have_api) {
-    so->element_id = _gpuprof_gpu_thread_last (e->thread_id, c);
+    guint32 owner;
+
+    so->element_id = _gpuprof_gpu_thread_last (e->thread_id, c, &owner);
     if (so->element_id)
       so->by = GPUPROF_GPU_BY_THREAD;
+    /* activity path: the owner's oldest batch now, not at launch */
+    if (owner && so->element_id == owner)
+      so->seq = _gpuprof_gpu_owner_batch (c, owner);
   }
   so->thread_id = have_api ? e->thread_id : 0;
   so->api_start = have_api ? e->api_start : 0;
@@ -258,6 +279,21 @@ evict_locked (void)
   }
 }
 
+static const gchar *
+intern_cached_locked (const gchar * raw)
+{
+  guint h;
+
+  if (!raw)
+    return NULL;
+  h = (guint) (((guintptr) raw >> 3) * 2654435761u) & (NAME_CACHE - 1);
+  if (join.name_raw[h] != raw || strcmp (join.name_interned[h], raw)) {
+    join.name_raw[h] = raw;
+    join.name_interned[h] = g_intern_string (raw);
+  }
+  return join.name_interned[h];
+}
+
 /**
  * gpuprof_gpu_add_op:
  * @op: a GPU record; copied
@@ -276,7 +312,7 @@ gpuprof_gpu_add_op (const GpuprofGpuOp * op)
   e = entry_get_locked (op->correlation_id);
   p = g_new (PendingOp, 1);
   p->op = *op;
-  p->op.name = op->name ? g_intern_string (op->name) : NULL;
+  p->op.name = intern_cached_locked (op->name);
   p->next = e->ops;
   e->ops = p;
   e->n_ops++;
@@ -359,13 +395,14 @@ gpuprof_gpu_add_launched_ops (const GpuprofGpuOp * ops, guint n_ops)
 
   g_mutex_lock (&_gpuprof_gpu.lock);
   _gpuprof_gpu_ensure_init_locked ();
+  join.launch_records += n_ops;
   for (i = 0; i < n_ops; i++) {
     GpuprofGpuOp op = ops[i];
     GpuprofGpuLaunch l;
     Entry e = { 0, };
     gboolean found = _gpuprof_gpu_launch_lookup (op.correlation_id, &l);
 
-    op.name = op.name ? g_intern_string (op.name) : NULL;
+    op.name = intern_cached_locked (op.name);
     e.corr = op.correlation_id;
     if (op.graph_id)
       e.flags |= ENTRY_GRAPH;
@@ -373,12 +410,13 @@ gpuprof_gpu_add_launched_ops (const GpuprofGpuOp * ops, guint n_ops)
       e.flags |= ENTRY_HAVE_API;
       e.thread_id = l.thread_id;
       e.api_start = l.api_start;
-      /* a synchronous call whose record came before it returned */
-      e.api_end = l.api_end ? l.api_end : l.api_start;
+      e.api_end = l.api_start;  /* the call's end is not read */
       for (c = 0; c < GPUPROF_GPU_N_CHANNELS; c++) {
         e.ext[c] = l.ext[c];
         if (l.flags & GPUPROF_GPU_LAUNCH_EXT (c))
           e.flags |= ENTRY_HAVE_EXT (c);
+        else if (l.flags & GPUPROF_GPU_LAUNCH_OWNER (c))
+          e.flags |= ENTRY_HAVE_OWNER (c);
         else if (l.flags & GPUPROF_GPU_LAUNCH_LAST (c))
           e.flags |= ENTRY_HAVE_LAST (c);
       }

@@ -3,7 +3,8 @@
  *
  * With cupti-path=callback, CUPTI calls gpuprof_gpu_launch_enter() on the
  * launching thread at the entry of each launch, copy and memset API call
- * (and _exit() at its return). Enter reads what the thread is doing (the
+ * (its exit is not read: nothing uses the call's end, and a clock read per
+ * op is saved). Enter reads what the thread is doing (the
  * element in a chain call and its sequence, else its owner or last active
  * element) and stores it under the correlation id. The record side finds it
  * again when the GPU record arrives: always later, as CUPTI makes the GPU
@@ -21,7 +22,7 @@
 #include "gpuprof-gpu-private.h"
 #include "gpuprof-cupti.h"
 
-#define N_LAUNCH_SLOTS (1 << 18)        /* power of two; 14 MiB, on first use */
+#define N_LAUNCH_SLOTS (1 << 18)        /* power of two; 10 MiB, on first use */
 
 typedef struct
 {
@@ -76,38 +77,22 @@ gpuprof_gpu_launch_enter (guint32 correlation_id)
     s->l.ext[c] = 0;
     if (!(on & (1 << c)))
       continue;
-    if (_gpuprof_gpu_launch_context (c, &element, &seq)) {
-      s->l.flags |= GPUPROF_GPU_LAUNCH_EXT (c);
-      s->l.ext[c] = gpuprof_gpu_encode_id (element, seq);
-    } else {
-      s->l.flags |= GPUPROF_GPU_LAUNCH_LAST (c);
-      s->l.ext[c] = element;
+    switch (_gpuprof_gpu_launch_context (c, &element, &seq, &s->l.thread_id)) {
+      case GPUPROF_GPU_CONTEXT_CALL:
+        s->l.flags |= GPUPROF_GPU_LAUNCH_EXT (c);
+        s->l.ext[c] = gpuprof_gpu_encode_id (element, seq);
+        break;
+      case GPUPROF_GPU_CONTEXT_OWNER:
+        s->l.flags |= GPUPROF_GPU_LAUNCH_OWNER (c);
+        s->l.ext[c] = gpuprof_gpu_encode_id (element, seq);
+        break;
+      default:
+        s->l.flags |= GPUPROF_GPU_LAUNCH_LAST (c);
+        s->l.ext[c] = element;
     }
   }
-  s->l.thread_id = gpuprof_gpu_current_thread_id ();
   s->l.api_start = gpuprof_cupti_monotonic_ns ();
-  __atomic_store_n (&s->l.api_end, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&s->corr, correlation_id, __ATOMIC_RELEASE);
-}
-
-/**
- * gpuprof_gpu_launch_exit:
- * @correlation_id: the id given to gpuprof_gpu_launch_enter()
- *
- * At API exit, on the same thread: the call's end.
- */
-void
-gpuprof_gpu_launch_exit (guint32 correlation_id)
-{
-  LaunchSlot *tab = g_atomic_pointer_get (&launch_slots);
-  LaunchSlot *s;
-
-  if (G_UNLIKELY (!tab || !correlation_id))
-    return;
-  s = &tab[correlation_id & (N_LAUNCH_SLOTS - 1)];
-  if (__atomic_load_n (&s->corr, __ATOMIC_ACQUIRE) == correlation_id)
-    __atomic_store_n (&s->l.api_end, gpuprof_cupti_monotonic_ns (),
-        __ATOMIC_RELAXED);
 }
 
 /* Record side: what the launching thread stored for @corr, if still there */
@@ -123,7 +108,6 @@ _gpuprof_gpu_launch_lookup (guint32 corr, GpuprofGpuLaunch * out)
   if (__atomic_load_n (&s->corr, __ATOMIC_ACQUIRE) != corr)
     return FALSE;
   *out = s->l;
-  out->api_end = __atomic_load_n (&s->l.api_end, __ATOMIC_RELAXED);
   __atomic_thread_fence (__ATOMIC_ACQUIRE);
   /* rewritten meanwhile by a launch N ids later: not ours */
   return __atomic_load_n (&s->corr, __ATOMIC_RELAXED) == corr;

@@ -47,24 +47,36 @@ void _gpuprof_gpu_call_op_listeners_locked (const GpuprofGpuSettledOp * so);
 void _gpuprof_gpu_call_settle_listeners (void);
 
 /* gpuprof-gpu-hotpath.c: what the record side reads of other threads */
-guint32 _gpuprof_gpu_thread_last (guint32 tid, GpuprofGpuChannel channel);
+guint32 _gpuprof_gpu_thread_last (guint32 tid, GpuprofGpuChannel channel,
+    guint32 * owner);
 void _gpuprof_gpu_thread_name (guint32 tid, gchar * out, gsize size);
 void _gpuprof_gpu_threads_forget (void);
-gboolean _gpuprof_gpu_launch_context (GpuprofGpuChannel channel,
-    guint32 * element_id, guint64 * seq);
+guint64 _gpuprof_gpu_owner_batch (GpuprofGpuChannel channel, guint32 owner);
+
+/* what a thread launching GPU work is doing */
+typedef enum
+{
+  GPUPROF_GPU_CONTEXT_CALL,     /* in a chain call (event, query...) */
+  GPUPROF_GPU_CONTEXT_OWNER,    /* outside calls, on a thread with an owner */
+  GPUPROF_GPU_CONTEXT_LAST,     /* else: its last active element, if any */
+} GpuprofGpuContext;
+
+GpuprofGpuContext _gpuprof_gpu_launch_context (GpuprofGpuChannel channel,
+    guint32 * element_id, guint64 * seq, guint32 * tid);
 
 /* gpuprof-gpu-launch.c: the callback path's table, correlation id -> what
  * the launching thread was doing at API entry */
 #define GPUPROF_GPU_LAUNCH_EXT(c)  (1 << (c))   /* in a chain call */
 #define GPUPROF_GPU_LAUNCH_LAST(c) (1 << (4 + (c)))     /* thread fallback */
+#define GPUPROF_GPU_LAUNCH_OWNER(c) (1 << (8 + (c)))    /* owner, batch */
 
 typedef struct
 {
   guint32 flags;
   guint32 thread_id;
   guint64 api_start;
-  guint64 api_end;              /* 0 until the call returned */
-  guint64 ext[GPUPROF_GPU_N_CHANNELS];  /* external id, or last element */
+  /* external id (in a call, or owner and its batch), or last element */
+  guint64 ext[GPUPROF_GPU_N_CHANNELS];
 } GpuprofGpuLaunch;
 
 gboolean _gpuprof_gpu_launch_lookup (guint32 corr, GpuprofGpuLaunch * out);

@@ -17,17 +17,28 @@
 
 typedef struct
 {
+  guint64 ns;
+  guint64 count;
+} KernelAgg;
+
+/* per-op lookups are cached: a direct-mapped cache in front of each hash
+ * table (entries are never freed before the table is: no invalidation) */
+#define KERNEL_CACHE 8          /* power of two */
+#define ELEMENT_CACHE 64        /* power of two */
+
+typedef struct
+{
   GpuprofGpuCost cost;
   guint64 by_thread_ns;
   guint64 buffers;
   GHashTable *kernels;          /* interned name -> KernelAgg */
+  const gchar *kernel_key[KERNEL_CACHE];
+  KernelAgg *kernel_val[KERNEL_CACHE];
+  /* ring: the slot of the last sequence, the highest sequence seen */
+  guint last_slot;
+  gboolean any_seq;
+  guint64 max_seq;
 } ElementAgg;
-
-typedef struct
-{
-  guint64 ns;
-  guint64 count;
-} KernelAgg;
 
 typedef struct
 {
@@ -45,7 +56,12 @@ typedef struct
   RingSlot *ring;
   guint ring_size;
   guint ring_next;
-  GHashTable *ring_index;       /* guint64* key (in ring) -> RingSlot */
+  /* open addressing (linear probing), 1 + ring slot index, 0 = empty; a
+   * GHashTable cost a lookup, a removal and an insertion per buffer */
+  guint32 *ring_index;
+  guint index_mask;             /* index size - 1: >= 2 * ring_size */
+  guint32 element_key[ELEMENT_CACHE];
+  ElementAgg *element_val[ELEMENT_CACHE];
 } Channel;
 
 typedef struct
@@ -70,6 +86,7 @@ static struct
 {
   Channel channels[GPUPROF_GPU_N_CHANNELS];
   GHashTable *devices;          /* device id -> Device */
+  Device *last_device;          /* of the last op: usually the next one's */
 } sums;
 
 static void
@@ -98,7 +115,12 @@ channel_init (Channel * ch)
   ch->ring_size = MAX (_gpuprof_gpu.config.ring_size, 1);
   ch->ring = g_new0 (RingSlot, ch->ring_size);
   ch->ring_next = 0;
-  ch->ring_index = g_hash_table_new (g_int64_hash, g_int64_equal);
+  ch->index_mask = 1;
+  while (ch->index_mask + 1 < 2 * ch->ring_size)
+    ch->index_mask = (ch->index_mask << 1) | 1;
+  ch->ring_index = g_new0 (guint32, ch->index_mask + 1);
+  memset (ch->element_key, 0, sizeof (ch->element_key));
+  memset (ch->element_val, 0, sizeof (ch->element_val));
 }
 
 static void
@@ -107,7 +129,7 @@ channel_clear (Channel * ch)
   g_clear_pointer (&ch->elements, g_hash_table_unref);
   g_clear_pointer (&ch->unattributed, g_hash_table_unref);
   g_clear_pointer (&ch->unattributed_kernels, g_hash_table_unref);
-  g_clear_pointer (&ch->ring_index, g_hash_table_unref);
+  g_clear_pointer (&ch->ring_index, g_free);
   g_clear_pointer (&ch->ring, g_free);
 }
 
@@ -127,6 +149,7 @@ _gpuprof_gpu_stats_clear_locked (void)
   guint c;
 
   g_clear_pointer (&sums.devices, g_hash_table_unref);
+  sums.last_device = NULL;
   for (c = 0; c < GPUPROF_GPU_N_CHANNELS; c++)
     channel_clear (&sums.channels[c]);
 }
@@ -154,53 +177,140 @@ cost_add (GpuprofGpuCost * c, const GpuprofGpuOp * op, guint64 ns)
   }
 }
 
-/* the entry of @key in @table (values of @size bytes, freed by the
- * table), zeroed and inserted on first use; @made says whether it is new */
-static gpointer
-table_entry (GHashTable * table, gconstpointer key, gsize size,
-    gboolean * made)
+static inline guint
+ptr_hash (gconstpointer p, guint size)
 {
-  gpointer v = g_hash_table_lookup (table, key);
+  return (guint) (((guintptr) p >> 4) * 2654435761u) & (size - 1);
+}
 
-  *made = v == NULL;
-  if (!v) {
-    v = g_malloc0 (size);
-    g_hash_table_insert (table, (gpointer) key, v);
+static KernelAgg *
+kernel_get (GHashTable * kernels, const gchar * name)
+{
+  KernelAgg *k = g_hash_table_lookup (kernels, name);
+
+  if (!k) {
+    k = g_new0 (KernelAgg, 1);
+    g_hash_table_insert (kernels, (gpointer) name, k);
   }
-  return v;
+  return k;
 }
 
 static void
 kernel_add (GHashTable * kernels, const GpuprofGpuOp * op, guint64 ns)
 {
   KernelAgg *k;
-  const gchar *name = op->name ? op->name : g_intern_static_string ("?");
-  gboolean made;
 
   if (op->kind != GPUPROF_GPU_OP_KERNEL)
     return;
-  k = table_entry (kernels, name, sizeof (KernelAgg), &made);
+  k = kernel_get (kernels, op->name ? op->name :
+      g_intern_static_string ("?"));
   k->ns += ns;
   k->count++;
 }
 
+/* kernel_add() for an element, through its cache (names are interned) */
 static void
-ring_add_locked (Channel * ch, ElementAgg * agg, GpuprofGpuExternalId key,
-    const GpuprofGpuOp * op, guint64 ns)
+element_kernel_add (ElementAgg * agg, const GpuprofGpuOp * op, guint64 ns)
 {
-  RingSlot *slot = g_hash_table_lookup (ch->ring_index, &key);
+  const gchar *name = op->name;
+  guint h;
+  KernelAgg *k;
+
+  if (op->kind != GPUPROF_GPU_OP_KERNEL)
+    return;
+  if (!name)
+    name = g_intern_static_string ("?");
+  h = ptr_hash (name, KERNEL_CACHE);
+  if (agg->kernel_key[h] == name) {
+    k = agg->kernel_val[h];
+  } else {
+    k = kernel_get (agg->kernels, name);
+    agg->kernel_key[h] = name;
+    agg->kernel_val[h] = k;
+  }
+  k->ns += ns;
+  k->count++;
+}
+
+static inline guint
+ring_hash (const Channel * ch, GpuprofGpuExternalId key)
+{
+  return (guint) ((key * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)) >> 32) &
+      ch->index_mask;
+}
+
+/* where @key is in the index, or the empty position where it would go */
+static guint
+ring_find (const Channel * ch, GpuprofGpuExternalId key)
+{
+  guint i = ring_hash (ch, key);
+
+  while (ch->ring_index[i] && ch->ring[ch->ring_index[i] - 1].key != key)
+    i = (i + 1) & ch->index_mask;
+  return i;
+}
+
+static RingSlot *
+ring_lookup (const Channel * ch, GpuprofGpuExternalId key)
+{
+  guint32 v = ch->ring_index[ring_find (ch, key)];
+
+  return v ? &ch->ring[v - 1] : NULL;
+}
+
+/* removes @key (present) from the index: backward shift, no tombstones */
+static void
+ring_index_remove (Channel * ch, GpuprofGpuExternalId key)
+{
+  guint i = ring_find (ch, key), j = i, home;
+
+  for (;;) {
+    ch->ring_index[i] = 0;
+    do {
+      j = (j + 1) & ch->index_mask;
+      if (!ch->ring_index[j])
+        return;
+      home = ring_hash (ch, ch->ring[ch->ring_index[j] - 1].key);
+      /* stays while its home is cyclically in (i, j] */
+    } while (i <= j ? (i < home && home <= j) : (i < home || home <= j));
+    ch->ring_index[i] = ch->ring_index[j];
+    i = j;
+  }
+}
+
+static void
+ring_add_locked (Channel * ch, ElementAgg * agg, guint64 seq,
+    GpuprofGpuExternalId key, const GpuprofGpuOp * op, guint64 ns)
+{
+  RingSlot *slot = NULL;
+
+  /* the ops of one buffer come together, and buffers in order: the last
+   * slot, or a sequence never seen (no lookup), is the common case. @seq
+   * came through an id (40 bits): one that wrapped (the meter's PTS after
+   * 18 min) is lower than the highest, so it is looked up */
+  if (agg->any_seq && ch->ring[agg->last_slot].used
+      && ch->ring[agg->last_slot].key == key)
+    slot = &ch->ring[agg->last_slot];
+  else if (!agg->any_seq || seq > agg->max_seq)
+    slot = NULL;
+  else
+    slot = ring_lookup (ch, key);
+  if (!agg->any_seq || seq > agg->max_seq)
+    agg->max_seq = seq;
+  agg->any_seq = TRUE;
 
   if (!slot) {
     slot = &ch->ring[ch->ring_next];
     ch->ring_next = (ch->ring_next + 1) % ch->ring_size;
     if (slot->used)
-      g_hash_table_remove (ch->ring_index, &slot->key);
+      ring_index_remove (ch, slot->key);
     memset (slot, 0, sizeof (*slot));
     slot->key = key;
     slot->used = TRUE;
-    g_hash_table_insert (ch->ring_index, &slot->key, slot);
+    ch->ring_index[ring_find (ch, key)] = (guint32) (slot - ch->ring) + 1;
     agg->buffers++;
   }
+  agg->last_slot = slot - ch->ring;
   cost_add (&slot->cost, op, ns);
 }
 
@@ -208,14 +318,15 @@ static void
 account_unattributed_locked (Channel * ch, const GpuprofGpuSettledOp * so,
     guint64 ns)
 {
-  gboolean made;
-  GpuprofGpuThreadStats *t = table_entry (ch->unattributed,
-      GUINT_TO_POINTER (so->thread_id), sizeof (GpuprofGpuThreadStats),
-      &made);
+  GpuprofGpuThreadStats *t = g_hash_table_lookup (ch->unattributed,
+      GUINT_TO_POINTER (so->thread_id));
 
-  if (made) {
+  if (!t) {
+    t = g_new0 (GpuprofGpuThreadStats, 1);
     t->thread_id = so->thread_id;
     _gpuprof_gpu_thread_name (so->thread_id, t->name, sizeof (t->name));
+    g_hash_table_insert (ch->unattributed, GUINT_TO_POINTER (so->thread_id),
+        t);
   }
   cost_add (&t->cost, so->op, ns);
   kernel_add (ch->unattributed_kernels, so->op, ns);
@@ -226,23 +337,35 @@ static void
 account_element_locked (Channel * ch, const GpuprofGpuSettledOp * so,
     guint64 ns)
 {
-  gboolean made;
-  ElementAgg *agg = table_entry (ch->elements,
-      GUINT_TO_POINTER (so->element_id), sizeof (ElementAgg), &made);
+  guint h = so->element_id & (ELEMENT_CACHE - 1);
+  ElementAgg *agg = NULL;
 
-  if (made)
-    agg->kernels = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  /* element 0 is never accounted here: key 0 means an empty entry */
+  if (ch->element_key[h] == so->element_id)
+    agg = ch->element_val[h];
+  if (!agg) {
+    agg = g_hash_table_lookup (ch->elements, GUINT_TO_POINTER (so->element_id));
+    if (!agg) {
+      agg = g_new0 (ElementAgg, 1);
+      agg->kernels = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+      g_hash_table_insert (ch->elements, GUINT_TO_POINTER (so->element_id),
+          agg);
+    }
+    ch->element_key[h] = so->element_id;
+    ch->element_val[h] = agg;
+  }
   cost_add (&agg->cost, so->op, ns);
-  kernel_add (agg->kernels, so->op, ns);
+  element_kernel_add (agg, so->op, ns);
   if (so->by == GPUPROF_GPU_BY_THREAD) {
     agg->by_thread_ns += ns;
     ch->totals.thread_ns += ns;
   } else {
     ch->totals.external_ns += ns;
-    if (so->seq != GPUPROF_GPU_SEQ_NONE)
-      ring_add_locked (ch, agg, gpuprof_gpu_encode_id (so->element_id,
-              so->seq), so->op, ns);
   }
+  /* a chain call's buffer, or an owned thread's batch in flight */
+  if (so->seq != GPUPROF_GPU_SEQ_NONE)
+    ring_add_locked (ch, agg, so->seq, gpuprof_gpu_encode_id
+        (so->element_id, so->seq), so->op, ns);
 }
 
 /* One settled op on one channel; @ns its duration (0: untimed), @graph
@@ -320,7 +443,7 @@ gaps_clip (GpuprofGpuGap * gaps, guint * n, guint64 t0, guint64 t1)
 static void
 device_add_interval (Device * d, guint64 start, guint64 end)
 {
-  guint i, j;
+  guint i, j, n;
   Interval *iv;
 
   if (!d->seen || start < d->first)
@@ -332,11 +455,24 @@ device_add_interval (Device * d, guint64 start, guint64 end)
   if (end <= start)
     return;
 
+  /* ops mostly come in order: after the last pending interval, or
+   * overlapping only it */
+  n = d->pending->len;
+  iv = (Interval *) d->pending->data;
+  if (n == 0 || start > iv[n - 1].end) {
+    g_array_append_val (d->pending, ((Interval) {
+            start, end}));
+    return;
+  }
+  if (start >= iv[n - 1].start) {
+    iv[n - 1].end = MAX (iv[n - 1].end, end);
+    return;
+  }
+
   /* first interval ending at or after @start: binary search, as ends are
    * sorted too. A linear scan was O(pending) per op, and pending holds
    * every disjoint op of the last retain_ns (tens of thousands at 35k
    * ops/s): most of the collector's time per op */
-  iv = (Interval *) d->pending->data;
   i = 0;
   j = d->pending->len;
   while (i < j) {
@@ -381,14 +517,18 @@ device_commit (Device * d, gboolean force)
 void
 _gpuprof_gpu_stats_device_add_locked (const GpuprofGpuOp * op)
 {
-  gboolean made;
-  Device *d = table_entry (sums.devices, GUINT_TO_POINTER (op->device_id),
-      sizeof (Device), &made);
+  Device *d = sums.last_device;
 
-  if (made) {
+  if (!d || d->device_id != op->device_id)
+    d = g_hash_table_lookup (sums.devices, GUINT_TO_POINTER (op->device_id));
+  if (!d) {
+    d = g_new0 (Device, 1);
     d->device_id = op->device_id;
     d->pending = g_array_new (FALSE, FALSE, sizeof (Interval));
+    g_hash_table_insert (sums.devices, GUINT_TO_POINTER (op->device_id),
+        d);
   }
+  sums.last_device = d;
   device_add_interval (d, op->start, op->end);
 }
 
@@ -407,16 +547,6 @@ _gpuprof_gpu_stats_commit_locked (gboolean force)
 /* ------------------------------------------------------------------ */
 /* queries                                                             */
 
-/* A query's start: the engine locked, the statistics made if need be;
- * returns @channel's (unlock with g_mutex_unlock (&_gpuprof_gpu.lock)) */
-static Channel *
-lock_channel (GpuprofGpuChannel channel)
-{
-  g_mutex_lock (&_gpuprof_gpu.lock);
-  _gpuprof_gpu_ensure_init_locked ();
-  return &sums.channels[channel];
-}
-
 /**
  * gpuprof_gpu_get_totals:
  * @channel: the channel
@@ -425,7 +555,9 @@ lock_channel (GpuprofGpuChannel channel)
 void
 gpuprof_gpu_get_totals (GpuprofGpuChannel channel, GpuprofGpuTotals * totals)
 {
-  *totals = lock_channel (channel)->totals;
+  g_mutex_lock (&_gpuprof_gpu.lock);
+  _gpuprof_gpu_ensure_init_locked ();
+  *totals = sums.channels[channel].totals;
   _gpuprof_gpu_join_fill_totals_locked (totals);
   g_mutex_unlock (&_gpuprof_gpu.lock);
 }
@@ -455,7 +587,9 @@ gpuprof_gpu_get_elements (GpuprofGpuChannel channel)
   GHashTableIter it;
   gpointer k, v;
 
-  g_hash_table_iter_init (&it, lock_channel (channel)->elements);
+  g_mutex_lock (&_gpuprof_gpu.lock);
+  _gpuprof_gpu_ensure_init_locked ();
+  g_hash_table_iter_init (&it, sums.channels[channel].elements);
   while (g_hash_table_iter_next (&it, &k, &v)) {
     ElementAgg *a = v;
     GpuprofGpuElementStats s = { GPOINTER_TO_UINT (k), a->cost,
@@ -484,7 +618,9 @@ gpuprof_gpu_get_element (GpuprofGpuChannel channel, guint32 element_id,
 
   memset (stats, 0, sizeof (*stats));
   stats->element_id = element_id;
-  a = g_hash_table_lookup (lock_channel (channel)->elements,
+  g_mutex_lock (&_gpuprof_gpu.lock);
+  _gpuprof_gpu_ensure_init_locked ();
+  a = g_hash_table_lookup (sums.channels[channel].elements,
       GUINT_TO_POINTER (element_id));
   if (a) {
     stats->cost = a->cost;
@@ -517,7 +653,9 @@ gpuprof_gpu_get_unattributed (GpuprofGpuChannel channel)
   GHashTableIter it;
   gpointer v;
 
-  g_hash_table_iter_init (&it, lock_channel (channel)->unattributed);
+  g_mutex_lock (&_gpuprof_gpu.lock);
+  _gpuprof_gpu_ensure_init_locked ();
+  g_hash_table_iter_init (&it, sums.channels[channel].unattributed);
   while (g_hash_table_iter_next (&it, NULL, &v))
     g_array_append_vals (out, v, 1);
   g_mutex_unlock (&_gpuprof_gpu.lock);
@@ -562,13 +700,13 @@ gpuprof_gpu_get_top_kernels (GpuprofGpuChannel channel, guint n)
   GArray *out = g_array_new (FALSE, TRUE, sizeof (GpuprofGpuKernelStats));
   GHashTableIter it;
   gpointer k, v;
-  Channel *ch;
 
-  ch = lock_channel (channel);
-  g_hash_table_iter_init (&it, ch->elements);
+  g_mutex_lock (&_gpuprof_gpu.lock);
+  _gpuprof_gpu_ensure_init_locked ();
+  g_hash_table_iter_init (&it, sums.channels[channel].elements);
   while (g_hash_table_iter_next (&it, &k, &v))
     collect_kernels (out, ((ElementAgg *) v)->kernels, GPOINTER_TO_UINT (k));
-  collect_kernels (out, ch->unattributed_kernels, 0);
+  collect_kernels (out, sums.channels[channel].unattributed_kernels, 0);
   g_mutex_unlock (&_gpuprof_gpu.lock);
   g_array_sort (out, kernel_cmp);
   if (n && out->len > n)
@@ -648,7 +786,9 @@ gpuprof_gpu_get_buffer_cost (GpuprofGpuChannel channel, guint32 element_id,
   RingSlot *slot;
 
   memset (cost, 0, sizeof (*cost));
-  slot = g_hash_table_lookup (lock_channel (channel)->ring_index, &key);
+  g_mutex_lock (&_gpuprof_gpu.lock);
+  _gpuprof_gpu_ensure_init_locked ();
+  slot = ring_lookup (&sums.channels[channel], key);
   if (slot)
     *cost = slot->cost;
   g_mutex_unlock (&_gpuprof_gpu.lock);

@@ -167,11 +167,16 @@ void gpuprof_gpu_set_thread_element (GpuprofGpuChannel channel,
 guint32 gpuprof_gpu_current_thread_id (void);
 void gpuprof_gpu_set_thread_owner (guint32 tid, guint32 element_id);
 
+/* element_id's oldest batch in flight, 0 for none (gst/measure/gpuprof-batch.h) */
+typedef guint64 (*GpuprofGpuOwnerBatchFunc) (guint32 element_id,
+    gpointer user_data);
+void gpuprof_gpu_set_owner_batch_func (GpuprofGpuOwnerBatchFunc func,
+    gpointer user_data);
+
 /* the callback path (cupti-path=callback): the launching thread stores what
  * it is doing under the call's correlation id (gpuprof-gpu-launch.c) */
 void gpuprof_gpu_launch_table_init (void);
 void gpuprof_gpu_launch_enter (guint32 correlation_id);
-void gpuprof_gpu_launch_exit (guint32 correlation_id);
 void gpuprof_gpu_use_pthread_ids (gboolean use);
 
 /* ---- record side ---- */
@@ -272,7 +277,9 @@ guint64 gpuprof_gpu_settled_arrival (void);
  * GpuprofGpuAttribution:
  * @GPUPROF_GPU_BY_EXTERNAL: by the external correlation id: launched inside
  *   a chain call of the element (with @seq)
- * @GPUPROF_GPU_BY_THREAD: by the launching thread's last active element
+ * @GPUPROF_GPU_BY_THREAD: by the launching thread: its owner (with the
+ *   owner's oldest batch in flight as @seq, when known) or its last active
+ *   element
  * @GPUPROF_GPU_BY_NONE: unattributed
  */
 typedef enum
@@ -288,12 +295,13 @@ typedef enum
  * @channel: the channel of the attribution below
  * @by: how it was attributed
  * @element_id: the channel's element, 0 when @by is %GPUPROF_GPU_BY_NONE
- * @seq: buffer/batch sequence pushed with the id, %GPUPROF_GPU_SEQ_NONE
- *   when none (always so unless @by is %GPUPROF_GPU_BY_EXTERNAL)
+ * @seq: buffer/batch sequence pushed with the id, or the owner's oldest
+ *   batch in flight (gpuprof_gpu_set_owner_batch_func()),
+ *   %GPUPROF_GPU_SEQ_NONE when none
  * @thread_id: OS thread (gettid) of the API call that launched it, 0 when
  *   its API record never came
  * @api_start: start of that API call, monotonic ns, 0 when unknown
- * @api_end: its end
+ * @api_end: its end (the callback path does not read it: @api_start)
  * @unjoined: settled without its API record (timeout, capacity, end of run)
  *
  * One settled GPU record, attributed for one channel: what a listener's op
@@ -388,8 +396,11 @@ typedef struct
  * GpuprofGpuTotals:
  * @total_ns: GPU time of every record delivered and settled
  *   (== external_ns + thread_ns + unattributed_ns, always)
- * @external_ns: attributed by external correlation id
- * @thread_ns: attributed by the launching thread's last active element
+ * @external_ns: attributed to the element whose call (chain, event, query,
+ *   state change) ran on the launching thread: read at API entry (callback
+ *   path) or from the external correlation record (activity path)
+ * @thread_ns: attributed by the launching thread: its owner or last active
+ *   element
  * @unattributed_ns: neither
  * @records: settled GPU records (kernels + copies + memsets)
  * @pending: GPU records delivered but not yet settled
@@ -404,6 +415,8 @@ typedef struct
  * @dropped: records CUPTI reported as dropped (buffers full): not in any figure
  * @early: GPU records starting before the API call that launched them did
  *   (a clock mismatch: must stay 0 when GPU timestamps share the host clock)
+ * @launch_records: GPU records attributed with what their launching thread
+ *   stored at API entry (gpuprof_gpu_add_launched_ops(): the callback path)
  */
 typedef struct
 {
@@ -421,6 +434,7 @@ typedef struct
   guint64 pending_ids;
   guint64 dropped;
   guint64 early;
+  guint64 launch_records;
 } GpuprofGpuTotals;
 
 /**

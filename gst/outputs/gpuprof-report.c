@@ -407,6 +407,19 @@ format_gpu_devices (const GpuprofSnapshot * s, GString * out)
   }
 }
 
+/* how work launched inside an element's call was found, per collection
+ * path: the callback path reads the thread's call at launch, the activity
+ * path joins external correlation records */
+static const gchar *
+gpu_call_source (const gchar * path)
+{
+  if (!g_strcmp0 (path, "callback"))
+    return "in calls at launch";
+  if (!g_strcmp0 (path, "activity"))
+    return "by external id";
+  return "in calls";            /* a summary saved before the column */
+}
+
 /* The GPU (CUPTI) section: per element, unattributed per thread, totals
  * with the attribution check, top kernels, devices. */
 static void
@@ -425,9 +438,10 @@ format_gpu (const GpuprofSnapshot * s, GString * out)
   for (i = 0; i < s->gpu_elements->len; i++)
     format_gpu_element (&g_array_index (s->gpu_elements, GpuprofGpuElementRow,
             i), out);
-  g_string_append_printf (out, "  %-40s %10.3f   = %.3f by external id + %.3f "
+  g_string_append_printf (out, "  %-40s %10.3f   = %.3f %s + %.3f "
       "by thread + %.3f unattributed\n", "total", MS (t->total_ns),
-      MS (t->external_ns), MS (t->thread_ns), MS (t->unattributed_ns));
+      MS (t->external_ns), gpu_call_source (t->path), MS (t->thread_ns),
+      MS (t->unattributed_ns));
   format_gpu_kernels (s, out);
   format_gpu_devices (s, out);
 }

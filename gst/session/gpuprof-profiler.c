@@ -128,6 +128,14 @@ open_outputs (GpuprofProfiler * p)
     gpuprof_trace_set_event_func (p->trace, output_events_cb, p);
 }
 
+/* owners.c learnt a thread's owner: GPU work launched on it outside calls
+ * is the owner's (issue 9) */
+static void
+owner_to_gpu (gint tid, guint32 element_id, gpointer user_data)
+{
+  gpuprof_gpu_set_thread_owner ((guint32) tid, element_id);
+}
+
 static void
 start_gpu (GpuprofProfiler * p)
 {
@@ -143,6 +151,7 @@ start_gpu (GpuprofProfiler * p)
     gpuprof_gpu_set_path_func (GPUPROF_GPU_CHANNEL_TRACER, element_path_cb,
         p);
     gpuprof_gpu_enable_channel (GPUPROF_GPU_CHANNEL_TRACER, TRUE);
+    gpuprof_owners_set_listener (owner_to_gpu, NULL);
     /* GPU tracks and launch arrows in the trace */
     if (p->trace)
       gpuprof_gputrace_attach (p->trace);

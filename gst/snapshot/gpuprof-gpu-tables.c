@@ -4,6 +4,7 @@
  * saves them, so a saved run prints the same GPU section as the live one.
  */
 #include "gpuprof-gpu-tables.h"
+#include "gpuprof-cupti.h"
 
 #include <string.h>
 
@@ -127,6 +128,15 @@ fill_totals (GpuprofSnapshot * snap, GpuprofGpuChannel channel)
   r.unjoined = t.unjoined;
   r.pending = t.pending;
   r.total_ns = t.total_ns;
+  /* the collection path that attributed them; with no record, the
+   * session's */
+  if (t.launch_records)
+    r.path = g_strdup ("callback");
+  else if (t.api_records || t.external_records)
+    r.path = g_strdup ("activity");
+  else
+    r.path = g_strdup (gpuprof_cupti_path () == GPUPROF_CUPTI_PATH_ACTIVITY ?
+        "activity" : "callback");
   r.external_ns = t.external_ns;
   r.thread_ns = t.thread_ns;
   r.unattributed_ns = t.unattributed_ns;

@@ -189,8 +189,9 @@ G_BEGIN_DECLS
   F (unjoined, U64, "records settled without their API record") \
   F (pending, U64, "records delivered but not settled at the report") \
   F (total_ns, U64, "GPU time of every settled record, ns") \
-  F (external_ns, U64, "attributed by external correlation id, ns") \
-  F (thread_ns, U64, "attributed by the launching thread's last element, ns") \
+  F (path, STRING, "how calls were seen: \"callback\" (at launch) or \"activity\" (external correlation records)") \
+  F (external_ns, U64, "attributed to the element whose call ran on the launching thread (read at launch, or by external id), ns") \
+  F (thread_ns, U64, "attributed to the launching thread's owner or last element, ns") \
   F (unattributed_ns, U64, "neither, ns") \
   F (untimed, U64, "records without timestamps (counted, 0 ns)") \
   F (graph_records, U64, "records launched by a CUDA graph") \

@@ -3,7 +3,9 @@
  * activity kinds on, no API or external correlation records, exact
  * attribution by the launching thread's state at API entry; the activity path
  * still selectable with the same results; work on a thread owned by an
- * element (gpuprof_gpu_set_thread_owner()) goes to the owner on both. Each
+ * element (gpuprof_gpu_set_thread_owner()) goes to the owner and to its
+ * oldest batch in flight (gpuprof_gpu_set_owner_batch_func()) on both, work
+ * on a thread nobody owns is listed by the thread's name. Each
  * test runs in its own process (check forks): the loader state is per
  * process. */
 #include <gst/check/gstcheck.h>
@@ -11,6 +13,9 @@
 
 #include "gpuprof-gpu.h"
 #include "gpuprof-test-cupti.h"
+#include "gpuprof-gpu-tables.h"
+#include "gpuprof-report.h"
+#include "gpuprof-test-gate.h"
 
 static GpuprofTestLaunch launch;
 
@@ -37,6 +42,27 @@ fake_callbacks (void)
   return f ();
 }
 
+/* The report names how calls were seen on @path: the callback path reads
+ * the launching thread's call at API entry, it has no external id */
+static void
+check_report_label (const gchar * path, const gchar * label)
+{
+  GpuprofSnapshot *snap = gpuprof_snapshot_new ("pipeline0");
+  gchar *report, *line;
+
+  gpuprof_gpu_tables_fill (snap, GPUPROF_GPU_CHANNEL_TRACER, NULL, NULL, 0, 0);
+  fail_unless_equals_int (snap->gpu->len, 1);
+  fail_unless_equals_string (g_array_index (snap->gpu, GpuprofGpuRow,
+          0).path, path);
+  report = gpuprof_report_format (snap);
+  line = g_strdup_printf ("   = 0.001 %s + 0.000 by thread + 0.000 "
+      "unattributed\n", label);
+  fail_unless (strstr (report, line) != NULL, "no '%s' in:\n%s", line, report);
+  g_free (line);
+  g_free (report);
+  gpuprof_snapshot_free (snap);
+}
+
 GST_START_TEST (test_callback_path)
 {
   GpuprofGpuTotals t;
@@ -59,7 +85,9 @@ GST_START_TEST (test_callback_path)
   fail_unless_equals_uint64 (fake_callbacks (), 8);
   gpuprof_cupti_flush (TRUE);
   gpuprof_test_fake_cupti_check_pattern ();
+  check_report_label ("callback", "in calls at launch");
   gpuprof_gpu_get_totals (GPUPROF_GPU_CHANNEL_TRACER, &t);
+  fail_unless_equals_uint64 (t.launch_records, 4);
   fail_unless_equals_uint64 (t.api_records, 0);
   fail_unless_equals_uint64 (t.external_records, 0);
   fail_unless_equals_uint64 (t.pending_ids, 0);
@@ -84,7 +112,9 @@ GST_START_TEST (test_activity_path)
   fail_unless_equals_uint64 (fake_callbacks (), 0);
   gpuprof_cupti_flush (TRUE);
   gpuprof_test_fake_cupti_check_pattern ();
+  check_report_label ("activity", "by external id");
   gpuprof_gpu_get_totals (GPUPROF_GPU_CHANNEL_TRACER, &t);
+  fail_unless_equals_uint64 (t.launch_records, 0);
   fail_unless_equals_uint64 (t.api_records, 4);
   fail_unless_equals_uint64 (t.external_records, 3);
   gpuprof_test_fake_cupti_stop ();
@@ -131,56 +161,63 @@ GST_START_TEST (test_callback_unseen_and_dropped)
 
 GST_END_TEST;
 
-/* ---- a private thread owned by an element ---- */
+/* ---- private threads: one owned by an element, one by nobody ---- */
 
-typedef struct
+/* on a thread of its own, never in a chain call: only its owner explains
+ * its work */
+static void
+launch_private (gpointer kernel)
 {
-  GMutex lock;
-  GCond cond;
-  guint32 tid;
-  gboolean owned, done;
-} Private;
-
-static gpointer
-private_main (gpointer data)
-{
-  Private *p = data;
-
-  g_mutex_lock (&p->lock);
-  p->tid = gpuprof_gpu_current_thread_id ();
-  g_cond_broadcast (&p->cond);
-  while (!p->owned)
-    g_cond_wait (&p->cond, &p->lock);
-  g_mutex_unlock (&p->lock);
-  /* no chain call on this thread, ever: only its owner explains it */
-  launch (0, "worker", 700, 0);
+  launch (0, kernel, 700, 0);
   launch (1, NULL, 30, 256);
-  return NULL;
+}
+
+/* the element's batches in flight, oldest first (the stand-in for
+ * gpuprof_batches_oldest_in_flight(), gst/measure/gpuprof-batch.h) */
+static guint64 in_flight[4];
+static guint n_in_flight;
+static gint owner_batch_calls;
+
+static guint64
+oldest_in_flight (guint32 element_id, gpointer user_data)
+{
+  g_atomic_int_inc (&owner_batch_calls);
+  fail_unless_equals_pointer (user_data, &in_flight);
+  return element_id == 12 && n_in_flight ? in_flight[0] : 0;
 }
 
 static void
 run_owned_thread (GpuprofCuptiPath path)
 {
-  Private p = { 0, };
+  GpuprofTestGate owned, nobody;
   GpuprofGpuElementStats e;
   GpuprofGpuTotals t;
-  GThread *th;
+  GpuprofGpuCost c;
+  GArray *un;
+  const GpuprofGpuThreadStats *u;
+  gchar *name;
 
   if (!gpuprof_test_fake_cupti_start (path))
     return;
   launch = gpuprof_test_fake_cupti_launch ();
-  g_mutex_init (&p.lock);
-  g_cond_init (&p.cond);
-  th = g_thread_new ("private", private_main, &p);
-  g_mutex_lock (&p.lock);
-  while (!p.tid)
-    g_cond_wait (&p.cond, &p.lock);
-  /* told from this thread, as the waits part learns it */
-  gpuprof_gpu_set_thread_owner (p.tid, 12);
-  p.owned = TRUE;
-  g_cond_broadcast (&p.cond);
-  g_mutex_unlock (&p.lock);
-  g_thread_join (th);
+  gpuprof_gpu_set_owner_batch_func (oldest_in_flight, &in_flight);
+  /* element 12 has batches 5 and 6 in flight */
+  in_flight[0] = 5;
+  in_flight[1] = 6;
+  n_in_flight = 2;
+  gpuprof_test_gate_start (&owned, "owned", launch_private, "worker");
+  gpuprof_test_gate_start (&nobody, "nobody", launch_private, "stray");
+  /* told from this thread, as the tracer learns it, before it launches */
+  gpuprof_gpu_set_thread_owner (owned.tid, 12);
+  gpuprof_test_gate_run (&owned);
+  gpuprof_test_gate_run (&nobody);
+  /* on the callback path batch 5 is read at launch: its completion before
+   * the records arrive changes nothing (the activity path reads it when
+   * the record is settled, docs/gpu.md) */
+  if (path == GPUPROF_CUPTI_PATH_CALLBACK) {
+    in_flight[0] = 6;
+    n_in_flight = 1;
+  }
 
   /* the streaming thread's own work stays its element's */
   gpuprof_gpu_chain_enter (7, 1);
@@ -189,18 +226,44 @@ run_owned_thread (GpuprofCuptiPath path)
   gpuprof_cupti_flush (TRUE);
 
   gpuprof_gpu_get_totals (GPUPROF_GPU_CHANNEL_TRACER, &t);
-  fail_unless_equals_uint64 (t.records, 3);
-  fail_unless_equals_uint64 (t.unattributed_ns, 0);
+  fail_unless_equals_uint64 (t.records, 5);
   fail_unless (gpuprof_gpu_get_element (GPUPROF_GPU_CHANNEL_TRACER, 12, &e));
   fail_unless_equals_uint64 (e.cost.kernels, 1);
   fail_unless_equals_uint64 (e.cost.kernel_ns, 700);
   fail_unless_equals_uint64 (e.cost.copies, 1);
   fail_unless_equals_uint64 (e.by_thread_ns, 730);
+  /* ... and to its oldest batch in flight, not the next one */
+  fail_unless_equals_uint64 (e.buffers, 1);
+  fail_unless (gpuprof_gpu_get_buffer_cost (GPUPROF_GPU_CHANNEL_TRACER, 12, 5,
+          &c));
+  fail_unless_equals_uint64 (c.kernels, 1);
+  fail_unless_equals_uint64 (c.kernel_ns, 700);
+  fail_unless_equals_uint64 (c.copies, 1);
+  fail_unless_equals_uint64 (c.copy_bytes, 256);
+  fail_if (gpuprof_gpu_get_buffer_cost (GPUPROF_GPU_CHANNEL_TRACER, 12, 6,
+          &c));
+  fail_unless (owner_batch_calls > 0);
   fail_unless (gpuprof_gpu_get_element (GPUPROF_GPU_CHANNEL_TRACER, 7, &e));
   fail_unless_equals_uint64 (e.cost.kernels, 1);
   fail_unless_equals_uint64 (e.cost.kernel_ns, 100);
-  g_mutex_clear (&p.lock);
-  g_cond_clear (&p.cond);
+
+  /* the thread nobody owns: unattributed, listed by its name */
+  fail_unless_equals_uint64 (t.unattributed_ns, 730);
+  fail_unless_equals_uint64 (t.external_ns + t.thread_ns + t.unattributed_ns,
+      t.total_ns);
+  un = gpuprof_gpu_get_unattributed (GPUPROF_GPU_CHANNEL_TRACER);
+  fail_unless_equals_int (un->len, 1);
+  u = &g_array_index (un, GpuprofGpuThreadStats, 0);
+  fail_unless_equals_uint64 (u->thread_id, nobody.tid);
+  fail_unless_equals_uint64 (u->cost.kernels, 1);
+  name = g_strdup_printf ("nobody, tid %u", nobody.tid);
+  fail_unless_equals_string (u->name, name);
+  g_free (name);
+  g_array_unref (un);
+
+  gpuprof_test_gate_end (&owned);
+  gpuprof_test_gate_end (&nobody);
+  gpuprof_gpu_set_owner_batch_func (NULL, NULL);
   gpuprof_test_fake_cupti_stop ();
 }
 

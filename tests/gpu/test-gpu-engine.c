@@ -370,6 +370,186 @@ GST_START_TEST (test_ring_default_size)
 
 GST_END_TEST;
 
+/* The ring against a plain model: three elements whose buffers come
+ * mostly in order, sometimes back to one still in the ring or long gone, in
+ * a ring of 37 (its index has collisions and wraps): every buffer's cost is
+ * found exactly while in the ring, and gone after; buffers counted per
+ * element. The engine's fast paths (the last buffer, a sequence never seen)
+ * and its own index must give what a lookup of every key would. */
+#define MODEL_RING 37
+
+typedef struct
+{
+  guint32 element;
+  guint64 seq;
+  guint64 kernels, ns;
+} ModelSlot;
+
+GST_START_TEST (test_ring_model)
+{
+  GpuprofGpuConfig cfg = { 0, 0, MODEL_RING };
+  ModelSlot ring[MODEL_RING];
+  guint n = 0, next = 0, i, j, op;
+  guint64 buffers[4] = { 0, }, top[4] = { 0, };
+  GRand *rand = g_rand_new_with_seed (11);
+  GpuprofGpuElementStats e;
+  GpuprofGpuCost c;
+
+  gpuprof_gpu_configure (&cfg);
+  for (op = 0; op < 3000; op++) {
+    guint32 el = 1 + g_rand_int_range (rand, 0, 3);
+    guint r = g_rand_int_range (rand, 0, 10);
+    guint64 seq, ns = 1 + g_rand_int_range (rand, 0, 100);
+
+    /* same buffer again, the next one, an older one */
+    if (r < 4 && top[el])
+      seq = top[el];
+    else if (r < 8 || !top[el])
+      seq = ++top[el];
+    else
+      seq = 1 + g_rand_int_range (rand, 0, top[el]);
+    launch_in_call (TR, el, seq, 1000 + op * 200, ns);
+    for (i = 0; i < n; i++)
+      if (ring[i].element == el && ring[i].seq == seq)
+        break;
+    if (i == n) {
+      /* a new slot, the oldest one given back */
+      if (n < MODEL_RING) {
+        i = n++;
+      } else {
+        i = next;
+        next = (next + 1) % MODEL_RING;
+      }
+      ring[i] = (ModelSlot) {
+      el, seq, 0, 0};
+      buffers[el]++;
+    }
+    ring[i].kernels++;
+    ring[i].ns += ns;
+    /* settled as they come: later ops see the earlier ones in the ring */
+    deliver_new ();
+    gpuprof_gpu_settle (op, GPUPROF_GPU_SETTLE_ALL);
+  }
+
+  for (i = 1; i <= 3; i++) {
+    fail_unless (gpuprof_gpu_get_element (TR, i, &e));
+    fail_unless_equals_uint64 (e.buffers, buffers[i]);
+    for (j = 1; j <= top[i]; j++) {
+      guint k;
+      for (k = 0; k < n; k++)
+        if (ring[k].element == i && ring[k].seq == j)
+          break;
+      if (k == n) {
+        fail_if (gpuprof_gpu_get_buffer_cost (TR, i, j, &c),
+            "element %u buffer %u should have left the ring", i, j);
+        continue;
+      }
+      fail_unless (gpuprof_gpu_get_buffer_cost (TR, i, j, &c),
+          "element %u buffer %u should be in the ring", i, j);
+      fail_unless_equals_uint64 (c.kernels, ring[k].kernels);
+      fail_unless_equals_uint64 (c.kernel_ns, ring[k].ns);
+    }
+  }
+
+  /* a sequence past 40 bits (the meter's PTS after 18 min) is its low
+   * bits: the same buffer as those, not a new one */
+  launch_in_call (TR, 9, 5, 900000000, 7);
+  launch_in_call (TR, 9, 6, 900000500, 1);
+  launch_in_call (TR, 9, (G_GUINT64_CONSTANT (1) << 40) + 5, 900001000, 8);
+  deliver_new ();
+  gpuprof_gpu_settle (op, GPUPROF_GPU_SETTLE_ALL);
+  fail_unless (gpuprof_gpu_get_element (TR, 9, &e));
+  fail_unless_equals_uint64 (e.buffers, 2);
+  fail_unless (gpuprof_gpu_get_buffer_cost (TR, 9, 5, &c));
+  fail_unless_equals_uint64 (c.kernels, 2);
+  fail_unless_equals_uint64 (c.kernel_ns, 15);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* The device's busy time against a plain union: intervals mostly after the
+ * last one, some overlapping it, inside it, reaching back over several, or
+ * wholly before it. */
+static gint
+interval_cmp (gconstpointer a, gconstpointer b)
+{
+  const guint64 *x = a, *y = b;
+  return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+GST_START_TEST (test_device_union_model)
+{
+  guint64 iv[2000][2], t = 100000, busy = 0, end = 0;
+  GRand *rand = g_rand_new_with_seed (5);
+  GArray *devs;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (iv); i++) {
+    guint r = g_rand_int_range (rand, 0, 10);
+    guint64 len = 1 + g_rand_int_range (rand, 0, 300);
+
+    t += g_rand_int_range (rand, 0, 200);
+    /* after, overlapping or inside the last; back over several; before */
+    iv[i][0] = r < 6 ? t : r < 8 ? t - g_rand_int_range (rand, 0, 2000) :
+        t - 3000 - g_rand_int_range (rand, 0, 500);
+    iv[i][1] = iv[i][0] + len;
+    fake_launch (&src, GPUPROF_GPU_OP_KERNEL, "k", 0, iv[i][0], iv[i][1], 0);
+  }
+  deliver_new ();
+  gpuprof_gpu_settle (1, GPUPROF_GPU_SETTLE_ALL);
+
+  qsort (iv, G_N_ELEMENTS (iv), sizeof (iv[0]), interval_cmp);
+  for (i = 0; i < G_N_ELEMENTS (iv); i++) {
+    guint64 a = MAX (iv[i][0], end);
+    if (iv[i][1] > a)
+      busy += iv[i][1] - a;
+    end = MAX (end, iv[i][1]);
+  }
+  devs = gpuprof_gpu_get_devices (0, 0);
+  fail_unless_equals_int (devs->len, 1);
+  fail_unless_equals_uint64 (g_array_index (devs, GpuprofGpuDeviceStats,
+          0).busy_ns, busy);
+  g_array_unref (devs);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* The per-op caches in front of the tables are keyed right: elements 1 and
+ * 65 share a cache entry, and kernel names "a" and "b" come, one record at
+ * a time, at the same address (the fake reuses its record): each (name,
+ * element) is counted on its own. */
+GST_START_TEST (test_cache_keys)
+{
+  GArray *k;
+  guint i, found = 0;
+
+  for (i = 0; i < 40; i++) {
+    gpuprof_gpu_channel_enter (TR, i % 4 < 2 ? 1 : 65, i);
+    fake_launch (&src, GPUPROF_GPU_OP_KERNEL, i % 2 ? "b" : "a", 0,
+        1000 + i * 100, 1000 + i * 100 + 10 + i % 4, 0);
+    gpuprof_gpu_channel_exit (TR);
+    deliver_new ();
+    gpuprof_gpu_settle (i, GPUPROF_GPU_SETTLE_ALL);
+  }
+  k = gpuprof_gpu_get_top_kernels (TR, 0);
+  for (i = 0; i < k->len; i++) {
+    const GpuprofGpuKernelStats *ks = &g_array_index (k,
+        GpuprofGpuKernelStats, i);
+    /* element 1: a (i%4 == 0, 10 ns), b (1, 11 ns); 65: a (2, 12), b (3, 13) */
+    guint expect = 10 + (ks->element_id == 65 ? 2 : 0) +
+        (!strcmp (ks->name, "b") ? 1 : 0);
+    fail_unless_equals_uint64 (ks->count, 10);
+    fail_unless_equals_uint64 (ks->ns, 10 * expect);
+    found++;
+  }
+  fail_unless_equals_int (found, 4);
+  g_array_unref (k);
+}
+
+GST_END_TEST;
+
 /* ---- id encodings ---- */
 
 GST_START_TEST (test_external_ids)
@@ -422,6 +602,9 @@ gpu_engine_suite (void)
   tcase_add_test (tc, test_remove_from_own_settled);
   tcase_add_test (tc, test_thread_state_meter_only);
   tcase_add_test (tc, test_ring_default_size);
+  tcase_add_test (tc, test_ring_model);
+  tcase_add_test (tc, test_device_union_model);
+  tcase_add_test (tc, test_cache_keys);
   tcase_add_test (tc, test_external_ids);
   tcase_add_test (tc, test_batch_ids);
   return s;

@@ -10,17 +10,47 @@
  * launcher in its READY->PAUSED change (pool allocation, which went to
  * "unattributed (thread ...)"). Each kernel name must be charged, exactly
  * as many times as launched (counted here), to the element that launched
- * it, on both collection paths. FAKE_CUPTI_PATH names the fake library. */
+ * it, on both collection paths. FAKE_CUPTI_PATH names the fake library.
+ * Also (issue 9): work launched on a thread an element created, outside any
+ * call, goes to that element; an application thread's is listed by name. */
 #include <gst/gst.h>
 #include <string.h>
 
+#include "gpuprof-cupti.h"
 #include "gpuprof-gpu.h"
 #include "gpuprof-test-cupti.h"
+#include "gpuprof-test-gate.h"
 
 static GpuprofTestLaunch launch;
 static gint n_chain, n_eos, n_alloc, n_state;
+static gboolean launcher_spawns;        /* a thread instead of state work */
 
-/* ---- a padless element that launches GPU work in a state change ---- */
+/* ---- GPU work on threads of their own ---- */
+
+/* kernels @name launched outside any call of any element: nvinfer's input
+ * thread */
+typedef struct
+{
+  const gchar *name;
+  gint n;
+} Launches;
+
+static void
+launch_many (gpointer data)
+{
+  const Launches *l = data;
+  gint i;
+
+  for (i = 0; i < l->n; i++)
+    launch (0, l->name, 100, 0);
+}
+
+static const Launches worker_launches = { "owned_kernel", 200 };
+static const Launches app_launches = { "app_kernel", 3 };
+static GpuprofTestGate worker_thread;
+
+/* ---- a padless element that launches GPU work in a state change, or
+ * creates a thread that does ---- */
 
 typedef GstElement TestLauncher;
 typedef GstElementClass TestLauncherClass;
@@ -30,7 +60,11 @@ G_DEFINE_TYPE (TestLauncher, test_launcher, GST_TYPE_ELEMENT);
 static GstStateChangeReturn
 test_launcher_change_state (GstElement * e, GstStateChange t)
 {
-  if (t == GST_STATE_CHANGE_READY_TO_PAUSED) {
+  if (t == GST_STATE_CHANGE_READY_TO_PAUSED && launcher_spawns) {
+    /* its private thread, created here as nvinfer does */
+    gpuprof_test_gate_start (&worker_thread, "infer-input", launch_many,
+        (gpointer) & worker_launches);
+  } else if (t == GST_STATE_CHANGE_READY_TO_PAUSED) {
     launch (2, NULL, 5000, 9 << 20);    /* a pool's memset */
     launch (0, "state_kernel", 700, 0);
     g_atomic_int_add (&n_state, 1);
@@ -163,6 +197,73 @@ test_handlers_charged (void)
   gst_object_unref (p);
 }
 
+/* unattributed row of thread @prefix ("name, tid N"), NULL when none */
+static gboolean
+unattributed_thread (const gchar * prefix, GpuprofGpuThreadStats * out)
+{
+  GArray *un = gpuprof_gpu_get_unattributed (GPUPROF_GPU_CHANNEL_TRACER);
+  gboolean found = FALSE;
+  guint i;
+
+  for (i = 0; i < un->len && !found; i++) {
+    GpuprofGpuThreadStats *s = &g_array_index (un, GpuprofGpuThreadStats, i);
+    if ((found = g_str_has_prefix (s->name, prefix)))
+      *out = *s;
+  }
+  g_array_unref (un);
+  return found;
+}
+
+/* Issue 9 item 4: GPU work on a thread an element created goes to it (the
+ * tracer learns the owner in gpuprof-owners.c and tells the GPU side);
+ * work on an application thread is listed by the thread's name. */
+static void
+test_owned_threads (void)
+{
+  GstElement *p = gst_parse_launch ("fakesrc num-buffers=1 ! fakesink", NULL);
+  GstElement *worker = g_object_new (test_launcher_get_type (), "name",
+      "worker", NULL);
+  GpuprofTestGate app;
+  GpuprofGpuTotals before, after;
+  GpuprofGpuThreadStats row = { 0, };
+  guint64 owned_ns, app_ns;
+
+  /* the application's own thread, there before the pipeline */
+  gpuprof_test_gate_start (&app, "appthread", launch_many,
+      (gpointer) & app_launches);
+  launcher_spawns = TRUE;
+  gst_bin_add (GST_BIN (p), worker);
+  g_assert_cmpint (gst_element_set_state (p, GST_STATE_PAUSED), !=,
+      GST_STATE_CHANGE_FAILURE);
+  g_assert_cmpint (gst_element_get_state (p, NULL, NULL, GST_CLOCK_TIME_NONE),
+      ==, GST_STATE_CHANGE_SUCCESS);
+  g_assert_nonnull (worker_thread.thread);
+  gpuprof_cupti_flush (TRUE);
+  gpuprof_gpu_get_totals (GPUPROF_GPU_CHANNEL_TRACER, &before);
+  gpuprof_test_gate_run (&worker_thread);
+  gpuprof_test_gate_run (&app);
+  gpuprof_cupti_flush (TRUE);
+  gpuprof_gpu_get_totals (GPUPROF_GPU_CHANNEL_TRACER, &after);
+
+  g_assert_cmpuint (after.records - before.records, ==, 203);
+  check_kernel ("owned_kernel", 200, "/worker");
+  /* all the owned thread's work attributed (>= 99 % asked), the rest is
+   * the application thread's, by name */
+  owned_ns = 200 * 100;
+  app_ns = 3 * 100;
+  g_assert_cmpuint (after.unattributed_ns - before.unattributed_ns, ==,
+      app_ns);
+  g_assert_cmpuint ((after.external_ns + after.thread_ns) -
+      (before.external_ns + before.thread_ns), ==, owned_ns);
+  g_assert_true (unattributed_thread ("appthread, tid ", &row));
+  g_assert_cmpuint (row.cost.kernels, ==, 3);
+
+  gst_element_set_state (p, GST_STATE_NULL);
+  gpuprof_test_gate_end (&worker_thread);
+  gpuprof_test_gate_end (&app);
+  gst_object_unref (p);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -179,5 +280,6 @@ main (int argc, char **argv)
   gst_init (&argc, &argv);
   launch = gpuprof_test_fake_cupti_launch ();
   g_test_add_func ("/gpu-events/handlers-charged", test_handlers_charged);
+  g_test_add_func ("/gpu-events/owned-threads", test_owned_threads);
   return g_test_run ();
 }
