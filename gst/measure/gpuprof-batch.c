@@ -29,6 +29,7 @@ typedef struct
   guint64 seq;                  /* arrival number + 1 once written */
   guint64 ts;
   guint input;                  /* slot in input_ids */
+  GpuprofOrigin origin;         /* its source's push (gpuprof-streams.h) */
 } Arrival;
 
 typedef struct
@@ -36,6 +37,9 @@ typedef struct
   guint64 num;                  /* batch number; 0 while being written */
   guint64 push_ts;
   guint64 frames;
+  /* the sources' pushes of its first frames, for the streams' latency */
+  guint n_origins;
+  GpuprofOrigin origins[GPUPROF_STREAM_BATCH_FRAMES];
 } Recent;
 
 typedef struct
@@ -85,16 +89,18 @@ typedef struct
 struct _GpuprofBatches
 {
   GMutex lock;                  /* creating an Elem only */
+  GpuprofStreams *streams;      /* told which frames a sink received */
   gint active;                  /* an aggregator was seen: follow buffers */
   Elem *elems[MAX_ELEMENTS];
   Slot slots[N_SLOTS];
 };
 
 GpuprofBatches *
-gpuprof_batches_new (void)
+gpuprof_batches_new (GpuprofStreams * streams)
 {
   GpuprofBatches *b = g_new0 (GpuprofBatches, 1);
 
+  b->streams = streams;
   g_mutex_init (&b->lock);
   return b;
 }
@@ -285,7 +291,7 @@ input_slot (Agg * a, guint32 pad_id)
 
 static void
 agg_input (GpuprofBatches * b, const GpuprofFrame * f, GstBuffer * buffer,
-    guint64 ts)
+    guint64 ts, const GpuprofOrigin * origin)
 {
   Elem *st = elem_get (b, f->element, TRUE);
   Agg *a;
@@ -302,6 +308,8 @@ agg_input (GpuprofBatches * b, const GpuprofFrame * f, GstBuffer * buffer,
     Arrival *ar = &a->ring[n % N_ARRIVALS];
     STORE (&ar->ts, ts);
     STORE (&ar->input, input);
+    STORE (&ar->origin.tag, origin ? origin->tag : 0);
+    STORE (&ar->origin.ts, origin ? origin->ts : 0);
     __atomic_store_n (&ar->seq, n + 1, __ATOMIC_RELEASE);
   }
   if (G_UNLIKELY (!LOAD (&b->active)))
@@ -310,9 +318,10 @@ agg_input (GpuprofBatches * b, const GpuprofFrame * f, GstBuffer * buffer,
 
 /* The inputs a batch took, oldest first: the arrivals after those taken by
  * earlier batches. Returns the first one's time (0 unknown) and the set of
- * inputs. Visits each arrival once over the run: O(1) per input. */
+ * inputs; the frames' origins go to 'r'. Visits each arrival once over the
+ * run: O(1) per input. */
 static guint64
-take_arrivals (Agg * a, guint64 frames, guint64 * inputs_mask)
+take_arrivals (Agg * a, guint64 frames, guint64 * inputs_mask, Recent * r)
 {
   guint64 lo = a->consumed, hi = a->consumed + frames, i, first = 0;
 
@@ -326,6 +335,11 @@ take_arrivals (Agg * a, guint64 frames, guint64 * inputs_mask)
     if (!first || LOAD (&ar->ts) < first)
       first = LOAD (&ar->ts);
     *inputs_mask |= G_GUINT64_CONSTANT (1) << LOAD (&ar->input);
+    if (LOAD (&ar->origin.tag) && r->n_origins < GPUPROF_STREAM_BATCH_FRAMES) {
+      STORE (&r->origins[r->n_origins].tag, LOAD (&ar->origin.tag));
+      STORE (&r->origins[r->n_origins].ts, LOAD (&ar->origin.ts));
+      r->n_origins++;
+    }
   }
   a->consumed = hi;
   return first;
@@ -349,7 +363,10 @@ agg_push (GpuprofBatches * b, GpuprofElement * e, GstBuffer * buffer,
   pending = __atomic_load_n (&a->arrivals, __ATOMIC_ACQUIRE) - a->consumed;
   /* a batching mux takes at most batch-size; the rest waits for the next */
   frames = batch_size > 0 ? MIN (pending, (guint64) batch_size) : pending;
-  first = take_arrivals (a, frames, &mask);
+  r = &a->recent[seq % N_RECENT];
+  __atomic_store_n (&r->num, 0, __ATOMIC_RELEASE);
+  r->n_origins = 0;
+  first = take_arrivals (a, frames, &mask, r);
   reason = batch_size <= 0 ? REASON_NONE :
       frames >= (guint64) batch_size ? REASON_FULL : REASON_TIMEOUT;
 
@@ -370,8 +387,6 @@ agg_push (GpuprofBatches * b, GpuprofElement * e, GstBuffer * buffer,
   }
   STORE (&a->last_push, ts);
 
-  r = &a->recent[seq % N_RECENT];
-  __atomic_store_n (&r->num, 0, __ATOMIC_RELEASE);
   STORE (&r->push_ts, ts);
   STORE (&r->frames, frames);
   __atomic_store_n (&r->num, seq, __ATOMIC_RELEASE);
@@ -402,7 +417,8 @@ gpuprof_batches_eos (GpuprofBatches * b, GpuprofPad * pad)
 /* The batch 'id' if its aggregator still knows it (a stale pointer of a
  * long-gone batch does not match). */
 static Recent *
-recent_of (GpuprofBatches * b, GpuprofBatchId id, Recent * copy)
+recent_of (GpuprofBatches * b, GpuprofBatchId id, Recent * copy,
+    gboolean origins)
 {
   guint64 num = gpuprof_batch_id_num (id);
   Elem *agg = elem_by_id (b, gpuprof_batch_id_aggregator (id));
@@ -415,13 +431,20 @@ recent_of (GpuprofBatches * b, GpuprofBatchId id, Recent * copy)
     return NULL;
   copy->push_ts = LOAD (&r->push_ts);
   copy->frames = LOAD (&r->frames);
+  copy->n_origins = 0;
+  if (origins) {
+    copy->n_origins = MIN (LOAD (&r->n_origins), GPUPROF_STREAM_BATCH_FRAMES);
+    memcpy (copy->origins, r->origins, copy->n_origins *
+        sizeof (GpuprofOrigin));
+  }
   copy->num = num;
   return __atomic_load_n (&r->num, __ATOMIC_ACQUIRE) == num ? copy : NULL;
 }
 
 guint64
 gpuprof_batches_chain_pre (GpuprofBatches * b, GpuprofThread * t,
-    GpuprofFrame * f, GstBuffer * buffer, guint64 ts)
+    GpuprofFrame * f, GstBuffer * buffer, guint64 ts,
+    const GpuprofOrigin * origin)
 {
   GpuprofElement *e = f->element;
   Recent copy;
@@ -430,12 +453,13 @@ gpuprof_batches_chain_pre (GpuprofBatches * b, GpuprofThread * t,
 
   if (e->role == GPUPROF_ROLE_AGGREGATOR) {
     /* an aggregator's input: counted, never followed as a batch */
-    agg_input (b, f, buffer, ts);
+    agg_input (b, f, buffer, ts, origin);
     return 0;
   }
   if (!LOAD (&b->active) || !buffer || e->role == GPUPROF_ROLE_QUEUE)
     return 0;
-  if (!(id = slot_lookup (b, buffer)) || !recent_of (b, id, &copy))
+  if (!(id = slot_lookup (b, buffer)) || !recent_of (b, id, &copy,
+          e->role == GPUPROF_ROLE_SINK && !origin))
     return 0;
   if (!(st = elem_get (b, e, FALSE)))
     return 0;
@@ -443,6 +467,9 @@ gpuprof_batches_chain_pre (GpuprofBatches * b, GpuprofThread * t,
     Elem *agg = elem_by_id (b, gpuprof_batch_id_aggregator (id));
     gpuprof_histogram_record (&agg->agg->latency_hist,
         ts > copy.push_ts ? ts - copy.push_ts : 0);
+    /* a frame the sink got alone (funnel) was delivered already */
+    if (b->streams)
+      gpuprof_streams_deliver (b->streams, copy.origins, copy.n_origins, ts);
   }
   ADD (&st->offset_ns, ts > copy.push_ts ? ts - copy.push_ts : 0);
   if (!LOAD (&st->first_push))

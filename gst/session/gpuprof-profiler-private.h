@@ -21,6 +21,7 @@ struct _GpuprofProfiler
   gboolean gpu_on;              /* CUPTI attribution running */
   gchar *gpu_off_reason;        /* why not, for the report (cupti=on) */
   GpuprofBatches *batches;      /* per-batch analysis (gpuprof-batch.h) */
+  GpuprofStreams *streams;      /* per-source figures (gpuprof-streams.h) */
 
   GMutex report_lock;           /* guards below; reports are rare */
   gchar *last_report;

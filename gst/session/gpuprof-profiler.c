@@ -70,6 +70,7 @@ element_fini (GpuprofElement * e, gpointer user_data)
   GpuprofProfiler *p = user_data;
 
   gpuprof_batches_forget (p->batches, e);
+  gpuprof_streams_forget (p->streams, e);
 }
 
 /* Names for the trace writer and the GPU report: called off the streaming
@@ -203,7 +204,8 @@ gpuprof_profiler_new (const GpuprofParams * params)
   g_mutex_init (&p->report_lock);
   p->objects = gpuprof_objects_new (element_init, pad_init, element_resolved,
       element_fini, p);
-  p->batches = gpuprof_batches_new ();
+  p->streams = gpuprof_streams_new ();
+  p->batches = gpuprof_batches_new (p->streams);
   open_outputs (p);
   live_start (p);
   return p;
@@ -248,6 +250,7 @@ gpuprof_profiler_free (GpuprofProfiler * p)
   g_free (p->gpu_off_reason);
   gpuprof_objects_free (p->objects);
   gpuprof_batches_free (p->batches);
+  gpuprof_streams_free (p->streams);
   g_mutex_clear (&p->report_lock);
   g_clear_pointer (&p->live_previous, g_hash_table_unref);
   g_clear_pointer (&p->stall, gpuprof_stall_free);
@@ -413,6 +416,7 @@ snapshot_pipeline_wall (GpuprofProfiler * p, GpuprofPipeline * pl,
   fill_thread_rows (snap, mine, pl->id, &first, &last);
   gpuprof_links_fill (snap, p->objects, mine);
   gpuprof_batches_snapshot (p->batches, mine, snap);
+  gpuprof_streams_snapshot (p->streams, p->objects, mine, snap);
   gpuprof_advice_compute (snap);
   snap->wall_ns = last > first ? last - first : 0;
   gpuprof_snapshot_sort (snap);
@@ -484,6 +488,7 @@ reset_pipeline (GpuprofProfiler * p, GpuprofPipeline * pl)
     gpuprof_stats_reset (&e->stats);
     gpuprof_objects_new_run (p->objects, e);
     gpuprof_batches_reset (p->batches, e);
+    gpuprof_streams_reset (p->streams, e);
     for (j = 0; e->queues && j < e->queues->len; j++)
       gpuprof_queue_reset (g_ptr_array_index (e->queues, j));
   }
