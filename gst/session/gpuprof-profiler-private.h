@@ -3,6 +3,7 @@
 #pragma once
 
 #include "gpuprof-batch.h"
+#include "gpuprof-metrics-server.h"
 #include "gpuprof-objects.h"
 #include "gpuprof-profiler.h"
 #include "gpuprof-stall.h"
@@ -30,6 +31,9 @@ struct _GpuprofProfiler
   guint64 live_seq;
   guint64 live_last_ns;         /* when the last snapshot was taken */
   GpuprofStall *stall;          /* the watchdog, on the live thread */
+
+  GpuprofMetricsServer *metrics;        /* metrics=: NULL when off */
+  guint64 metrics_scrape_ns;    /* what the last scrape cost (atomic) */
 
   GThread *live_thread;         /* the timer; NULL without interval= */
   GMutex live_lock;             /* guards live_stop */

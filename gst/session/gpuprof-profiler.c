@@ -11,6 +11,7 @@
 #include "gpuprof-gpu.h"
 #include "gpuprof-gpu-tables.h"
 #include "gpuprof-links.h"
+#include "gpuprof-metrics.h"
 #include "gpuprof-gputrace.h"
 #include "gpuprof-nvtx.h"
 #include "gpuprof-objects.h"
@@ -189,6 +190,7 @@ gpuprof_profiler_state_change_pre (GpuprofProfiler * p, GstElement * element,
 
 static void live_start (GpuprofProfiler * p);
 static void live_stop (GpuprofProfiler * p);
+static gchar *metrics_body (gpointer data);
 
 GpuprofProfiler *
 gpuprof_profiler_new (const GpuprofParams * params)
@@ -208,6 +210,9 @@ gpuprof_profiler_new (const GpuprofParams * params)
   p->batches = gpuprof_batches_new (p->streams);
   open_outputs (p);
   live_start (p);
+  if (p->params.metrics)
+    p->metrics = gpuprof_metrics_server_start (p->params.metrics,
+        metrics_body, p);
   return p;
 }
 
@@ -231,6 +236,7 @@ void
 gpuprof_profiler_shutdown (GpuprofProfiler * p)
 {
   live_stop (p);
+  g_clear_pointer (&p->metrics, gpuprof_metrics_server_stop);
   end_all_queues (p);
   gpuprof_profiler_report_unreported (p);
   gpuprof_outputs_close (p->outputs);
@@ -721,6 +727,36 @@ gpuprof_profiler_snapshot (GpuprofProfiler * p, const gchar * pipeline)
   g_ptr_array_unref (pipelines);
   g_mutex_unlock (&p->report_lock);
   return snap;
+}
+
+/* metrics=: one scrape, on the server's thread; snapshots as get-snapshot
+ * takes them, so streaming threads are never waited for */
+static gchar *
+metrics_body (gpointer data)
+{
+  GpuprofProfiler *p = data;
+  guint64 start = gpuprof_clock_now ();
+  GPtrArray *snaps = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gpuprof_snapshot_free);
+  GPtrArray *pipelines;
+  gchar *text;
+  guint i;
+
+  g_mutex_lock (&p->report_lock);
+  pipelines = gpuprof_objects_pipelines (p->objects);
+  for (i = 0; i < pipelines->len; i++) {
+    GpuprofPipeline *pl = g_ptr_array_index (pipelines, i);
+    if (pipeline_active (p, pl))
+      g_ptr_array_add (snaps, snapshot_pipeline (p, pl));
+  }
+  g_ptr_array_unref (pipelines);
+  g_mutex_unlock (&p->report_lock);
+  text = gpuprof_metrics_format (snaps,
+      __atomic_load_n (&p->metrics_scrape_ns, __ATOMIC_RELAXED));
+  g_ptr_array_unref (snaps);
+  __atomic_store_n (&p->metrics_scrape_ns, gpuprof_clock_now () - start,
+      __ATOMIC_RELAXED);
+  return text;
 }
 
 gchar *
