@@ -136,8 +136,8 @@ G_BEGIN_DECLS
   F (util, DOUBLE, "self_ns / span_ns: busy share of the time it had batches, 0..1") \
   F (limiting, BOOLEAN, "the stage that limits throughput")
 
-/* per source (docs/streams.md): its frames followed to the sinks, through
- * a batching mux by the frames each batch took */
+/* per source (docs/summary-schema.md#streams): its frames followed to the
+ * sinks, through a batching mux by the frames each batch took */
 #define GPUPROF_SCHEMA_STREAMS(F) \
   F (source, STRING, "source element path") \
   F (source_id, U64, "index of the batching mux's sink pad its frames enter (DeepStream's source_id); without one, numbered after the mux inputs in path order") \
