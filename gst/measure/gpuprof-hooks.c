@@ -420,7 +420,7 @@ gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   f->seq = seq;
   /* an aggregator's push forms a batch: a range with its number */
   batch = gpuprof_batches_push_pre (p->batches, gp, buffer, f->seq, ts);
-  gpuprof_streams_push (p->streams, e, buffer, n, f->seq, ts);
+  gpuprof_streams_push (p->streams, e, buffer, n, ts);
   if (batch && p->params.nvtx) {
     gpuprof_nvtx_push (e, gp->nvtx_msg, batch, GPUPROF_NVTX_CAT_CHAIN);
     f->nvtx_open = TRUE;

@@ -88,19 +88,28 @@ stream_of_tag (GpuprofStreams * s, guint64 tag)
   return __atomic_load_n (&s->streams[index - 1], __ATOMIC_ACQUIRE);
 }
 
+/* the source's stream if it has one, without a lock */
+static Stream *
+stream_get_index (GpuprofStreams * s, GpuprofElement * e, guint * index)
+{
+  guint16 k = __atomic_load_n (&s->by_element[e->id % N_ELEMENTS],
+      __ATOMIC_ACQUIRE);
+  Stream *st = k ? __atomic_load_n (&s->streams[k - 1], __ATOMIC_ACQUIRE) :
+      NULL;
+
+  *index = k - 1;
+  return st && LOAD (&st->element_id) == e->id ? st : NULL;
+}
+
 /* the source's stream; created on its first push (lock, once) */
 static Stream *
 stream_get (GpuprofStreams * s, GpuprofElement * e, guint * index)
 {
-  guint16 k = __atomic_load_n (&s->by_element[e->id % N_ELEMENTS],
-      __ATOMIC_ACQUIRE);
-  Stream *st = k ? s->streams[k - 1] : NULL;
+  Stream *st = stream_get_index (s, e, index);
   guint i, free_slot = MAX_STREAMS;
 
-  if (G_LIKELY (st && LOAD (&st->element_id) == e->id)) {
-    *index = k - 1;
+  if (G_LIKELY (st))
     return st;
-  }
   g_mutex_lock (&s->lock);
   for (i = 0; i < MAX_STREAMS; i++) {
     st = s->streams[i];
@@ -111,9 +120,10 @@ stream_get (GpuprofStreams * s, GpuprofElement * e, guint * index)
   }
   if (i == MAX_STREAMS && free_slot < MAX_STREAMS) {
     i = free_slot;
-    if (!s->streams[i])
-      s->streams[i] = g_new0 (Stream, 1);
-    st = s->streams[i];
+    /* a recycled slot: a frame of its old source still in flight finds
+     * element_id 0 while it is cleared (deliver_one) */
+    st = s->streams[i] ? s->streams[i] : g_new0 (Stream, 1);
+    __atomic_store_n (&st->element_id, 0, __ATOMIC_RELEASE);
     memset (st, 0, sizeof (Stream));
     st->element = e;
     __atomic_store_n (&st->element_id, e->id, __ATOMIC_RELEASE);
@@ -198,11 +208,12 @@ gpuprof_streams_deliver (GpuprofStreams * s, const GpuprofOrigin * o,
 
 void
 gpuprof_streams_push (GpuprofStreams * s, GpuprofElement * e,
-    GstBuffer * buffer, guint n, guint64 seq, guint64 ts)
+    GstBuffer * buffer, guint n, guint64 ts)
 {
   Pending *pd;
   Stream *st;
   guint index;
+  guint64 nth;
 
   if (e->role == GPUPROF_ROLE_SOURCE) {
     if (!(st = stream_get (s, e, &index)))
@@ -210,10 +221,11 @@ gpuprof_streams_push (GpuprofStreams * s, GpuprofElement * e,
     if (!LOAD (&st->first_ts))
       STORE (&st->first_ts, ts);
     STORE (&st->last_ts, ts);
-    ADD (&st->frames, n);
+    /* numbered within the run: drops compare these numbers */
+    nth = ADD (&st->frames, n) + n;
     /* a list's buffers are counted, not followed */
     if (buffer)
-      entry_set (s, buffer, tag_make (index, seq), ts);
+      entry_set (s, buffer, tag_make (index, nth), ts);
     return;
   }
   pd = &s->pending[e->id % N_ELEMENTS];
@@ -265,11 +277,9 @@ gpuprof_streams_chain (GpuprofStreams * s, GpuprofElement * e,
 static Stream *
 stream_peek (GpuprofStreams * s, GpuprofElement * e)
 {
-  guint16 k = __atomic_load_n (&s->by_element[e->id % N_ELEMENTS],
-      __ATOMIC_ACQUIRE);
-  Stream *st = k ? s->streams[k - 1] : NULL;
+  guint index;
 
-  return st && LOAD (&st->element_id) == e->id ? st : NULL;
+  return stream_get_index (s, e, &index);
 }
 
 void

@@ -41,10 +41,9 @@ typedef struct _GpuprofStreams GpuprofStreams;
 GpuprofStreams *gpuprof_streams_new (void);
 void gpuprof_streams_free (GpuprofStreams * s);
 
-/* Hot path. A buffer pushed from e's src pad as the pad's seq-th (buffer
- * NULL: a list of n). */
+/* Hot path. A buffer pushed from e's src pad (buffer NULL: a list of n) */
 void gpuprof_streams_push (GpuprofStreams * s, GpuprofElement * e,
-    GstBuffer * buffer, guint n, guint64 seq, guint64 ts);
+    GstBuffer * buffer, guint n, guint64 ts);
 /* A chain call of e (on its sink pad) with buffer: a sink delivers the
  * frame; an aggregator's input gets its origin in 'origin' (TRUE returned);
  * any other element passes it on to its next output. */

@@ -12,7 +12,7 @@ import sys
 import livetest as t
 
 example = os.environ["GPUPROF_EXAMPLE"]
-env = dict(os.environ, GST_TRACERS="gpuprof(report=off)")
+env = t.child_env(dict(os.environ, GST_TRACERS="gpuprof(report=off)"))
 r = subprocess.run([sys.executable, example, "--seconds", "3"], env=env,
                    capture_output=True, text=True, timeout=120)
 print(r.stdout[-2000:], r.stderr[-2000:])
