@@ -1,6 +1,7 @@
 /* gpuprof: batches — how an aggregator forms them and how they travel. */
 #include "gpuprof-batch.h"
 
+#include "gpuprof-bufmap.h"
 #include "gpuprof-clock.h"
 #include "gpuprof-gpu.h"
 #include "gpuprof-histogram.h"
@@ -9,7 +10,7 @@
 
 #define MAX_ELEMENTS 4096       /* elements tracked at once: a slot per id
                                  * modulo this, freed with the record */
-#define N_SLOTS 4096            /* buffers of batches in flight */
+#define SLOT_BITS 12            /* 4096 buffers of batches in flight */
 #define N_ARRIVALS 1024         /* inputs not yet taken into a batch */
 #define N_RECENT 512            /* batches a stage can still look up */
 #define MAX_INPUTS 64           /* distinct inputs told apart */
@@ -80,19 +81,14 @@ typedef struct
   guint64 pending;              /* last batch received, for its next output */
 } Elem;
 
-typedef struct
-{
-  gconstpointer key;            /* the batch's buffer */
-  GpuprofBatchId id;            /* gpuprof_batch_id_make () */
-} Slot;
-
 struct _GpuprofBatches
 {
   GMutex lock;                  /* creating an Elem only */
   GpuprofStreams *streams;      /* told which frames a sink received */
   gint active;                  /* an aggregator was seen: follow buffers */
   Elem *elems[MAX_ELEMENTS];
-  Slot slots[N_SLOTS];
+  /* a batch's buffer -> its GpuprofBatchId (a) */
+  GpuprofBufEntry slots[1 << SLOT_BITS];
 };
 
 GpuprofBatches *
@@ -216,58 +212,25 @@ gpuprof_batches_read_properties (GpuprofBatches * b, GpuprofElement * e)
 
 /* ------------------------------------------------------ buffer table */
 
-static inline guint
-slot_index (gconstpointer key)
-{
-  return (guint) ((((guintptr) key >> 4) * G_GUINT64_CONSTANT
-          (0x9E3779B97F4A7C15)) >> 52) & (N_SLOTS - 1);
-}
-
 static GpuprofBatchId
 slot_lookup (GpuprofBatches * b, gconstpointer key)
 {
-  guint i = slot_index (key), k;
+  guint64 id, unused;
 
-  /* two ways: the slot and its neighbour */
-  for (k = 0; k < 2; k++) {
-    Slot *s = &b->slots[(i + k) & (N_SLOTS - 1)];
-    if (__atomic_load_n (&s->key, __ATOMIC_ACQUIRE) == key) {
-      GpuprofBatchId id = LOAD (&s->id);
-      if (__atomic_load_n (&s->key, __ATOMIC_ACQUIRE) == key)
-        return id;
-    }
-  }
-  return 0;
+  return gpuprof_bufmap_lookup (b->slots, SLOT_BITS, key, &id, &unused) ?
+      id : 0;
 }
 
 static void
 slot_insert (GpuprofBatches * b, gconstpointer key, GpuprofBatchId id)
 {
-  guint i = slot_index (key);
-  Slot *s = &b->slots[i], *next = &b->slots[(i + 1) & (N_SLOTS - 1)];
-  gconstpointer k = LOAD (&s->key);
-
-  /* a taken slot: the neighbour if free, else the older entry goes */
-  if (k && k != key && !LOAD (&next->key))
-    s = next;
-  else if (k != key && LOAD (&next->key) == key)
-    s = next;
-  __atomic_store_n (&s->key, NULL, __ATOMIC_RELEASE);
-  STORE (&s->id, id);
-  __atomic_store_n (&s->key, key, __ATOMIC_RELEASE);
+  gpuprof_bufmap_insert (b->slots, SLOT_BITS, key, id, 0);
 }
 
 static void
 slot_remove (GpuprofBatches * b, gconstpointer key)
 {
-  guint i = slot_index (key), k;
-
-  for (k = 0; k < 2; k++) {
-    Slot *s = &b->slots[(i + k) & (N_SLOTS - 1)];
-    gconstpointer expected = key;
-    __atomic_compare_exchange_n (&s->key, &expected, NULL, FALSE,
-        __ATOMIC_RELEASE, __ATOMIC_RELAXED);
-  }
+  gpuprof_bufmap_remove (b->slots, SLOT_BITS, key);
 }
 
 /* ------------------------------------------------------- aggregators */

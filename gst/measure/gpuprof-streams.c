@@ -1,6 +1,7 @@
 /* gpuprof: per-stream figures — each source's frames followed to a sink. */
 #include "gpuprof-streams.h"
 
+#include "gpuprof-bufmap.h"
 #include "gpuprof-histogram.h"
 
 #include <stdlib.h>
@@ -8,7 +9,7 @@
 
 #define MAX_STREAMS 256         /* sources tracked at once */
 #define N_ELEMENTS 4096         /* per-element state: a slot per id modulo */
-#define N_ORIGINS 8192          /* buffers in flight that carry an origin */
+#define ORIGIN_BITS 13          /* 8192 buffers in flight with an origin */
 #define SEQ_BITS 48
 #define SEQ_MASK ((G_GUINT64_CONSTANT (1) << SEQ_BITS) - 1)
 
@@ -27,13 +28,6 @@ typedef struct
   GpuprofHistogram latency;
 } Stream;
 
-/* origin of a buffer in flight, found by its pointer */
-typedef struct
-{
-  gconstpointer key;
-  guint64 tag, ts;
-} Entry;
-
 /* what an element received, for its next output */
 typedef struct
 {
@@ -46,7 +40,8 @@ struct _GpuprofStreams
   GMutex lock;                  /* creating and recycling streams */
   Stream *streams[MAX_STREAMS];
   guint16 by_element[N_ELEMENTS];       /* element id -> stream index + 1 */
-  Entry entries[N_ORIGINS];
+  /* a buffer in flight -> its origin: tag (a), ts (b) */
+  GpuprofBufEntry entries[1 << ORIGIN_BITS];
   Pending pending[N_ELEMENTS];
 };
 
@@ -139,44 +134,17 @@ stream_get (GpuprofStreams * s, GpuprofElement * e, guint * index)
 
 /* ------------------------------------------------------- origins */
 
-static inline guint
-entry_index (gconstpointer key)
-{
-  return (guint) ((((guintptr) key >> 4) * G_GUINT64_CONSTANT
-          (0x9E3779B97F4A7C15)) >> 51) & (N_ORIGINS - 1);
-}
-
-/* two ways: the entry and its neighbour; a buffer lives in one of them */
-static Entry *
+static gboolean
 entry_find (GpuprofStreams * s, gconstpointer key, GpuprofOrigin * out)
 {
-  guint i = entry_index (key), k;
-
-  for (k = 0; k < 2; k++) {
-    Entry *en = &s->entries[(i + k) & (N_ORIGINS - 1)];
-    if (__atomic_load_n (&en->key, __ATOMIC_ACQUIRE) != key)
-      continue;
-    out->tag = LOAD (&en->tag);
-    out->ts = LOAD (&en->ts);
-    if (__atomic_load_n (&en->key, __ATOMIC_ACQUIRE) == key && out->tag)
-      return en;
-  }
-  return NULL;
+  return gpuprof_bufmap_lookup (s->entries, ORIGIN_BITS, key, &out->tag,
+      &out->ts) && out->tag;
 }
 
 static void
 entry_set (GpuprofStreams * s, gconstpointer key, guint64 tag, guint64 ts)
 {
-  guint i = entry_index (key);
-  Entry *en = &s->entries[i], *next = &s->entries[(i + 1) & (N_ORIGINS - 1)];
-  gconstpointer k = LOAD (&en->key);
-
-  if (LOAD (&next->key) == key || (k && k != key && !LOAD (&next->key)))
-    en = next;
-  __atomic_store_n (&en->key, NULL, __ATOMIC_RELEASE);
-  STORE (&en->tag, tag);
-  STORE (&en->ts, ts);
-  __atomic_store_n (&en->key, key, __ATOMIC_RELEASE);
+  gpuprof_bufmap_insert (s->entries, ORIGIN_BITS, key, tag, ts);
 }
 
 /* ------------------------------------------------------ hot path */
