@@ -6,7 +6,7 @@ Runs four live test sources at different frame rates into a batching mux
 funnel) and, once a second, asks the tracer for its figures with the
 "get-metrics" action signal (docs/signals.md). Each line is one stream:
 its source_id (the mux's sink pad), the frames in the last second and the
-tracer's own fps over the stream's active time.
+tracer's fps over the stream's last 4 whole seconds (fps_recent).
 
     GST_PLUGIN_PATH=build/tracers:build/examples/analytics \\
         python3 examples/python/stream-fps.py --seconds 5
@@ -30,8 +30,8 @@ def stream_rows(metrics):
     for i in range(arr.n_values):
         s = arr.get_nth(i)
         rows.append({k: s.get_value(k) for k in
-                     ("source_id", "source", "frames", "fps", "drops",
-                      "latency_p50_ns")})
+                     ("source_id", "source", "frames", "fps_recent",
+                      "drops", "latency_p50_ns")})
     return rows
 
 
@@ -82,7 +82,8 @@ def main():
             print("t=%.1fs source_id=%d %s frames=%d (+%d) fps=%.2f "
                   "drops=%d latency_p50=%.1fms" % (
                       t, key, r["source"], r["frames"],
-                      r["frames"] - last.get(key, 0), r["fps"], r["drops"],
+                      r["frames"] - last.get(key, 0), r["fps_recent"],
+                      r["drops"],
                       r["latency_p50_ns"] / 1e6), flush=True)
             last[key] = r["frames"]
     pipe.set_state(Gst.State.NULL)

@@ -2,6 +2,7 @@
 #include "gpuprof-streams.h"
 
 #include "gpuprof-bufmap.h"
+#include "gpuprof-clock.h"
 #include "gpuprof-histogram.h"
 
 #include <stdlib.h>
@@ -10,6 +11,8 @@
 #define MAX_STREAMS 256         /* sources tracked at once */
 #define N_ELEMENTS 4096         /* per-element state: a slot per id modulo */
 #define ORIGIN_BITS 13          /* 8192 buffers in flight with an origin */
+#define N_SECONDS 8             /* per-second frame counts kept */
+#define RECENT_S 4              /* whole seconds behind fps_recent */
 #define SEQ_BITS 48
 #define SEQ_MASK ((G_GUINT64_CONSTANT (1) << SEQ_BITS) - 1)
 
@@ -18,6 +21,13 @@
 #define STORE(p, v) __atomic_store_n ((p), (v), REL)
 #define ADD(p, v) __atomic_fetch_add ((p), (v), REL)
 
+/* frames pushed in one second of the clock */
+typedef struct
+{
+  guint64 sec;                  /* ts / 1 s + 1; 0: unused */
+  guint64 count;
+} Second;
+
 typedef struct
 {
   guint32 element_id;           /* the source; 0: a free slot */
@@ -25,6 +35,7 @@ typedef struct
   guint64 frames, first_ts, last_ts;
   guint64 delivered, newest;    /* frames that reached a sink; the newest */
   guint32 mux_id, mux_pad_id;   /* the mux input it enters, first seen */
+  Second seconds[N_SECONDS];    /* written by the source's thread only */
   GpuprofHistogram latency;
 } Stream;
 
@@ -174,6 +185,20 @@ gpuprof_streams_deliver (GpuprofStreams * s, const GpuprofOrigin * o,
     deliver_one (s, &o[i], ts);
 }
 
+/* one thread pushes from a source: no read-modify-write needed */
+static inline void
+count_second (Stream * st, guint64 ts, guint n)
+{
+  guint64 sec = ts / GST_SECOND + 1;
+  Second *b = &st->seconds[sec % N_SECONDS];
+
+  if (LOAD (&b->sec) != sec) {
+    STORE (&b->count, 0);
+    STORE (&b->sec, sec);
+  }
+  STORE (&b->count, LOAD (&b->count) + n);
+}
+
 void
 gpuprof_streams_push (GpuprofStreams * s, GpuprofElement * e,
     GstBuffer * buffer, guint n, guint64 ts)
@@ -191,6 +216,7 @@ gpuprof_streams_push (GpuprofStreams * s, GpuprofElement * e,
     STORE (&st->last_ts, ts);
     /* numbered within the run: drops compare these numbers */
     nth = ADD (&st->frames, n) + n;
+    count_second (st, ts, n);
     /* a list's buffers are counted, not followed */
     if (buffer)
       entry_set (s, buffer, tag_make (index, nth), ts);
@@ -261,6 +287,7 @@ gpuprof_streams_reset (GpuprofStreams * s, GpuprofElement * e)
     st->frames = st->first_ts = st->last_ts = 0;
     st->delivered = st->newest = 0;
     st->mux_id = st->mux_pad_id = 0;
+    memset (st->seconds, 0, sizeof (st->seconds));
     gpuprof_histogram_reset (&st->latency);
   }
   g_mutex_unlock (&s->lock);
@@ -306,6 +333,27 @@ cmp_streams (gconstpointer a, gconstpointer b)
   return g_strcmp0 (x->source, y->source);
 }
 
+/* the last RECENT_S whole seconds before now, after the first (partial)
+ * second of the stream; just after its start, its fps so far */
+static gdouble
+fps_recent (Stream * st, gdouble fps, guint64 now)
+{
+  guint64 now_sec = now / GST_SECOND + 1;
+  guint64 first_sec = LOAD (&st->first_ts) / GST_SECOND + 1;
+  guint64 hi = now_sec - 1, lo = MAX (now_sec - MIN (now_sec, RECENT_S),
+      first_sec + 1), sum = 0;
+  guint i;
+
+  if (hi < lo)
+    return fps;
+  for (i = 0; i < N_SECONDS; i++) {
+    guint64 sec = LOAD (&st->seconds[i].sec);
+    if (sec >= lo && sec <= hi)
+      sum += LOAD (&st->seconds[i].count);
+  }
+  return (gdouble) sum / (hi - lo + 1);
+}
+
 static void
 fill_stream_row (GpuprofStreamRow * row, Stream * st, GpuprofObjects * o)
 {
@@ -318,6 +366,7 @@ fill_stream_row (GpuprofStreamRow * row, Stream * st, GpuprofObjects * o)
   /* frames - 1 intervals between the first push and the last */
   row->fps = row->active_ns && row->frames > 1 ?
       (row->frames - 1) * 1e9 / row->active_ns : 0;
+  row->fps_recent = fps_recent (st, row->fps, gpuprof_clock_now ());
   row->delivered = LOAD (&st->delivered);
   row->drops = newest > row->delivered ? newest - row->delivered : 0;
   row->latency_p50_ns = gpuprof_histogram_percentile (&st->latency, 0.50);

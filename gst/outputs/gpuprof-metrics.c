@@ -30,8 +30,8 @@ typedef struct
 /* *INDENT-OFF* */
 static const Family families[] = {
   /* DeepStream 9 names (docs/metrics.md#deepstream) */
-  {"fps_metrics", "gauge", ST, "fps", 1, "stream_fps",
-   "FPS metrics: frames per second of each stream over its active time"},
+  {"fps_metrics", "gauge", ST, "fps_recent", 1, "stream_fps",
+   "FPS metrics: frames per second of each stream over the last 4 s"},
   {"latency_metrics", "gauge", ST, "latency_p50_ns", 1e-6, "stream_latency_ms",
    "Latency metrics: median source push -> sink of each stream, ms"},
   {"frame_number_metrics", "gauge", ST, "frames", 1, "stream_frame_number",
@@ -48,6 +48,8 @@ static const Family families[] = {
    "Frames older than the newest delivered one that reached no sink"},
   {"gpuprof_stream_fps", "gauge", ST, "fps", 1, NULL,
    "Frames per second over the stream's active time"},
+  {"gpuprof_stream_fps_recent", "gauge", ST, "fps_recent", 1, NULL,
+   "Frames per second over the last 4 whole seconds; 0 once it stopped"},
   {"gpuprof_stream_latency_p50_seconds", "gauge", ST, "latency_p50_ns", NS,
    NULL, "Median source push -> sink latency since the run started"},
   {"gpuprof_stream_latency_p99_seconds", "gauge", ST, "latency_p99_ns", NS,

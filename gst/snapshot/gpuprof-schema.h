@@ -145,6 +145,7 @@ G_BEGIN_DECLS
   F (frames, U64, "frames the source pushed") \
   F (active_ns, U64, "its first push to its last, ns") \
   F (fps, DOUBLE, "frames per second over its own active time: (frames - 1) / active_ns") \
+  F (fps_recent, DOUBLE, "frames per second over the last 4 whole seconds (fewer just after its start); 0 once it stopped pushing") \
   F (delivered, U64, "frames that reached a sink, alone or in a batch") \
   F (drops, U64, "frames older than the newest delivered one that reached no sink (leaky queue, mux or QoS drops, or not followed)") \
   F (latency_p50_ns, U64, "median source push -> a sink receives the frame or its batch, ns") \

@@ -16,7 +16,12 @@ drops equal the probes', the median latency within 15 % + 2 ms of the
 probes' median.
 
 Run 3: one pipeline run twice (back to NULL between): each run's row
-counts that run's frames, all delivered, none dropped."""
+counts that run's frames, all delivered, none dropped.
+
+Run 4: a live source at 20 fps for 4.5 s, asked with get-metrics after its
+EOS (the pipeline still PLAYING): fps_recent over its last whole seconds
+is within 10 % of the probe's rate, and 0 once more than 4 s passed
+without a frame, while fps (its active time) stays."""
 import json
 import os
 import statistics
@@ -169,5 +174,37 @@ for run in (1, 2):
             and r.get("drops") == 0,
             "run %d of one pipeline: frames %s, delivered %s, drops %s" %
             (run, r.get("frames"), r.get("delivered"), r.get("drops")))
+pipe = None
+
+# ------------------------------------------------------------- run 4
+pipe = Gst.parse_launch("videotestsrc name=e is-live=true num-buffers=90 ! "
+                        "video/x-raw,width=64,height=48,framerate=20/1 ! "
+                        "fakesink name=sink")
+p = source_probe(pipe.get_by_name("e").get_static_pad("src"))
+pipe.set_state(Gst.State.PLAYING)
+msg = pipe.get_bus().timed_pop_filtered(
+    60 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+t.check(msg is not None and msg.type == Gst.MessageType.EOS, "run 4: EOS")
+
+
+def stream_e():
+    m = tracer.emit("get-metrics", None)
+    ok, arr = m.get_array("streams") if m else (False, None)
+    rows = [arr.get_nth(i) for i in range(arr.n_values)] if ok else []
+    return {k: rows[0].get_value(k) for k in ("fps", "fps_recent")} \
+        if rows else {}
+
+
+truth = (p["n"] - 1) * 1e9 / (p["last"] - p["first"])
+at_end = stream_e()
+t.check(abs(at_end.get("fps_recent", 0) - truth) <= 0.1 * truth,
+        "run 4: fps_recent %.2f at its end ~ probe %.2f" %
+        (at_end.get("fps_recent", 0), truth))
+time.sleep(5.2)
+later = stream_e()
+t.check(later.get("fps_recent") == 0 and later.get("fps", 0) > 0,
+        "run 4: 5 s after its last frame fps_recent %s, fps %s" %
+        (later.get("fps_recent"), later.get("fps")))
+pipe.set_state(Gst.State.NULL)
 pipe = None
 t.finish()
