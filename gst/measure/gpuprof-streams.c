@@ -43,6 +43,7 @@ typedef struct
 typedef struct
 {
   guint32 element_id;
+  gconstpointer key;            /* the buffer received */
   guint64 tag, ts;
 } Pending;
 
@@ -225,8 +226,9 @@ gpuprof_streams_push (GpuprofStreams * s, GpuprofElement * e,
   pd = &s->pending[e->id % N_ELEMENTS];
   if (!buffer || LOAD (&pd->element_id) != e->id || !LOAD (&pd->tag))
     return;
-  /* in place: the same buffer goes on; else this output carries it */
-  {
+  /* in place: the same buffer goes on, its entry with it; else this
+   * output carries the origin */
+  if (LOAD (&pd->key) != (gconstpointer) buffer) {
     GpuprofOrigin o;
     if (!entry_find (s, buffer, &o))
       entry_set (s, buffer, LOAD (&pd->tag), LOAD (&pd->ts));
@@ -260,6 +262,7 @@ gpuprof_streams_chain (GpuprofStreams * s, GpuprofElement * e,
     default:
       pd = &s->pending[e->id % N_ELEMENTS];
       STORE (&pd->element_id, e->id);
+      STORE (&pd->key, (gconstpointer) buffer);
       STORE (&pd->ts, origin->ts);
       STORE (&pd->tag, origin->tag);
       return FALSE;
