@@ -287,6 +287,7 @@ static guint64
 take_arrivals (Agg * a, guint64 frames, guint64 * inputs_mask, Recent * r)
 {
   guint64 lo = a->consumed, hi = a->consumed + frames, i, first = 0;
+  guint n = 0;
 
   if (hi - lo > N_ARRIVALS)
     lo = hi - N_ARRIVALS;
@@ -298,13 +299,14 @@ take_arrivals (Agg * a, guint64 frames, guint64 * inputs_mask, Recent * r)
     if (!first || LOAD (&ar->ts) < first)
       first = LOAD (&ar->ts);
     *inputs_mask |= G_GUINT64_CONSTANT (1) << LOAD (&ar->input);
-    if (LOAD (&ar->origin.tag) && r->n_origins < GPUPROF_STREAM_BATCH_FRAMES) {
-      STORE (&r->origins[r->n_origins].tag, LOAD (&ar->origin.tag));
-      STORE (&r->origins[r->n_origins].ts, LOAD (&ar->origin.ts));
-      r->n_origins++;
+    if (LOAD (&ar->origin.tag) && n < GPUPROF_STREAM_BATCH_FRAMES) {
+      STORE (&r->origins[n].tag, LOAD (&ar->origin.tag));
+      STORE (&r->origins[n].ts, LOAD (&ar->origin.ts));
+      n++;
     }
   }
   a->consumed = hi;
+  STORE (&r->n_origins, n);
   return first;
 }
 
@@ -328,7 +330,6 @@ agg_push (GpuprofBatches * b, GpuprofElement * e, GstBuffer * buffer,
   frames = batch_size > 0 ? MIN (pending, (guint64) batch_size) : pending;
   r = &a->recent[seq % N_RECENT];
   __atomic_store_n (&r->num, 0, __ATOMIC_RELEASE);
-  r->n_origins = 0;
   first = take_arrivals (a, frames, &mask, r);
   reason = batch_size <= 0 ? REASON_NONE :
       frames >= (guint64) batch_size ? REASON_FULL : REASON_TIMEOUT;
@@ -386,6 +387,7 @@ recent_of (GpuprofBatches * b, GpuprofBatchId id, Recent * copy,
   guint64 num = gpuprof_batch_id_num (id);
   Elem *agg = elem_by_id (b, gpuprof_batch_id_aggregator (id));
   Recent *r;
+  guint k;
 
   if (!agg || !agg->agg)
     return NULL;
@@ -395,10 +397,12 @@ recent_of (GpuprofBatches * b, GpuprofBatchId id, Recent * copy,
   copy->push_ts = LOAD (&r->push_ts);
   copy->frames = LOAD (&r->frames);
   copy->n_origins = 0;
-  if (origins) {
-    copy->n_origins = MIN (LOAD (&r->n_origins), GPUPROF_STREAM_BATCH_FRAMES);
-    memcpy (copy->origins, r->origins, copy->n_origins *
-        sizeof (GpuprofOrigin));
+  /* read as written: atomics, checked by the number around them */
+  for (k = 0; origins && k < MIN (LOAD (&r->n_origins),
+          GPUPROF_STREAM_BATCH_FRAMES); k++) {
+    copy->origins[k].tag = LOAD (&r->origins[k].tag);
+    copy->origins[k].ts = LOAD (&r->origins[k].ts);
+    copy->n_origins = k + 1;
   }
   copy->num = num;
   return __atomic_load_n (&r->num, __ATOMIC_ACQUIRE) == num ? copy : NULL;
