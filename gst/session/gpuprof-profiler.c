@@ -742,12 +742,23 @@ metrics_body (gpointer data)
   gchar *text;
   guint i;
 
+  /* the GPU records CUPTI completed: unforced, so none is settled before
+   * its API record arrives (the run end forces) */
+  if (p->gpu_on)
+    gpuprof_cupti_flush (FALSE);
   g_mutex_lock (&p->report_lock);
   pipelines = gpuprof_objects_pipelines (p->objects);
   for (i = 0; i < pipelines->len; i++) {
     GpuprofPipeline *pl = g_ptr_array_index (pipelines, i);
-    if (pipeline_active (p, pl))
-      g_ptr_array_add (snaps, snapshot_pipeline (p, pl));
+    guint64 first = 0, last = 0;
+    GpuprofSnapshot *snap;
+
+    if (!pipeline_active (p, pl))
+      continue;
+    snap = snapshot_pipeline_wall (p, pl, &first, &last);
+    if (p->gpu_on)
+      gpu_section (p, snap, first, last);
+    g_ptr_array_add (snaps, snap);
   }
   g_ptr_array_unref (pipelines);
   g_mutex_unlock (&p->report_lock);
