@@ -14,6 +14,7 @@ packages=(meson ninja-build pkg-config gcc libc6-dev
   gstreamer1.0-plugins-bad jq valgrind time
   graphviz chromium             # tools-html: dot -Tsvg, headless browser
   python3-gi gir1.2-gstreamer-1.0
+  prometheus                    # live-metrics: a real Prometheus, promtool
   libasan8 libubsan1 libtsan2)   # sanitizer runtimes (also pulled in by gcc)
 missing=()
 for p in "${packages[@]}"; do

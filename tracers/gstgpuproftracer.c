@@ -30,7 +30,7 @@
  * #GstGpuprofTracer::get-element-stats, #GstGpuprofTracer::get-queue-stats,
  * #GstGpuprofTracer::get-batch-stats, #GstGpuprofTracer::get-report,
  * #GstGpuprofTracer::get-last-report,
- * #GstGpuprofTracer::get-records. Find the tracer with
+ * #GstGpuprofTracer::get-records, #GstGpuprofTracer::get-metrics. Find the tracer with
  * gst_tracing_get_active_tracers(). A path argument is an element's path
  * as the report prints it ("pipeline0/infer"); the statistics are those of
  * that pipeline's current run, cleared when it is reported.
@@ -38,6 +38,7 @@
 #include "config.h"
 
 #include "gstgpuproftracer.h"
+#include "gpuprof-metrics.h"
 #include "gpuprof-summary.h"
 
 #include <stdlib.h>
@@ -53,6 +54,7 @@ enum
   SIGNAL_GET_REPORT,
   SIGNAL_GET_LAST_REPORT,
   SIGNAL_GET_RECORDS,
+  SIGNAL_GET_METRICS,
   N_SIGNALS
 };
 
@@ -283,6 +285,20 @@ get_last_report (GstGpuprofTracer * self)
 {
   return self->profiler ? gpuprof_profiler_last_report (self->profiler) :
       NULL;
+}
+
+static GstStructure *
+get_metrics (GstGpuprofTracer * self, const gchar * pipeline)
+{
+  GpuprofSnapshot *snap = self->profiler ?
+      gpuprof_profiler_snapshot (self->profiler, pipeline) : NULL;
+  GstStructure *s;
+
+  if (!snap)
+    return NULL;
+  s = gpuprof_metrics_structure (snap);
+  gpuprof_snapshot_free (snap);
+  return s;
 }
 
 /* how many records the tracer keeps: bounded by the live objects and the
@@ -551,6 +567,24 @@ gst_gpuprof_tracer_class_init (GstGpuprofTracerClass * klass)
       g_signal_new_class_handler ("get-records", G_TYPE_FROM_CLASS (klass),
       G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION, G_CALLBACK (get_records), NULL,
       NULL, NULL, GST_TYPE_STRUCTURE, 0);
+  /**
+   * GstGpuprofTracer::get-metrics:
+   * @tracer: the tracer
+   * @pipeline: (nullable): a pipeline's name, or %NULL for the last one
+   *   with activity
+   *
+   * Returns: (transfer full) (nullable): the pipeline's figures so far, a
+   * "gpuprof-metrics" structure: "pipeline" (string), "wall_ns" (guint64),
+   * "streams" and "elements" (arrays of the "gpuprof-stream" and
+   * "gpuprof-element" structures, fields as in the summary's tables), or
+   * %NULL when there is no such pipeline. See docs/signals.md.
+   *
+   * Since: 0.1
+   */
+  signals[SIGNAL_GET_METRICS] =
+      g_signal_new_class_handler ("get-metrics", G_TYPE_FROM_CLASS (klass),
+      G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION, G_CALLBACK (get_metrics), NULL,
+      NULL, NULL, GST_TYPE_STRUCTURE, 1, G_TYPE_STRING);
 }
 
 static void

@@ -103,6 +103,15 @@ static const ParamDef params[] = {
    "pipeline that never got a buffer is not reported yet). `0`: four "
    "times the pad's normal gap "
    "between buffers, at least 2 s ([live.md](live.md#stalls))."},
+  {"metrics", PARAM_PATH, FIELD (metrics), 0, NULL,
+   "<HOST:PORT, :PORT or PORT>", "none",
+   "Serve /metrics (Prometheus text format) on this address",
+   "A thread of the tracer's own answers each scrape from a fresh "
+   "snapshot of every running pipeline: per-stream figures under "
+   "DeepStream 9's names, per-element, queue, batch and GPU families "
+   "([metrics.md](metrics.md)). The host defaults to 127.0.0.1. A bad "
+   "address or a port in use gives one stderr line naming it; the "
+   "pipeline runs on without the endpoint."},
 };
 /* *INDENT-ON* */
 
@@ -385,6 +394,7 @@ gpuprof_params_clear (GpuprofParams * p)
   g_free (p->stats_path);
   g_free (p->html_path);
   g_free (p->cupti_lib);
+  g_free (p->metrics);
   memset (p, 0, sizeof (*p));
 }
 
@@ -398,6 +408,7 @@ gpuprof_params_copy (GpuprofParams * dest, const GpuprofParams * src)
   dest->stats_path = g_strdup (src->stats_path);
   dest->html_path = g_strdup (src->html_path);
   dest->cupti_lib = g_strdup (src->cupti_lib);
+  dest->metrics = g_strdup (src->metrics);
 }
 
 /* ------------------------------------------------------------ properties */

@@ -40,6 +40,7 @@ typedef struct
   GpuprofCuptiPath cupti_path;  /* cupti-path=callback|activity */
   gdouble interval;             /* interval=<seconds>, 0 = no live snapshots */
   gdouble stall;                /* stall=<seconds>, 0 = auto */
+  gchar *metrics;               /* metrics=[HOST:]PORT, NULL = no endpoint */
 } GpuprofParams;
 
 #define GPUPROF_TYPE_CUPTI_MODE (gpuprof_cupti_mode_get_type ())

@@ -1,6 +1,7 @@
 /* gpuprof: batches — how an aggregator forms them and how they travel. */
 #include "gpuprof-batch.h"
 
+#include "gpuprof-bufmap.h"
 #include "gpuprof-clock.h"
 #include "gpuprof-gpu.h"
 #include "gpuprof-histogram.h"
@@ -9,7 +10,7 @@
 
 #define MAX_ELEMENTS 4096       /* elements tracked at once: a slot per id
                                  * modulo this, freed with the record */
-#define N_SLOTS 4096            /* buffers of batches in flight */
+#define SLOT_BITS 12            /* 4096 buffers of batches in flight */
 #define N_ARRIVALS 1024         /* inputs not yet taken into a batch */
 #define N_RECENT 512            /* batches a stage can still look up */
 #define MAX_INPUTS 64           /* distinct inputs told apart */
@@ -29,6 +30,7 @@ typedef struct
   guint64 seq;                  /* arrival number + 1 once written */
   guint64 ts;
   guint input;                  /* slot in input_ids */
+  GpuprofOrigin origin;         /* its source's push (gpuprof-streams.h) */
 } Arrival;
 
 typedef struct
@@ -36,6 +38,9 @@ typedef struct
   guint64 num;                  /* batch number; 0 while being written */
   guint64 push_ts;
   guint64 frames;
+  /* the sources' pushes of its first frames, for the streams' latency */
+  guint n_origins;
+  GpuprofOrigin origins[GPUPROF_STREAM_BATCH_FRAMES];
 } Recent;
 
 typedef struct
@@ -76,25 +81,22 @@ typedef struct
   guint64 pending;              /* last batch received, for its next output */
 } Elem;
 
-typedef struct
-{
-  gconstpointer key;            /* the batch's buffer */
-  GpuprofBatchId id;            /* gpuprof_batch_id_make () */
-} Slot;
-
 struct _GpuprofBatches
 {
   GMutex lock;                  /* creating an Elem only */
+  GpuprofStreams *streams;      /* told which frames a sink received */
   gint active;                  /* an aggregator was seen: follow buffers */
   Elem *elems[MAX_ELEMENTS];
-  Slot slots[N_SLOTS];
+  /* a batch's buffer -> its GpuprofBatchId (a) */
+  GpuprofBufEntry slots[1 << SLOT_BITS];
 };
 
 GpuprofBatches *
-gpuprof_batches_new (void)
+gpuprof_batches_new (GpuprofStreams * streams)
 {
   GpuprofBatches *b = g_new0 (GpuprofBatches, 1);
 
+  b->streams = streams;
   g_mutex_init (&b->lock);
   return b;
 }
@@ -210,58 +212,25 @@ gpuprof_batches_read_properties (GpuprofBatches * b, GpuprofElement * e)
 
 /* ------------------------------------------------------ buffer table */
 
-static inline guint
-slot_index (gconstpointer key)
-{
-  return (guint) ((((guintptr) key >> 4) * G_GUINT64_CONSTANT
-          (0x9E3779B97F4A7C15)) >> 52) & (N_SLOTS - 1);
-}
-
 static GpuprofBatchId
 slot_lookup (GpuprofBatches * b, gconstpointer key)
 {
-  guint i = slot_index (key), k;
+  guint64 id, unused;
 
-  /* two ways: the slot and its neighbour */
-  for (k = 0; k < 2; k++) {
-    Slot *s = &b->slots[(i + k) & (N_SLOTS - 1)];
-    if (__atomic_load_n (&s->key, __ATOMIC_ACQUIRE) == key) {
-      GpuprofBatchId id = LOAD (&s->id);
-      if (__atomic_load_n (&s->key, __ATOMIC_ACQUIRE) == key)
-        return id;
-    }
-  }
-  return 0;
+  return gpuprof_bufmap_lookup (b->slots, SLOT_BITS, key, &id, &unused) ?
+      id : 0;
 }
 
 static void
 slot_insert (GpuprofBatches * b, gconstpointer key, GpuprofBatchId id)
 {
-  guint i = slot_index (key);
-  Slot *s = &b->slots[i], *next = &b->slots[(i + 1) & (N_SLOTS - 1)];
-  gconstpointer k = LOAD (&s->key);
-
-  /* a taken slot: the neighbour if free, else the older entry goes */
-  if (k && k != key && !LOAD (&next->key))
-    s = next;
-  else if (k != key && LOAD (&next->key) == key)
-    s = next;
-  __atomic_store_n (&s->key, NULL, __ATOMIC_RELEASE);
-  STORE (&s->id, id);
-  __atomic_store_n (&s->key, key, __ATOMIC_RELEASE);
+  gpuprof_bufmap_insert (b->slots, SLOT_BITS, key, id, 0);
 }
 
 static void
 slot_remove (GpuprofBatches * b, gconstpointer key)
 {
-  guint i = slot_index (key), k;
-
-  for (k = 0; k < 2; k++) {
-    Slot *s = &b->slots[(i + k) & (N_SLOTS - 1)];
-    gconstpointer expected = key;
-    __atomic_compare_exchange_n (&s->key, &expected, NULL, FALSE,
-        __ATOMIC_RELEASE, __ATOMIC_RELAXED);
-  }
+  gpuprof_bufmap_remove (b->slots, SLOT_BITS, key);
 }
 
 /* ------------------------------------------------------- aggregators */
@@ -285,7 +254,7 @@ input_slot (Agg * a, guint32 pad_id)
 
 static void
 agg_input (GpuprofBatches * b, const GpuprofFrame * f, GstBuffer * buffer,
-    guint64 ts)
+    guint64 ts, const GpuprofOrigin * origin)
 {
   Elem *st = elem_get (b, f->element, TRUE);
   Agg *a;
@@ -302,6 +271,8 @@ agg_input (GpuprofBatches * b, const GpuprofFrame * f, GstBuffer * buffer,
     Arrival *ar = &a->ring[n % N_ARRIVALS];
     STORE (&ar->ts, ts);
     STORE (&ar->input, input);
+    STORE (&ar->origin.tag, origin ? origin->tag : 0);
+    STORE (&ar->origin.ts, origin ? origin->ts : 0);
     __atomic_store_n (&ar->seq, n + 1, __ATOMIC_RELEASE);
   }
   if (G_UNLIKELY (!LOAD (&b->active)))
@@ -310,11 +281,13 @@ agg_input (GpuprofBatches * b, const GpuprofFrame * f, GstBuffer * buffer,
 
 /* The inputs a batch took, oldest first: the arrivals after those taken by
  * earlier batches. Returns the first one's time (0 unknown) and the set of
- * inputs. Visits each arrival once over the run: O(1) per input. */
+ * inputs; the frames' origins go to 'r'. Visits each arrival once over the
+ * run: O(1) per input. */
 static guint64
-take_arrivals (Agg * a, guint64 frames, guint64 * inputs_mask)
+take_arrivals (Agg * a, guint64 frames, guint64 * inputs_mask, Recent * r)
 {
   guint64 lo = a->consumed, hi = a->consumed + frames, i, first = 0;
+  guint n = 0;
 
   if (hi - lo > N_ARRIVALS)
     lo = hi - N_ARRIVALS;
@@ -326,8 +299,14 @@ take_arrivals (Agg * a, guint64 frames, guint64 * inputs_mask)
     if (!first || LOAD (&ar->ts) < first)
       first = LOAD (&ar->ts);
     *inputs_mask |= G_GUINT64_CONSTANT (1) << LOAD (&ar->input);
+    if (LOAD (&ar->origin.tag) && n < GPUPROF_STREAM_BATCH_FRAMES) {
+      STORE (&r->origins[n].tag, LOAD (&ar->origin.tag));
+      STORE (&r->origins[n].ts, LOAD (&ar->origin.ts));
+      n++;
+    }
   }
   a->consumed = hi;
+  STORE (&r->n_origins, n);
   return first;
 }
 
@@ -349,7 +328,9 @@ agg_push (GpuprofBatches * b, GpuprofElement * e, GstBuffer * buffer,
   pending = __atomic_load_n (&a->arrivals, __ATOMIC_ACQUIRE) - a->consumed;
   /* a batching mux takes at most batch-size; the rest waits for the next */
   frames = batch_size > 0 ? MIN (pending, (guint64) batch_size) : pending;
-  first = take_arrivals (a, frames, &mask);
+  r = &a->recent[seq % N_RECENT];
+  __atomic_store_n (&r->num, 0, __ATOMIC_RELEASE);
+  first = take_arrivals (a, frames, &mask, r);
   reason = batch_size <= 0 ? REASON_NONE :
       frames >= (guint64) batch_size ? REASON_FULL : REASON_TIMEOUT;
 
@@ -370,8 +351,6 @@ agg_push (GpuprofBatches * b, GpuprofElement * e, GstBuffer * buffer,
   }
   STORE (&a->last_push, ts);
 
-  r = &a->recent[seq % N_RECENT];
-  __atomic_store_n (&r->num, 0, __ATOMIC_RELEASE);
   STORE (&r->push_ts, ts);
   STORE (&r->frames, frames);
   __atomic_store_n (&r->num, seq, __ATOMIC_RELEASE);
@@ -402,11 +381,13 @@ gpuprof_batches_eos (GpuprofBatches * b, GpuprofPad * pad)
 /* The batch 'id' if its aggregator still knows it (a stale pointer of a
  * long-gone batch does not match). */
 static Recent *
-recent_of (GpuprofBatches * b, GpuprofBatchId id, Recent * copy)
+recent_of (GpuprofBatches * b, GpuprofBatchId id, Recent * copy,
+    gboolean origins)
 {
   guint64 num = gpuprof_batch_id_num (id);
   Elem *agg = elem_by_id (b, gpuprof_batch_id_aggregator (id));
   Recent *r;
+  guint k;
 
   if (!agg || !agg->agg)
     return NULL;
@@ -415,13 +396,22 @@ recent_of (GpuprofBatches * b, GpuprofBatchId id, Recent * copy)
     return NULL;
   copy->push_ts = LOAD (&r->push_ts);
   copy->frames = LOAD (&r->frames);
+  copy->n_origins = 0;
+  /* read as written: atomics, checked by the number around them */
+  for (k = 0; origins && k < MIN (LOAD (&r->n_origins),
+          GPUPROF_STREAM_BATCH_FRAMES); k++) {
+    copy->origins[k].tag = LOAD (&r->origins[k].tag);
+    copy->origins[k].ts = LOAD (&r->origins[k].ts);
+    copy->n_origins = k + 1;
+  }
   copy->num = num;
   return __atomic_load_n (&r->num, __ATOMIC_ACQUIRE) == num ? copy : NULL;
 }
 
 guint64
 gpuprof_batches_chain_pre (GpuprofBatches * b, GpuprofThread * t,
-    GpuprofFrame * f, GstBuffer * buffer, guint64 ts)
+    GpuprofFrame * f, GstBuffer * buffer, guint64 ts,
+    const GpuprofOrigin * origin)
 {
   GpuprofElement *e = f->element;
   Recent copy;
@@ -430,12 +420,13 @@ gpuprof_batches_chain_pre (GpuprofBatches * b, GpuprofThread * t,
 
   if (e->role == GPUPROF_ROLE_AGGREGATOR) {
     /* an aggregator's input: counted, never followed as a batch */
-    agg_input (b, f, buffer, ts);
+    agg_input (b, f, buffer, ts, origin);
     return 0;
   }
   if (!LOAD (&b->active) || !buffer || e->role == GPUPROF_ROLE_QUEUE)
     return 0;
-  if (!(id = slot_lookup (b, buffer)) || !recent_of (b, id, &copy))
+  if (!(id = slot_lookup (b, buffer)) || !recent_of (b, id, &copy,
+          e->role == GPUPROF_ROLE_SINK && !origin))
     return 0;
   if (!(st = elem_get (b, e, FALSE)))
     return 0;
@@ -443,6 +434,9 @@ gpuprof_batches_chain_pre (GpuprofBatches * b, GpuprofThread * t,
     Elem *agg = elem_by_id (b, gpuprof_batch_id_aggregator (id));
     gpuprof_histogram_record (&agg->agg->latency_hist,
         ts > copy.push_ts ? ts - copy.push_ts : 0);
+    /* a frame the sink got alone (funnel) was delivered already */
+    if (b->streams)
+      gpuprof_streams_deliver (b->streams, copy.origins, copy.n_origins, ts);
   }
   ADD (&st->offset_ns, ts > copy.push_ts ? ts - copy.push_ts : 0);
   if (!LOAD (&st->first_push))

@@ -16,6 +16,7 @@
 
 #include "gpuprof-objects.h"
 #include "gpuprof-snapshot.h"
+#include "gpuprof-streams.h"
 
 G_BEGIN_DECLS
 
@@ -55,13 +56,17 @@ gpuprof_batch_id_num (GpuprofBatchId id)
 
 typedef struct _GpuprofBatches GpuprofBatches;
 
-GpuprofBatches *gpuprof_batches_new (void);
+/* streams: told the frames each batch carries to a sink (may be NULL) */
+GpuprofBatches *gpuprof_batches_new (GpuprofStreams * streams);
 void gpuprof_batches_free (GpuprofBatches * b);
 
 /* Hot path. 'f' is the CHAIN frame just pushed (pre) or popped (post) on
- * t's stack. Returns the batch number the call processes, 0 when none. */
+ * t's stack. Returns the batch number the call processes, 0 when none.
+ * 'origin': the buffer's own source frame (gpuprof_streams_chain), or
+ * NULL. */
 guint64 gpuprof_batches_chain_pre (GpuprofBatches * b, GpuprofThread * t,
-    GpuprofFrame * f, GstBuffer * buffer, guint64 ts);
+    GpuprofFrame * f, GstBuffer * buffer, guint64 ts,
+    const GpuprofOrigin * origin);
 void gpuprof_batches_chain_post (GpuprofBatches * b, GpuprofThread * t,
     const GpuprofFrame * f, guint64 self_ns);
 /* A buffer pushed from 'pad' as the pad's 'seq'-th: for an aggregator this

@@ -204,6 +204,8 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   GpuprofPad *gp;
   GpuprofElement *e;
   GpuprofFrame *f;
+  GpuprofOrigin origin;
+  gboolean has_origin;
   guint64 payload, batch;
   guint n;
 
@@ -250,7 +252,9 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   }
   /* a call processing a batch is labelled with the batch number, so NVTX
    * and GPU records land per batch */
-  batch = gpuprof_batches_chain_pre (p->batches, t, f, buffer, ts);
+  has_origin = gpuprof_streams_chain (p->streams, e, gp, buffer, ts, &origin);
+  batch = gpuprof_batches_chain_pre (p->batches, t, f, buffer, ts,
+      has_origin ? &origin : NULL);
   payload = batch ? batch : f->seq;
   if (p->params.nvtx) {
     gpuprof_nvtx_push (e, gp->nvtx_msg, payload, GPUPROF_NVTX_CAT_CHAIN);
@@ -420,6 +424,7 @@ gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   f->seq = seq;
   /* an aggregator's push forms a batch: a range with its number */
   batch = gpuprof_batches_push_pre (p->batches, gp, buffer, f->seq, ts);
+  gpuprof_streams_push (p->streams, e, buffer, n, ts);
   if (batch && p->params.nvtx) {
     gpuprof_nvtx_push (e, gp->nvtx_msg, batch, GPUPROF_NVTX_CAT_CHAIN);
     f->nvtx_open = TRUE;

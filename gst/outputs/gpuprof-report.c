@@ -320,6 +320,40 @@ format_batches (const GpuprofSnapshot * s, GString * out)
     format_stages (s, out);
 }
 
+/* per source: a few streams, or hundreds of cameras; one line each */
+static void
+format_streams (const GpuprofSnapshot * s, GString * out)
+{
+  static const gchar *const headers[] = {
+    "source_id", "source", "mux input", "frames", "fps", "delivered",
+    "drops", "latency p50 ms", "latency p99 ms", NULL
+  };
+  GpuprofTable *t;
+  guint i;
+
+  if (!s->streams || !s->streams->len)
+    return;
+  t = gpuprof_table_new (9, headers);
+  for (i = 0; i < s->streams->len; i++) {
+    const GpuprofStreamRow *r =
+        &g_array_index (s->streams, GpuprofStreamRow, i);
+    gchar *cells[] = {
+      u64 (r->source_id), g_strdup (r->source),
+      g_strdup (r->mux_pad && *r->mux_pad ? r->mux_pad : "-"),
+      u64 (r->frames), frames_cell (r->fps), u64 (r->delivered),
+      u64 (r->drops),
+      r->delivered ? ms (r->latency_p50_ns) : g_strdup ("-"),
+      r->delivered ? ms (r->latency_p99_ns) : g_strdup ("-"), NULL
+    };
+    add_owned_row (t, cells);
+  }
+  g_string_append (out, "\nStreams (per source: fps over its own active "
+      "time, latency = source push -> sink, drops = frames that reached no "
+      "sink)\n");
+  gpuprof_table_print (t, out);
+  gpuprof_table_free (t);
+}
+
 /* The per-batch verdict and the advice, under the bottleneck line. */
 static void
 format_advice (const GpuprofSnapshot * s, GString * out)
@@ -489,6 +523,7 @@ gpuprof_report_format (const GpuprofSnapshot * s)
   format_queues (s, out);
   format_threads (s, out);
   format_batches (s, out);
+  format_streams (s, out);
   g_string_append_printf (out, "\n%s\n", verdict);
   format_advice (s, out);
   g_free (verdict);

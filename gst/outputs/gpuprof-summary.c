@@ -301,6 +301,7 @@ record_str (GPtrArray * pool, const gchar * s)
 #define PREFIX_SPEC_BATCHES PIPELINE_SPEC
 #define PREFIX_SPEC_STAGES PIPELINE_SPEC
 #define PREFIX_SPEC_ADVICE PIPELINE_SPEC
+#define PREFIX_SPEC_STREAMS PIPELINE_SPEC
 #define PREFIX_SPEC_GPU_ELEMENTS PIPELINE_SPEC
 #define PREFIX_SPEC_GPU_KERNELS PIPELINE_SPEC
 #define PREFIX_SPEC_GPU_DEVICES PIPELINE_SPEC
@@ -312,6 +313,7 @@ record_str (GPtrArray * pool, const gchar * s)
 #define PREFIX_VALUE_BATCHES , pipeline
 #define PREFIX_VALUE_STAGES , pipeline
 #define PREFIX_VALUE_ADVICE , pipeline
+#define PREFIX_VALUE_STREAMS , pipeline
 #define PREFIX_VALUE_GPU_ELEMENTS , pipeline
 #define PREFIX_VALUE_GPU_KERNELS , pipeline
 #define PREFIX_VALUE_GPU_DEVICES , pipeline

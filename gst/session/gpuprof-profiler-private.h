@@ -3,6 +3,7 @@
 #pragma once
 
 #include "gpuprof-batch.h"
+#include "gpuprof-metrics-server.h"
 #include "gpuprof-objects.h"
 #include "gpuprof-profiler.h"
 #include "gpuprof-stall.h"
@@ -21,6 +22,7 @@ struct _GpuprofProfiler
   gboolean gpu_on;              /* CUPTI attribution running */
   gchar *gpu_off_reason;        /* why not, for the report (cupti=on) */
   GpuprofBatches *batches;      /* per-batch analysis (gpuprof-batch.h) */
+  GpuprofStreams *streams;      /* per-source figures (gpuprof-streams.h) */
 
   GMutex report_lock;           /* guards below; reports are rare */
   gchar *last_report;
@@ -29,6 +31,9 @@ struct _GpuprofProfiler
   guint64 live_seq;
   guint64 live_last_ns;         /* when the last snapshot was taken */
   GpuprofStall *stall;          /* the watchdog, on the live thread */
+
+  GpuprofMetricsServer *metrics;        /* metrics=: NULL when off */
+  guint64 metrics_scrape_ns;    /* what the last scrape cost (atomic) */
 
   GThread *live_thread;         /* the timer; NULL without interval= */
   GMutex live_lock;             /* guards live_stop */

@@ -11,6 +11,7 @@
 #include "gpuprof-gpu.h"
 #include "gpuprof-gpu-tables.h"
 #include "gpuprof-links.h"
+#include "gpuprof-metrics.h"
 #include "gpuprof-gputrace.h"
 #include "gpuprof-nvtx.h"
 #include "gpuprof-objects.h"
@@ -70,6 +71,7 @@ element_fini (GpuprofElement * e, gpointer user_data)
   GpuprofProfiler *p = user_data;
 
   gpuprof_batches_forget (p->batches, e);
+  gpuprof_streams_forget (p->streams, e);
 }
 
 /* Names for the trace writer and the GPU report: called off the streaming
@@ -187,6 +189,7 @@ gpuprof_profiler_state_change_pre (GpuprofProfiler * p, GstElement * element,
 
 static void live_start (GpuprofProfiler * p);
 static void live_stop (GpuprofProfiler * p);
+static gchar *metrics_body (gpointer data);
 
 GpuprofProfiler *
 gpuprof_profiler_new (const GpuprofParams * params)
@@ -202,9 +205,13 @@ gpuprof_profiler_new (const GpuprofParams * params)
   g_mutex_init (&p->report_lock);
   p->objects = gpuprof_objects_new (element_init, pad_init, element_resolved,
       element_fini, p);
-  p->batches = gpuprof_batches_new ();
+  p->streams = gpuprof_streams_new ();
+  p->batches = gpuprof_batches_new (p->streams);
   open_outputs (p);
   live_start (p);
+  if (p->params.metrics)
+    p->metrics = gpuprof_metrics_server_start (p->params.metrics,
+        metrics_body, p);
   return p;
 }
 
@@ -228,6 +235,7 @@ void
 gpuprof_profiler_shutdown (GpuprofProfiler * p)
 {
   live_stop (p);
+  g_clear_pointer (&p->metrics, gpuprof_metrics_server_stop);
   end_all_queues (p);
   gpuprof_profiler_report_unreported (p);
   gpuprof_outputs_close (p->outputs);
@@ -247,6 +255,7 @@ gpuprof_profiler_free (GpuprofProfiler * p)
   g_free (p->gpu_off_reason);
   gpuprof_objects_free (p->objects);
   gpuprof_batches_free (p->batches);
+  gpuprof_streams_free (p->streams);
   g_mutex_clear (&p->report_lock);
   g_clear_pointer (&p->live_previous, g_hash_table_unref);
   g_clear_pointer (&p->stall, gpuprof_stall_free);
@@ -412,6 +421,7 @@ snapshot_pipeline_wall (GpuprofProfiler * p, GpuprofPipeline * pl,
   fill_thread_rows (snap, mine, pl->id, &first, &last);
   gpuprof_links_fill (snap, p->objects, mine);
   gpuprof_batches_snapshot (p->batches, mine, snap);
+  gpuprof_streams_snapshot (p->streams, p->objects, mine, snap);
   gpuprof_advice_compute (snap);
   snap->wall_ns = last > first ? last - first : 0;
   gpuprof_snapshot_sort (snap);
@@ -483,6 +493,7 @@ reset_pipeline (GpuprofProfiler * p, GpuprofPipeline * pl)
     gpuprof_stats_reset (&e->stats);
     gpuprof_objects_new_run (p->objects, e);
     gpuprof_batches_reset (p->batches, e);
+    gpuprof_streams_reset (p->streams, e);
     for (j = 0; e->queues && j < e->queues->len; j++)
       gpuprof_queue_reset (g_ptr_array_index (e->queues, j));
   }
@@ -715,6 +726,47 @@ gpuprof_profiler_snapshot (GpuprofProfiler * p, const gchar * pipeline)
   g_ptr_array_unref (pipelines);
   g_mutex_unlock (&p->report_lock);
   return snap;
+}
+
+/* metrics=: one scrape, on the server's thread; snapshots as get-snapshot
+ * takes them, so streaming threads are never waited for */
+static gchar *
+metrics_body (gpointer data)
+{
+  GpuprofProfiler *p = data;
+  guint64 start = gpuprof_clock_now ();
+  GPtrArray *snaps = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gpuprof_snapshot_free);
+  GPtrArray *pipelines;
+  gchar *text;
+  guint i;
+
+  /* the GPU records CUPTI completed: unforced, so none is settled before
+   * its API record arrives (the run end forces) */
+  if (p->gpu_on)
+    gpuprof_cupti_flush (FALSE);
+  g_mutex_lock (&p->report_lock);
+  pipelines = gpuprof_objects_pipelines (p->objects);
+  for (i = 0; i < pipelines->len; i++) {
+    GpuprofPipeline *pl = g_ptr_array_index (pipelines, i);
+    guint64 first = 0, last = 0;
+    GpuprofSnapshot *snap;
+
+    if (!pipeline_active (p, pl))
+      continue;
+    snap = snapshot_pipeline_wall (p, pl, &first, &last);
+    if (p->gpu_on)
+      gpu_section (p, snap, first, last);
+    g_ptr_array_add (snaps, snap);
+  }
+  g_ptr_array_unref (pipelines);
+  g_mutex_unlock (&p->report_lock);
+  text = gpuprof_metrics_format (snaps,
+      __atomic_load_n (&p->metrics_scrape_ns, __ATOMIC_RELAXED));
+  g_ptr_array_unref (snaps);
+  __atomic_store_n (&p->metrics_scrape_ns, gpuprof_clock_now () - start,
+      __ATOMIC_RELAXED);
+  return text;
 }
 
 gchar *

@@ -16,6 +16,7 @@
 #define F_BATCHES(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_BATCHES, m, t, d)
 #define F_STAGES(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_STAGES, m, t, d)
 #define F_ADVICE(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_ADVICE, m, t, d)
+#define F_STREAMS(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_STREAMS, m, t, d)
 #define F_GPU_ELEMENTS(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_GPU_ELEMENTS, m, t, d)
 #define F_GPU_KERNELS(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_GPU_KERNELS, m, t, d)
 #define F_GPU_DEVICES(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_GPU_DEVICES, m, t, d)
@@ -76,6 +77,8 @@ gpuprof_summary_rows (const GpuprofSnapshot * snap, GpuprofSummaryTableId id)
       return snap->stages;
     case GPUPROF_SUMMARY_ADVICE:
       return snap->advice;
+    case GPUPROF_SUMMARY_STREAMS:
+      return snap->streams;
     case GPUPROF_SUMMARY_GPU_ELEMENTS:
       return snap->gpu_elements;
     case GPUPROF_SUMMARY_GPU_KERNELS:

@@ -136,6 +136,22 @@ G_BEGIN_DECLS
   F (util, DOUBLE, "self_ns / span_ns: busy share of the time it had batches, 0..1") \
   F (limiting, BOOLEAN, "the stage that limits throughput")
 
+/* per source (docs/summary-schema.md#streams): its frames followed to the
+ * sinks, through a batching mux by the frames each batch took */
+#define GPUPROF_SCHEMA_STREAMS(F) \
+  F (source, STRING, "source element path") \
+  F (source_id, U64, "index of the batching mux's sink pad its frames enter (DeepStream's source_id); without one, numbered after the mux inputs in path order") \
+  F (mux_pad, STRING, "that mux input, e.g. pipeline0/mux:sink_2; empty when none") \
+  F (frames, U64, "frames the source pushed") \
+  F (active_ns, U64, "its first push to its last, ns") \
+  F (fps, DOUBLE, "frames per second over its own active time: (frames - 1) / active_ns") \
+  F (fps_recent, DOUBLE, "frames per second over the last 4 whole seconds (fewer just after its start); 0 once it stopped pushing") \
+  F (delivered, U64, "frames that reached a sink, alone or in a batch") \
+  F (drops, U64, "frames older than the newest delivered one that reached no sink (leaky queue, mux or QoS drops, or not followed)") \
+  F (latency_p50_ns, U64, "median source push -> a sink receives the frame or its batch, ns") \
+  F (latency_p99_ns, U64, "99th percentile of that latency, ns") \
+  F (latency_max_ns, U64, "largest latency, ns")
+
 #define GPUPROF_SCHEMA_ADVICE(F) \
   F (rule, STRING, "mux-batch, mux-timeout, infer-batch, queue, interval or drop-osd") \
   F (stage, STRING, "element whose knob it is") \
@@ -256,6 +272,7 @@ typedef struct
   T (BATCHES, batches, batch, 1, FALSE) \
   T (STAGES, stages, stage, 1, FALSE) \
   T (ADVICE, advice, advice, 2, FALSE) \
+  T (STREAMS, streams, stream, 1, FALSE) \
   T (GPU_ELEMENTS, gpu_elements, gpu-element, 1, FALSE) \
   T (GPU_KERNELS, gpu_kernels, gpu-kernel, 2, FALSE) \
   T (GPU_DEVICES, gpu_devices, gpu-device, 1, FALSE) \

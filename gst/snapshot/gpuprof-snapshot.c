@@ -35,6 +35,7 @@ gpuprof_snapshot_new (const gchar * pipeline)
   s->batches = rows_new (sizeof (GpuprofBatchRow), clear_batches);
   s->stages = rows_new (sizeof (GpuprofStageRow), clear_stages);
   s->advice = rows_new (sizeof (GpuprofAdviceRow), clear_advice);
+  s->streams = rows_new (sizeof (GpuprofStreamRow), clear_streams);
   s->gpu_elements = rows_new (sizeof (GpuprofGpuElementRow),
       clear_gpu_elements);
   s->gpu_kernels = rows_new (sizeof (GpuprofGpuKernelRow), clear_gpu_kernels);
@@ -55,6 +56,7 @@ gpuprof_snapshot_free (GpuprofSnapshot * s)
   g_array_unref (s->batches);
   g_array_unref (s->stages);
   g_array_unref (s->advice);
+  g_array_unref (s->streams);
   g_array_unref (s->gpu_elements);
   g_array_unref (s->gpu_kernels);
   g_array_unref (s->gpu_devices);

@@ -24,6 +24,7 @@ typedef struct { GPUPROF_SCHEMA_BATCHES (GPUPROF_SCHEMA_MEMBER) } GpuprofBatchRo
 /* per stage that processed batches, the aggregator itself included */
 typedef struct { GPUPROF_SCHEMA_STAGES (GPUPROF_SCHEMA_MEMBER) } GpuprofStageRow;
 typedef struct { GPUPROF_SCHEMA_ADVICE (GPUPROF_SCHEMA_MEMBER) } GpuprofAdviceRow;
+typedef struct { GPUPROF_SCHEMA_STREAMS (GPUPROF_SCHEMA_MEMBER) } GpuprofStreamRow;
 typedef struct { GPUPROF_SCHEMA_GPU_ELEMENTS (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuElementRow;
 typedef struct { GPUPROF_SCHEMA_GPU_KERNELS (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuKernelRow;
 typedef struct { GPUPROF_SCHEMA_GPU_DEVICES (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuDeviceRow;
@@ -41,6 +42,7 @@ typedef struct
   GArray *batches;              /* GpuprofBatchRow, by path */
   GArray *stages;               /* GpuprofStageRow, aggregator then downstream order */
   GArray *advice;               /* GpuprofAdviceRow, most important first */
+  GArray *streams;              /* GpuprofStreamRow, by source_id */
   /* GPU (CUPTI), empty without GPU attribution (gpuprof-gpu-tables.c) */
   GArray *gpu_elements;         /* GpuprofGpuElementRow, most GPU time first,
                                  * then the unattributed rows */
@@ -58,6 +60,7 @@ typedef struct
 #define GPUPROF_SCHEMA_ROW_BATCHES GpuprofBatchRow
 #define GPUPROF_SCHEMA_ROW_STAGES GpuprofStageRow
 #define GPUPROF_SCHEMA_ROW_ADVICE GpuprofAdviceRow
+#define GPUPROF_SCHEMA_ROW_STREAMS GpuprofStreamRow
 #define GPUPROF_SCHEMA_ROW_GPU_ELEMENTS GpuprofGpuElementRow
 #define GPUPROF_SCHEMA_ROW_GPU_KERNELS GpuprofGpuKernelRow
 #define GPUPROF_SCHEMA_ROW_GPU_DEVICES GpuprofGpuDeviceRow

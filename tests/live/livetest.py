@@ -48,6 +48,18 @@ def start(params):
     return Gst, d
 
 
+def child_env(env):
+    """env for a child process loading the plugins: in a sanitizer build
+    folder, the runtime preloaded as start() does for this process"""
+    preload = env.get("GPUPROF_SANITIZER_PRELOAD")
+    if preload:
+        env["LD_PRELOAD"] = ":".join(
+            x for x in (preload, env.get("LD_PRELOAD")) if x)
+        env["ASAN_OPTIONS"] = ":".join(
+            x for x in (env.get("ASAN_OPTIONS"), "detect_leaks=0") if x)
+    return env
+
+
 def count_probe(Gst, pad):
     """a list whose first item counts the buffers through pad"""
     n = [0]

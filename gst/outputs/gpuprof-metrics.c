@@ -1,0 +1,275 @@
+/* gpuprof: snapshots as Prometheus text exposition and as get-metrics'
+ * structure.
+ *
+ * Each family is one column of a schema table (gpuprof-schema.h), so a
+ * family is a line below, not code. The per-stream families keep the names
+ * and labels of DeepStream 9's exporter (nvds_rest_server: gauges
+ * fps_metrics / latency_metrics / frame_number_metrics with
+ * labels app_name, metric_name, sensor_id, sensor_name, source_id), so its
+ * dashboards read ours; the rest are gpuprof_*. */
+#include "gpuprof-metrics.h"
+#include "gpuprof-summary.h"
+
+#include <string.h>
+
+typedef struct
+{
+  const gchar *name;
+  const gchar *type;            /* "counter" or "gauge" */
+  GpuprofSummaryTableId table;
+  const gchar *column;          /* NULL: the number of rows */
+  gdouble scale;                /* ns -> s, ns -> ms */
+  const gchar *metric_name;     /* DeepStream's families: their label */
+  const gchar *help;
+} Family;
+
+#define NS 1e-9
+#define EL GPUPROF_SUMMARY_ELEMENTS
+#define ST GPUPROF_SUMMARY_STREAMS
+
+/* *INDENT-OFF* */
+static const Family families[] = {
+  /* DeepStream 9 names (docs/metrics.md#deepstream) */
+  {"fps_metrics", "gauge", ST, "fps_recent", 1, "stream_fps",
+   "FPS metrics: frames per second of each stream over the last 4 s"},
+  {"latency_metrics", "gauge", ST, "latency_p50_ns", 1e-6, "stream_latency_ms",
+   "Latency metrics: median source push -> sink of each stream, ms"},
+  {"frame_number_metrics", "gauge", ST, "frames", 1, "stream_frame_number",
+   "Frame number metrics: frames each source pushed"},
+  /* per stream; DeepStream's stream_count fails promtool's naming lint
+   * (a gauge ending in _count): gpuprof_streams instead */
+  {"gpuprof_streams", "gauge", ST, NULL, 1, NULL,
+   "Sources that pushed frames"},
+  {"gpuprof_stream_frames_total", "counter", ST, "frames", 1, NULL,
+   "Frames the source pushed"},
+  {"gpuprof_stream_delivered_total", "counter", ST, "delivered", 1, NULL,
+   "Frames of the stream that reached a sink"},
+  {"gpuprof_stream_dropped_total", "counter", ST, "drops", 1, NULL,
+   "Frames older than the newest delivered one that reached no sink"},
+  {"gpuprof_stream_fps", "gauge", ST, "fps", 1, NULL,
+   "Frames per second over the stream's active time"},
+  {"gpuprof_stream_fps_recent", "gauge", ST, "fps_recent", 1, NULL,
+   "Frames per second over the last 4 whole seconds; 0 once it stopped"},
+  {"gpuprof_stream_latency_p50_seconds", "gauge", ST, "latency_p50_ns", NS,
+   NULL, "Median source push -> sink latency since the run started"},
+  {"gpuprof_stream_latency_p99_seconds", "gauge", ST, "latency_p99_ns", NS,
+   NULL, "99th percentile source push -> sink latency"},
+  /* per element */
+  {"gpuprof_element_work_seconds_total", "counter", EL, "self_ns", NS, NULL,
+   "Self time: the element's own work"},
+  {"gpuprof_element_wait_input_seconds_total", "counter", EL,
+   "wait_input_ns", NS, NULL,
+   "Its loop off the CPU between pushes, waiting for data"},
+  {"gpuprof_element_blocked_seconds_total", "counter", EL, "blocked_ns", NS,
+   NULL, "Time upstream threads waited inside its chain calls"},
+  {"gpuprof_element_buffers_in_total", "counter", EL, "buffers_in", 1, NULL,
+   "Buffers received on its sink pads"},
+  {"gpuprof_element_buffers_out_total", "counter", EL, "buffers_out", 1, NULL,
+   "Buffers pushed from its src pads"},
+  {"gpuprof_element_busy_ratio", "gauge", EL, "busy", 1, NULL,
+   "Share of its thread's wall time spent in its own work, 0..1"},
+  {"gpuprof_element_gpu_seconds_total", "counter",
+   GPUPROF_SUMMARY_GPU_ELEMENTS, "gpu_ns", NS, NULL,
+   "GPU time attributed to the element (CUPTI)"},
+  /* per queue */
+  {"gpuprof_queue_max_level_buffers", "gauge", GPUPROF_SUMMARY_QUEUES,
+   "max_level_buffers", 1, NULL, "Most buffers queued at once"},
+  {"gpuprof_queue_max_level_bytes", "gauge", GPUPROF_SUMMARY_QUEUES,
+   "max_level_bytes", 1, NULL, "Most bytes queued at once"},
+  {"gpuprof_queue_residency_p99_seconds", "gauge", GPUPROF_SUMMARY_QUEUES,
+   "residency_p99_ns", NS, NULL, "99th percentile time a buffer spent queued"},
+  {"gpuprof_queue_backpressure_seconds_total", "counter",
+   GPUPROF_SUMMARY_QUEUES, "backpressure_ns", NS, NULL,
+   "Time the upstream thread was blocked on the full queue"},
+  {"gpuprof_queue_dropped_total", "counter", GPUPROF_SUMMARY_QUEUES, "drops",
+   1, NULL, "Buffers dropped by a leaky queue"},
+  /* per aggregator */
+  {"gpuprof_batches_total", "counter", GPUPROF_SUMMARY_BATCHES, "batches", 1,
+   NULL, "Batches pushed"},
+  {"gpuprof_batch_frames_total", "counter", GPUPROF_SUMMARY_BATCHES, "frames",
+   1, NULL, "Frames taken into batches"},
+  {"gpuprof_batch_timeouts_total", "counter", GPUPROF_SUMMARY_BATCHES,
+   "timeout", 1, NULL, "Partial batches pushed by timeout"},
+  {"gpuprof_batch_fill_ratio", "gauge", GPUPROF_SUMMARY_BATCHES, "fill", 1,
+   NULL, "Mean frames per batch / batch-size, 0..1"},
+  {"gpuprof_batch_wait_p99_seconds", "gauge", GPUPROF_SUMMARY_BATCHES,
+   "wait_p99_ns", NS, NULL, "99th percentile batch formation wait"},
+  {"gpuprof_batch_latency_p50_seconds", "gauge", GPUPROF_SUMMARY_BATCHES,
+   "latency_p50_ns", NS, NULL, "Median batch push -> sink"},
+  {"gpuprof_batch_latency_p99_seconds", "gauge", GPUPROF_SUMMARY_BATCHES,
+   "latency_p99_ns", NS, NULL, "99th percentile batch push -> sink"},
+  /* GPU records lost */
+  {"gpuprof_gpu_records_dropped_total", "counter", GPUPROF_SUMMARY_GPU,
+   "dropped", 1, NULL, "GPU records CUPTI dropped (buffers full)"},
+};
+/* *INDENT-ON* */
+
+static void
+append_escaped (GString * out, const gchar * s)
+{
+  for (; s && *s; s++) {
+    if (*s == '\\' || *s == '"')
+      g_string_append_c (out, '\\');
+    if (*s == '\n')
+      g_string_append (out, "\\n");
+    else
+      g_string_append_c (out, *s);
+  }
+}
+
+static void
+label (GString * out, const gchar * key, const gchar * value)
+{
+  g_string_append_printf (out, "%s%s=\"", out->str[out->len - 1] == '{' ?
+      "" : ",", key);
+  append_escaped (out, value);
+  g_string_append_c (out, '"');
+}
+
+static void
+row_labels (GString * out, GpuprofSummaryTableId id, gconstpointer row)
+{
+  switch (id) {
+    case GPUPROF_SUMMARY_STREAMS:{
+      const GpuprofStreamRow *r = row;
+      const gchar *slash = r->source ? strrchr (r->source, '/') : NULL;
+      gchar *n = g_strdup_printf ("%" G_GUINT64_FORMAT, r->source_id);
+      label (out, "source_id", n);
+      label (out, "sensor_id", r->source);
+      label (out, "sensor_name", slash ? slash + 1 : r->source);
+      g_free (n);
+      break;
+    }
+    case GPUPROF_SUMMARY_ELEMENTS:
+    case GPUPROF_SUMMARY_GPU_ELEMENTS:
+      label (out, "element", *(gchar * const *) row);
+      break;
+    case GPUPROF_SUMMARY_QUEUES:
+      label (out, "queue", *(gchar * const *) row);
+      break;
+    case GPUPROF_SUMMARY_BATCHES:
+      label (out, "aggregator", *(gchar * const *) row);
+      break;
+    default:
+      break;
+  }
+}
+
+static const GpuprofSummaryField *
+find_field (GpuprofSummaryTableId id, const gchar * name)
+{
+  const GpuprofSummaryTable *t = gpuprof_summary_table (id);
+  guint j;
+
+  for (j = 0; j < t->n_fields; j++)
+    if (!strcmp (t->fields[j].name, name))
+      return &t->fields[j];
+  g_return_val_if_reached (NULL);
+}
+
+static gdouble
+field_value (const GpuprofSummaryField * f, gconstpointer row)
+{
+  gconstpointer m = (const guint8 *) row + f->offset;
+
+  switch (f->type) {
+    case GPUPROF_FIELD_U64:
+      return (gdouble) * (const guint64 *) m;
+    case GPUPROF_FIELD_DOUBLE:
+      return *(const gdouble *) m;
+    case GPUPROF_FIELD_BOOLEAN:
+      return *(const gboolean *) m ? 1 : 0;
+    default:
+      return 0;
+  }
+}
+
+static void
+sample (GString * out, const Family * fam, const GpuprofSnapshot * snap,
+    gconstpointer row, gdouble v)
+{
+  gchar num[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_string_append_printf (out, "%s{", fam->name);
+  label (out, "pipeline", snap->pipeline);
+  if (fam->metric_name) {
+    label (out, "app_name", "ds");
+    label (out, "metric_name", fam->metric_name);
+  }
+  if (row)
+    row_labels (out, fam->table, row);
+  g_string_append_printf (out, "} %s\n",
+      g_ascii_formatd (num, sizeof (num), "%.15g", v));
+}
+
+static void
+format_family (GString * out, const Family * fam, GPtrArray * snaps)
+{
+  const GpuprofSummaryField *f = fam->column ?
+      find_field (fam->table, fam->column) : NULL;
+  guint s, i;
+
+  g_string_append_printf (out, "# HELP %s %s\n# TYPE %s %s\n", fam->name,
+      fam->help, fam->name, fam->type);
+  for (s = 0; s < snaps->len; s++) {
+    const GpuprofSnapshot *snap = g_ptr_array_index (snaps, s);
+    guint n = gpuprof_summary_n_rows (snap, fam->table);
+
+    if (!fam->column) {
+      sample (out, fam, snap, NULL, n);       /* a count of rows */
+      continue;
+    }
+    for (i = 0; f && i < n; i++) {
+      gconstpointer row = gpuprof_summary_row (snap, fam->table, i);
+      sample (out, fam, snap, row, field_value (f, row) * fam->scale);
+    }
+  }
+}
+
+gchar *
+gpuprof_metrics_format (GPtrArray * snaps, guint64 scrape_ns)
+{
+  GString *out = g_string_new (NULL);
+  gchar num[G_ASCII_DTOSTR_BUF_SIZE];
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (families); i++)
+    format_family (out, &families[i], snaps);
+  g_string_append_printf (out, "# HELP gpuprof_scrape_duration_seconds "
+      "What the previous scrape cost the tracer (snapshots and text)\n"
+      "# TYPE gpuprof_scrape_duration_seconds gauge\n"
+      "gpuprof_scrape_duration_seconds %s\n",
+      g_ascii_formatd (num, sizeof (num), "%.9g", scrape_ns / 1e9));
+  return g_string_free (out, FALSE);
+}
+
+/* one table's rows as a GST_TYPE_ARRAY of their structures */
+static void
+set_rows (GstStructure * s, const gchar * key, const GpuprofSnapshot * snap,
+    GpuprofSummaryTableId id)
+{
+  GValue arr = G_VALUE_INIT;
+  guint i, n = gpuprof_summary_n_rows (snap, id);
+
+  g_value_init (&arr, GST_TYPE_ARRAY);
+  for (i = 0; i < n; i++) {
+    GValue v = G_VALUE_INIT;
+    g_value_init (&v, GST_TYPE_STRUCTURE);
+    g_value_take_boxed (&v, gpuprof_summary_row_to_structure (id,
+            gpuprof_summary_row (snap, id, i)));
+    gst_value_array_append_and_take_value (&arr, &v);
+  }
+  gst_structure_take_value (s, key, &arr);
+}
+
+GstStructure *
+gpuprof_metrics_structure (const GpuprofSnapshot * snap)
+{
+  GstStructure *s = gst_structure_new ("gpuprof-metrics",
+      "pipeline", G_TYPE_STRING, snap->pipeline,
+      "wall_ns", G_TYPE_UINT64, snap->wall_ns, NULL);
+
+  set_rows (s, "streams", snap, GPUPROF_SUMMARY_STREAMS);
+  set_rows (s, "elements", snap, GPUPROF_SUMMARY_ELEMENTS);
+  return s;
+}
