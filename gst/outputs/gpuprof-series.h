@@ -9,8 +9,9 @@
 
 G_BEGIN_DECLS
 
-/* points a plot gets from a trace: bins of a 3 s run are ~50 ms */
-#define GPUPROF_SERIES_POINTS 64
+/* points a plot gets from a trace: a 3 s run in bins of 128 ms (bins
+ * double from 1 ms: 17 to 32 points) */
+#define GPUPROF_SERIES_POINTS 32
 
 typedef struct _GpuprofSeries GpuprofSeries;
 
