@@ -21,10 +21,19 @@
 /* a level bin without a sample: the level carries over from before */
 #define NO_LEVEL G_MAXUINT64
 
+/* a level track's latest sample in a bin: what carries over to the bins
+ * without one (events come out of order: the latest by time, not by
+ * arrival) */
+typedef struct
+{
+  guint64 ts, value;
+} Sample;
+
 typedef struct
 {
   gchar *path;
   GArray *bins;                 /* guint64: buffers, or the most held */
+  GArray *last;                 /* Sample per bin, level tracks only */
   gboolean level;
 } Track;
 
@@ -39,6 +48,7 @@ track_free (Track * t)
 {
   g_free (t->path);
   g_array_unref (t->bins);
+  g_array_unref (t->last);
   g_free (t);
 }
 
@@ -77,6 +87,16 @@ combine (const Track * t, guint64 a, guint64 b)
   return b == NO_LEVEL ? a : MAX (a, b);
 }
 
+static const Sample no_sample = { 0, NO_LEVEL };
+
+static Sample
+later (Sample a, Sample b)
+{
+  if (a.value == NO_LEVEL)
+    return b;
+  return b.value != NO_LEVEL && b.ts >= a.ts ? b : a;
+}
+
 /* bins twice as wide: pairs merged */
 static void
 widen (GpuprofSeries * s)
@@ -89,10 +109,18 @@ widen (GpuprofSeries * s)
     guint64 *b = (guint64 *) t->bins->data;
     guint j, n = (t->bins->len + 1) / 2;
 
-    for (j = 0; j < n; j++)
-      b[j] = combine (t, b[2 * j],
-          2 * j + 1 < t->bins->len ? b[2 * j + 1] : fill_of (t));
+    Sample *l = (Sample *) t->last->data;
+
+    for (j = 0; j < n; j++) {
+      gboolean pair = 2 * j + 1 < t->bins->len;
+
+      b[j] = combine (t, b[2 * j], pair ? b[2 * j + 1] : fill_of (t));
+      if (t->level)
+        l[j] = later (l[2 * j], pair ? l[2 * j + 1] : no_sample);
+    }
     g_array_set_size (t->bins, n);
+    if (t->level)
+      g_array_set_size (t->last, n);
   }
   s->width *= 2;
   s->nbins = (s->nbins + 1) / 2;
@@ -127,8 +155,11 @@ place (GpuprofSeries * s, guint64 ts)
     while (g_hash_table_iter_next (&it, NULL, (gpointer *) & t)) {
       guint64 fill = fill_of (t), i;
 
-      for (i = 0; i < k; i++)
+      for (i = 0; i < k; i++) {
         g_array_prepend_val (t->bins, fill);
+        if (t->level)
+          g_array_prepend_val (t->last, no_sample);
+      }
     }
     s->origin -= k * s->width;
     s->nbins += k;
@@ -148,6 +179,7 @@ track (GpuprofSeries * s, const gchar * path, gboolean level)
     t->path = g_strdup (path);
     t->level = level;
     t->bins = g_array_new (FALSE, FALSE, sizeof (guint64));
+    t->last = g_array_new (FALSE, FALSE, sizeof (Sample));
     g_hash_table_insert (s->tracks, key, t);
   } else {
     g_free (key);
@@ -164,10 +196,19 @@ add (GpuprofSeries * s, const gchar * path, gboolean level, guint64 ts,
   guint64 fill = fill_of (t);
   guint64 *b;
 
-  while (t->bins->len <= i)
+  while (t->bins->len <= i) {
     g_array_append_val (t->bins, fill);
+    if (level)
+      g_array_append_val (t->last, no_sample);
+  }
   b = &g_array_index (t->bins, guint64, i);
   *b = combine (t, *b, v);
+  if (level) {
+    Sample now = { ts, v };
+    Sample *l = &g_array_index (t->last, Sample, i);
+
+    *l = later (*l, now);
+  }
 }
 
 void
@@ -197,8 +238,8 @@ bin_at (const Track * t, guint i)
 }
 
 /* one point per bin: t_s is the bin's end in seconds from the first bin's
- * start; a queue's level is the most it held in the bin, carried over
- * bins without a sample */
+ * start; a queue's level is the most it held in the bin; a bin without a
+ * sample has the latest level of the bins before */
 gchar *
 gpuprof_series_to_json (GpuprofSeries * s, guint max_points)
 {
@@ -251,13 +292,14 @@ gpuprof_series_to_json (GpuprofSeries * s, guint max_points)
 
       if (!tr->level)
         continue;
-      if (bin_at (tr, i) != NO_LEVEL)
-        carry[k] = bin_at (tr, i);
       g_string_append (p, first ? "{\"path\": " : ", {\"path\": ");
       first = FALSE;
       gpuprof_json_append_string (p, tr->path);
       g_string_append_printf (p, ", \"level_buffers\": %" G_GUINT64_FORMAT
-          "}", carry[k]);
+          "}", bin_at (tr, i) != NO_LEVEL ? bin_at (tr, i) : carry[k]);
+      if (i < tr->last->len
+          && g_array_index (tr->last, Sample, i).value != NO_LEVEL)
+        carry[k] = g_array_index (tr->last, Sample, i).value;
     }
     g_string_append (p, "]}}");
     g_ptr_array_add (points, g_string_free (p, FALSE));
