@@ -86,3 +86,15 @@ gpuprof_html_series_json (const gchar * source, const GPtrArray * points)
   g_string_append (s, "]}");
   return g_string_free (s, FALSE);
 }
+
+void
+gpuprof_html_points_add (GPtrArray * points, gchar * point)
+{
+  guint i;
+
+  if (points->len >= GPUPROF_HTML_MAX_POINTS) {
+    for (i = 1; i < points->len; i++)
+      g_ptr_array_remove_index (points, i);
+  }
+  g_ptr_array_add (points, point);
+}

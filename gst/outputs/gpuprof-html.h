@@ -24,4 +24,11 @@ gchar *gpuprof_html_format_with_series (const GpuprofSnapshot * snap,
 gchar *gpuprof_html_series_json (const gchar * source,
     const GPtrArray * points);
 
+/* points a series keeps: past this, every other one is dropped (each kept
+ * point stays the rate over its own interval; the plot gets sparser) */
+#define GPUPROF_HTML_MAX_POINTS 1024
+/* appends @point (taken) to @points (of g_free'd strings), thinning first
+ * when full: memory and page stay bounded however long the run */
+void gpuprof_html_points_add (GPtrArray * points, gchar * point);
+
 G_END_DECLS

@@ -10,10 +10,6 @@
 
 #include <string.h>
 
-/* points kept per run: past this, every other one is dropped (each kept
- * point stays the rate over its own interval; the plot gets sparser) */
-#define MAX_POINTS 1024
-
 typedef struct
 {
   gchar *path;
@@ -84,15 +80,6 @@ interval_point (const GpuprofInterval * iv)
 }
 
 static void
-thin (GPtrArray * points)
-{
-  guint i;
-
-  for (i = 1; i < points->len; i++)
-    g_ptr_array_remove_index (points, i);
-}
-
-static void
 html_interval (gpointer state, const GpuprofInterval * iv)
 {
   HtmlOutput *h = state;
@@ -103,9 +90,7 @@ html_interval (gpointer state, const GpuprofInterval * iv)
     points = g_ptr_array_new_with_free_func (g_free);
     g_hash_table_insert (h->points, g_strdup (pipeline), points);
   }
-  if (points->len >= MAX_POINTS)
-    thin (points);
-  g_ptr_array_add (points, interval_point (iv));
+  gpuprof_html_points_add (points, interval_point (iv));
   if (iv->final) {
     write_page (h, iv->snapshot);
     /* the next run of the pipeline starts from zero */

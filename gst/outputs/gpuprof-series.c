@@ -373,7 +373,7 @@ gpuprof_series_from_live (const gchar * path, const gchar * pipeline,
     /* a new run of the pipeline: the page shows the last one */
     if (ended)
       g_ptr_array_set_size (points, 0);
-    g_ptr_array_add (points, p);
+    gpuprof_html_points_add (points, p);
     ended = final;
   }
   free (buf);

@@ -9,6 +9,7 @@
 #include <json-glib/json-glib.h>
 #include <string.h>
 
+#include "gpuprof-html.h"
 #include "gpuprof-series.h"
 #include "gpuprof-summary-reader.h"
 
@@ -192,6 +193,50 @@ test_live (void)
   g_object_unref (parser);
 }
 
+/* a long run: at most GPUPROF_HTML_MAX_POINTS points, every other one
+ * dropped when full, the first and the last line kept, in order */
+static void
+test_live_long (void)
+{
+  gchar *dir = g_dir_make_tmp ("gpuprof-series-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "long-live.jsonl", NULL);
+  JsonParser *parser = json_parser_new ();
+  GString *s = g_string_new (NULL);
+  GError *err = NULL;
+  gint64 prev = 0;
+  JsonArray *pts;
+  gchar *json;
+  guint i, n;
+
+  for (i = 1; i <= 3000; i++)
+    g_string_append_printf (s, "{\"seq\": %u, \"pipeline\": \"p\", "
+        "\"interval\": {\"elements\": []}, \"cumulative\": {}}\n", i);
+  g_assert_true (g_file_set_contents (path, s->str, -1, NULL));
+  json = gpuprof_series_from_live (path, "p", &err);
+  g_assert_no_error (err);
+  pts = points_of (json, parser);
+  n = json_array_get_length (pts);
+  g_assert_cmpuint (n, <=, GPUPROF_HTML_MAX_POINTS);
+  g_assert_cmpuint (n, >=, GPUPROF_HTML_MAX_POINTS / 2);
+  for (i = 0; i < n; i++) {
+    gint64 seq = json_object_get_int_member (json_array_get_object_element
+        (pts, i), "seq");
+
+    g_assert_cmpint (seq, >, prev);
+    prev = seq;
+  }
+  g_assert_cmpint (json_object_get_int_member (json_array_get_object_element
+          (pts, 0), "seq"), ==, 1);
+  g_assert_cmpint (prev, ==, 3000);
+  g_free (json);
+  g_remove (path);
+  g_rmdir (dir);
+  g_free (path);
+  g_free (dir);
+  g_string_free (s, TRUE);
+  g_object_unref (parser);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -199,5 +244,6 @@ main (int argc, char **argv)
   g_test_add_func ("/series/bins", test_bins);
   g_test_add_func ("/series/long", test_long);
   g_test_add_func ("/series/live", test_live);
+  g_test_add_func ("/series/live-long", test_live_long);
   return g_test_run ();
 }
