@@ -1,12 +1,19 @@
 /* gpuprof output "html": html=<path> writes the HTML report of the run
  * (gpuprof-html.c, docs/html.md) at each run end, replacing the file
- * atomically, as stats= does with the summary. */
+ * atomically, as stats= does with the summary. With interval= on it keeps
+ * the run's interval snapshots (their "interval" figures, as in the live
+ * JSON Lines) and the page plots them over time; the final snapshot, which
+ * comes after run_end, writes the page once more with its point. */
 #include "gpuprof-output.h"
 #include "gpuprof-html.h"
+#include "gpuprof-live.h"
+
+#include <string.h>
 
 typedef struct
 {
   gchar *path;
+  GHashTable *points;           /* pipeline -> GPtrArray of point JSON */
 } HtmlOutput;
 
 static gboolean
@@ -23,14 +30,24 @@ html_open (const GpuprofParams * params, const GpuprofOutputContext * ctx)
   /* written at the first run end: a path that cannot be written is said
    * then, with the reason */
   h->path = g_strdup (params->html_path);
+  h->points = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      (GDestroyNotify) g_ptr_array_unref);
   return h;
 }
 
-static void
-html_run_end (gpointer state, const GpuprofRunEnd * end)
+static const gchar *
+pipeline_of (const GpuprofSnapshot * snap)
 {
-  HtmlOutput *h = state;
-  gchar *page = gpuprof_html_format (end->snapshot);
+  return snap->pipeline ? snap->pipeline : "";
+}
+
+static void
+write_page (HtmlOutput * h, const GpuprofSnapshot * snap)
+{
+  GPtrArray *points = g_hash_table_lookup (h->points, pipeline_of (snap));
+  gchar *series = points ? gpuprof_html_series_json ("interval", points) :
+      NULL;
+  gchar *page = gpuprof_html_format_with_series (snap, series);
   GError *err = NULL;
 
   if (!g_file_set_contents (h->path, page, -1, &err)) {
@@ -38,6 +55,47 @@ html_run_end (gpointer state, const GpuprofRunEnd * end)
     g_clear_error (&err);
   }
   g_free (page);
+  g_free (series);
+}
+
+static void
+html_run_end (gpointer state, const GpuprofRunEnd * end)
+{
+  write_page (state, end->snapshot);
+}
+
+/* the live JSON line without "cumulative": a quoted key cannot occur
+ * inside a JSON string (its quotes would be escaped there) */
+static gchar *
+interval_point (const GpuprofInterval * iv)
+{
+  gchar *line = gpuprof_live_json_line (iv);
+  gchar *cut = strstr (line, ", \"cumulative\": ");
+
+  if (cut) {
+    cut[0] = '}';
+    cut[1] = '\0';
+  }
+  return line;
+}
+
+static void
+html_interval (gpointer state, const GpuprofInterval * iv)
+{
+  HtmlOutput *h = state;
+  const gchar *pipeline = pipeline_of (iv->snapshot);
+  GPtrArray *points = g_hash_table_lookup (h->points, pipeline);
+
+  if (points == NULL) {
+    points = g_ptr_array_new_with_free_func (g_free);
+    g_hash_table_insert (h->points, g_strdup (pipeline), points);
+  }
+  gpuprof_html_points_add (points, interval_point (iv));
+  if (iv->final) {
+    write_page (h, iv->snapshot);
+    /* the next run of the pipeline starts from zero */
+    g_hash_table_remove (h->points, pipeline);
+  }
 }
 
 static void
@@ -45,6 +103,7 @@ html_free (gpointer state)
 {
   HtmlOutput *h = state;
 
+  g_hash_table_unref (h->points);
   g_free (h->path);
   g_free (h);
 }
@@ -55,4 +114,5 @@ const GpuprofOutputClass gpuprof_output_html = {
   .open = html_open,
   .run_end = html_run_end,
   .free = html_free,
+  .interval = html_interval,
 };

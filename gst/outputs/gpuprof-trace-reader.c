@@ -9,6 +9,7 @@
  */
 #include "gpuprof-trace-reader.h"
 #include "gpuprof-histogram.h"
+#include "gpuprof-series.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -126,6 +127,7 @@ typedef struct
                                  * events are written per drain) */
   gchar *pipeline;
   guint64 first, last;
+  GpuprofSeries *series;        /* buffers and levels over time */
 } Reader;
 
 static void
@@ -220,6 +222,8 @@ add_chain (Reader * rd, JsonObject * ev)
   t->last = MAX (t->last, ts + dur);
   rd->first = MIN (rd->first, ts);
   rd->last = MAX (rd->last, ts + dur);
+  /* one chain call, one buffer (a buffer list counts once) */
+  gpuprof_series_add_buffers (rd->series, name, ts, 1);
 }
 
 static void
@@ -314,6 +318,8 @@ add_counter (Reader * rd, JsonObject * ev)
   q = queue_agg (rd, queue);
   g_free (queue);
   q->max_buffers = MAX (q->max_buffers, u64_member (args, "buffers"));
+  gpuprof_series_add_level (rd->series, q->name, ns_member (ev, "ts"),
+      u64_member (args, "buffers"));
   q->max_bytes = MAX (q->max_bytes, u64_member (args, "bytes"));
 }
 
@@ -643,8 +649,13 @@ gpuprof_trace_read (FILE * f, const gchar * path,
   rd.open = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   rd.early = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   rd.first = G_MAXUINT64;
+  rd.series = gpuprof_series_new ();
 
   ok = scan_trace (&rd, f, err);
+  if (ok)
+    contents->series_json = gpuprof_series_to_json (rd.series,
+        GPUPROF_SERIES_POINTS);
+  gpuprof_series_free (rd.series);
   if (ok && contents->snapshots->len == 0) {
     /* no summary: the process was killed before the run ended */
     g_ptr_array_add (contents->snapshots, rebuild_snapshot (&rd));
@@ -665,4 +676,5 @@ gpuprof_trace_contents_clear (GpuprofTraceContents * contents)
 {
   g_clear_pointer (&contents->snapshots, g_ptr_array_unref);
   g_clear_pointer (&contents->trace_note, g_free);
+  g_clear_pointer (&contents->series_json, g_free);
 }

@@ -41,6 +41,8 @@ typedef GpuprofSnapshot *(*GpuprofSummaryReadFunc) (JsonNode * summary,
  * @truncated: %TRUE when the trace had no closing bracket
  * @chain_events: chain events read
  * @trace_note: (nullable): what the writer reported (cap, losses)
+ * @series_json: (nullable): buffers per element and queue levels binned
+ *   over the trace's time, for the HTML report (gpuprof-series.h)
  */
 typedef struct
 {
@@ -49,6 +51,7 @@ typedef struct
   gboolean truncated;
   guint64 chain_events;
   gchar *trace_note;
+  gchar *series_json;
 } GpuprofTraceContents;
 
 gboolean gpuprof_trace_read (FILE * f, const gchar * path,

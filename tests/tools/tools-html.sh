@@ -6,8 +6,18 @@
 #    sweep) load in headless Chromium with the network cut off: no console
 #    message, no blocked request, every section rendered, one graph node per
 #    element with the summary's busy share, the plateau ringed.
+#  - over time: a ~3 s live run at interval=0.5 (html= page, the page of its
+#    summary with the -live.jsonl found beside it or named by --live): one
+#    fps point per JSON line, equal to the line's fps; its trace's page: the
+#    sink's fps points add up to the sink's buffers in the summary;
+#  - 120 elements in 12 bins: groups by bin and factory, an opened group,
+#    sort by a column, the filter, the graph folded per bin and expanded;
+#  - screenshots (chromium --screenshot, read with tests/common/png_pixels.py)
+#    checked for content: the graph drawn, the bottleneck's colour at its
+#    busy share, the over-time lines, the sweep's lines.
 # Negative controls show the checks can fail: a page with a script error and
-# one with a remote image are caught.
+# one with a remote image are caught; a page without a time series, or
+# without its script, fails the screenshot checks.
 # Skips (77) when neither Graphviz nor Chromium is installed; says which part
 # it skipped otherwise. Usage: tools-html.sh GST_GPUPROF BUILD_ROOT
 set -euo pipefail
@@ -15,7 +25,8 @@ tool=$1
 build=$2
 export GST_PLUGIN_PATH=$build/tracers
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# GPUPROF_KEEP_TMP=1 keeps the pages, DOMs and screenshots to look at
+trap '[ -n "${GPUPROF_KEEP_TMP:-}" ] && echo "kept $work" || rm -rf "$work"' EXIT
 py=$(command -v python3)
 have_dot=$(command -v dot || true)
 chrome=$(command -v chromium || command -v chromium-browser || true)
@@ -127,8 +138,51 @@ s["run"]["bottleneck"] = "big/e007"
 json.dump(s, open(sys.argv[2], "w"))
 PY
 "$tool" html "$work/big.json" -o "$work/big.html"
+# a ~3 s live run at interval=0.5 (the sink slower than the source, so the
+# queue fills), with a trace: the over-time sources
+GST_TRACERS="gpuprof(stats=$work/ot.json,html=$work/ot-live.html,trace=$work/ot-trace.json,interval=0.5,report=off)" \
+  gst-launch-1.0 -q videotestsrc is-live=true num-buffers=75 \
+  ! video/x-raw,width=160,height=120,framerate=30/1 ! queue max-size-buffers=3 \
+  ! identity sleep-time=40000 ! fakesink sync=true \
+  >"$work/launch-ot.log" 2>&1 || { cat "$work/launch-ot.log"; fail "live pipeline"; }
+[ -s "$work/ot-live.jsonl" ] || fail "interval= wrote no ot-live.jsonl"
+"$tool" html "$work/ot.json" -o "$work/ot-tool.html"
+cp "$work/ot-live.jsonl" "$work/elsewhere.jsonl"
+cp "$work/ot.json" "$work/alone.json"
+"$tool" html "$work/alone.json" --live "$work/elsewhere.jsonl" -o "$work/ot-opt.html"
+"$tool" html "$work/ot-trace.json" -o "$work/ot-trace.html"
+echo '{"seq": 1, "pipeline": "pipeline0"' >"$work/bad.jsonl"
+echo '{"seq": 2, "pipeline": "pipeline0"}' >>"$work/bad.jsonl"
+rc=0
+"$tool" html "$work/ot.json" --live "$work/bad.jsonl" -o "$work/x.html" 2>"$work/bad-live.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "bad.jsonl:1:" "$work/bad-live.err" || \
+  { cat "$work/bad-live.err"; fail "a broken --live file: exit $rc, not 2 naming its line"; }
+# 120 elements in 12 bins of 10, three factories; blocked time in another
+# order than work, so the sort by column shows
+"$py" - "$work/run.json" "$work/bins.json" <<'PY'
+import copy, json, sys
+s = json.load(open(sys.argv[1]))
+proto = s["elements"][0]
+wall = s["run"]["wall_ns"]
+els, links = [], []
+for i in range(120):
+    e = copy.deepcopy(proto)
+    e["path"] = "big/bin%02d/e%03d" % (i // 10, i)
+    e["factory"] = ("identity", "videoconvert", "queue")[i % 3]
+    e["self_ns"] = wall // 1000 * (1 + i)
+    e["blocked_ns"] = wall // 1000 * ((i * 37) % 120)
+    e["busy"] = 0.004 * (1 + i) if i != 77 else 0.9
+    els.append(e)
+    if i:
+        links.append({"src": els[i - 1]["path"], "src_pad": "src",
+                      "sink": e["path"], "sink_pad": "sink", "buffers": 10})
+s["elements"], s["links"], s["queues"], s["batches"] = els, links, [], []
+s["run"]["bottleneck"] = "big/bin07/e077"
+json.dump(s, open(sys.argv[2], "w"))
+PY
+"$tool" html "$work/bins.json" -o "$work/bins.html"
 # nothing in the files points outside: the only URL is the SVG namespace
-for f in live tool sweep; do
+for f in live tool sweep ot-live ot-trace bins; do
   if grep -o 'https\?://[^" ]*' "$work/$f.html" | grep -v '^http://www.w3.org/2000/svg$' | grep -q .; then
     fail "$f.html names a URL"
   fi
@@ -141,17 +195,38 @@ fi
 sed 's|"use strict";|"use strict"; undefinedFunction();|' "$work/tool.html" >"$work/bad-js.html"
 sed 's|<div id="content"></div>|<div id="content"></div><img src="http://example.invalid/x.png">|' \
   "$work/tool.html" >"$work/bad-net.html"
+# network off: a dead proxy and no name resolution; the page's own CSP
+# also blocks any request and the page records the violation
+offline=(--headless --no-sandbox --disable-gpu --proxy-server=127.0.0.1:9
+  --host-resolver-rules="MAP * ~NOTFOUND" --user-data-dir="$work/profile"
+  --virtual-time-budget=5000)
+# load PAGE [#VIEW OUT]: PAGE.html's DOM after its script, in OUT.dom
 load() {
-  # network off: a dead proxy and no name resolution; the page's own CSP
-  # also blocks any request and the page records the violation
-  timeout 180 "$chrome" --headless --no-sandbox --disable-gpu \
-    --proxy-server=127.0.0.1:9 --host-resolver-rules="MAP * ~NOTFOUND" \
-    --user-data-dir="$work/profile" --enable-logging=stderr --v=0 \
-    --virtual-time-budget=5000 --dump-dom "file://$work/$1.html" \
-    >"$work/$1.dom" 2>"$work/$1.err" || true
-  grep -q '<body' "$work/$1.dom" || { cat "$work/$1.err"; fail "$1: chromium gave no DOM"; }
+  local out=${3:-$1}
+  timeout 180 "$chrome" "${offline[@]}" --enable-logging=stderr --v=0 \
+    --dump-dom "file://$work/$1.html${2:-}" >"$work/$out.dom" 2>"$work/$out.err" || true
+  grep -q '<body' "$work/$out.dom" || { cat "$work/$out.err"; fail "$out: chromium gave no DOM"; }
 }
-for f in live tool sweep big bad-js bad-net; do load $f; done
+# shot PAGE #VIEW OUT: a screenshot of PAGE.html in that view, OUT.png
+shot() {
+  timeout 180 "$chrome" "${offline[@]}" --hide-scrollbars --window-size=2000,800 \
+    --screenshot="$work/$3.png" "file://$work/$1.html$2" >"$work/$3.shot.err" 2>&1 || true
+  [ -s "$work/$3.png" ] || { cat "$work/$3.shot.err"; fail "$3: chromium took no screenshot"; }
+}
+for f in live tool sweep big bad-js bad-net ot-live ot-tool ot-opt ot-trace bins; do load $f; done
+load bins "#group=bin" bins-group
+load bins "#group=bin&open=big%2Fbin03" bins-open
+load bins "#group=factory&sort=blocked" bins-factory
+load bins "#sort=blocked" bins-sort
+load bins "#filter=e00" bins-filter
+load bins "#expand=big%2Fbin03" bins-expand
+load bins "#group=nonsense" bins-badview
+shot tool "#only=graph" shot-graph
+shot bad-js "#only=graph" shot-graph-bad
+shot ot-live "#only=over-time" shot-ot
+shot tool "#only=over-time" shot-ot-none
+shot sweep "#only=sweep" shot-sweep
+shot bins "#only=graph" shot-bins
 "$py" - "$work" <<'PY'
 import json, os, re, sys
 w = sys.argv[1]
@@ -205,4 +280,5 @@ assert dom.count('class="point"') == 5, dom.count('class="point"')
 assert "x &lt;/script&gt;&lt;b&gt;" in dom, "the error text is shown as text"
 print("sweep.html: plateau rings", rings)
 PY
+"$py" "$(dirname "$0")/tools-html-views.py" "$work" "$(dirname "$0")/../common"
 echo "tools-html: ok"

@@ -1,8 +1,12 @@
-/* gst-gpuprof html FILE -o OUT: one self-contained HTML page
- * (gst/outputs/gpuprof-html.c) of a run — a summary (stats=) or a trace
- * (trace=) — or of a sweep's JSON (gst-gpuprof sweep -o). */
+/* gst-gpuprof html FILE [--live JSONL] -o OUT: one self-contained HTML
+ * page (gst/outputs/gpuprof-html.c) of a run — a summary (stats=) or a
+ * trace (trace=) — or of a sweep's JSON (gst-gpuprof sweep -o). The "over
+ * time" plots come from the summary's live JSON Lines (interval=; found
+ * beside it or named by --live) or from the trace's events. */
 #include "gpuprof-html-tool.h"
 #include "gpuprof-html.h"
+#include "gpuprof-live.h"
+#include "gpuprof-series.h"
 #include "gpuprof-summary-reader.h"
 
 #include <string.h>
@@ -42,10 +46,37 @@ out:
   return text;
 }
 
+/* the time series of @run: --live @live, else <in>-live.jsonl beside a
+ * summary when there is one, else the trace's own; NULL when none. A
+ * --live file that cannot be used is an error. */
+static gchar *
+run_series (const gchar * in, const gchar * live, GpuprofRun * run,
+    const GpuprofSnapshot * snap, GError ** err)
+{
+  gchar *beside, *series = NULL;
+  GError *e = NULL;
+
+  if (live)
+    return gpuprof_series_from_live (live, snap->pipeline, err);
+  if (run->series_json)
+    return g_strdup (run->series_json);
+  beside = gpuprof_live_path (in, "jsonl");
+  if (g_file_test (beside, G_FILE_TEST_EXISTS)) {
+    series = gpuprof_series_from_live (beside, snap->pipeline, &e);
+    if (!series) {
+      /* the page still comes, saying how to get a series */
+      g_printerr ("gst-gpuprof: no time series: %s\n", e->message);
+      g_error_free (e);
+    }
+  }
+  g_free (beside);
+  return series;
+}
+
 gint
 gpuprof_html_command (gint argc, gchar ** argv)
 {
-  const gchar *in = NULL, *out = NULL;
+  const gchar *in = NULL, *out = NULL, *live = NULL;
   GError *err = NULL;
   gchar *page = NULL, *sweep;
   gint i;
@@ -53,8 +84,11 @@ gpuprof_html_command (gint argc, gchar ** argv)
   for (i = 0; i < argc; i++) {
     if (!strcmp (argv[i], "-o") && i + 1 < argc)
       out = argv[++i];
+    else if (!strcmp (argv[i], "--live") && i + 1 < argc)
+      live = argv[++i];
     else if (argv[i][0] == '-' && argv[i][1]) {
-      g_printerr ("gst-gpuprof: html: unknown option '%s' (-o OUT)\n"
+      g_printerr ("gst-gpuprof: html: unknown option '%s' (-o OUT, "
+          "--live FILE)\n"
           "Try 'gst-gpuprof --help'.\n", argv[i]);
       return EXIT_USAGE;
     } else if (!in)
@@ -78,10 +112,16 @@ gpuprof_html_command (gint argc, gchar ** argv)
     GpuprofRun *run = gpuprof_run_load (in, &err);
 
     if (run) {
+      const GpuprofSnapshot *snap = g_ptr_array_index (run->snapshots, 0);
+      gchar *series;
+
       if (run->snapshots->len > 1)
         g_printerr ("gst-gpuprof: %s holds %u pipeline summaries; the page "
             "shows the first\n", in, run->snapshots->len);
-      page = gpuprof_html_format (g_ptr_array_index (run->snapshots, 0));
+      series = run_series (in, live, run, snap, &err);
+      if (series || !err)
+        page = gpuprof_html_format_with_series (snap, series);
+      g_free (series);
       gpuprof_run_free (run);
     }
   }
