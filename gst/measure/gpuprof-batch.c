@@ -1,6 +1,7 @@
 /* gpuprof: batches — how an aggregator forms them and how they travel. */
 #include "gpuprof-batch.h"
 
+#include "gpuprof-async.h"
 #include "gpuprof-clock.h"
 #include "gpuprof-gpu.h"
 #include "gpuprof-histogram.h"
@@ -481,7 +482,7 @@ gpuprof_batches_chain_post (GpuprofBatches * b, GpuprofThread * t,
 
 guint64
 gpuprof_batches_push_pre (GpuprofBatches * b, GpuprofPad * pad,
-    GstBuffer * buffer, guint64 seq, guint64 ts)
+    GstBuffer * buffer, guint64 seq, guint64 ts, const guint64 * carried)
 {
   GpuprofElement *e = pad->element;
   guint64 pending;
@@ -496,6 +497,14 @@ gpuprof_batches_push_pre (GpuprofBatches * b, GpuprofPad * pad,
   /* a source's new buffer is no batch, whatever an old entry says */
   if (e->role == GPUPROF_ROLE_SOURCE) {
     slot_remove (b, buffer);
+    return 0;
+  }
+  /* out of an asynchronous element: the batch of the arrival it matched
+   * (same buffer, else arrival order), never the last one received, which
+   * is often still inside */
+  if (carried) {
+    if (*carried)
+      slot_insert (b, buffer, *carried);
     return 0;
   }
   if (!(st = elem_peek (b, e)) || !LOAD (&st->pending))
@@ -749,4 +758,14 @@ gpuprof_batches_snapshot (GpuprofBatches * b, GPtrArray * elements,
     g_array_append_val (snap->stages, g_array_index (sorted, StageSort,
             i).row);
   g_array_unref (sorted);
+}
+
+/* ---------------------------------------------------- GPU attribution */
+
+guint64
+gpuprof_batches_oldest_in_flight (GpuprofElement * e)
+{
+  GpuprofAsync *a = __atomic_load_n (&e->async, __ATOMIC_ACQUIRE);
+
+  return a ? gpuprof_batch_id_num (gpuprof_async_oldest_batch (a)) : 0;
 }

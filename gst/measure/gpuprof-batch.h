@@ -65,9 +65,23 @@ guint64 gpuprof_batches_chain_pre (GpuprofBatches * b, GpuprofThread * t,
 void gpuprof_batches_chain_post (GpuprofBatches * b, GpuprofThread * t,
     const GpuprofFrame * f, guint64 self_ns);
 /* A buffer pushed from 'pad' as the pad's 'seq'-th: for an aggregator this
- * forms a batch, whose number it returns; else 0. */
+ * forms a batch, whose number it returns; else 0. 'carried': out of an
+ * asynchronous element, the batch number of the arrival it matched (0:
+ * none; gpuprof-async.h), NULL for other elements. */
 guint64 gpuprof_batches_push_pre (GpuprofBatches * b, GpuprofPad * pad,
-    GstBuffer * buffer, guint64 seq, guint64 ts);
+    GstBuffer * buffer, guint64 seq, guint64 ts, const guint64 * carried);
+
+/**
+ * gpuprof_batches_oldest_in_flight:
+ * @e: an element
+ *
+ * The batch number (the aggregator's push number, as chain calls tell NVTX
+ * and the GPU code) of the oldest batch inside the asynchronous element
+ * @e: arrived in a chain call, not yet pushed out. 0 when none is, or @e
+ * is not asynchronous (gpuprof-async.h). O(1), lock-free reads only: safe
+ * on any thread, in CUPTI callbacks too.
+ */
+guint64 gpuprof_batches_oldest_in_flight (GpuprofElement * e);
 /* EOS pushed from 'pad': a partial last batch was pushed by EOS */
 void gpuprof_batches_eos (GpuprofBatches * b, GpuprofPad * pad);
 

@@ -5,6 +5,7 @@
 #include "gpuprof-profiler.h"
 #include "gpuprof-profiler-private.h"
 
+#include "gpuprof-async.h"
 #include "gpuprof-batch.h"
 #include "gpuprof-clock.h"
 #include "gpuprof-cupti.h"
@@ -204,6 +205,7 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   GpuprofPad *gp;
   GpuprofElement *e;
   GpuprofFrame *f;
+  GpuprofAsync *async;
   guint64 payload, batch;
   guint n;
 
@@ -237,6 +239,7 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   f->size = 0;
   f->key = buffer ? (gconstpointer) buffer : list;
   f->batch_id = 0;
+  f->cpu_start = 0;
   t->pipeline_id = element_pipeline_id (p, e);
   if (__atomic_load_n (&e->task_pushes, __ATOMIC_RELAXED))
     __atomic_store_n (&e->last_input_ts, ts, __ATOMIC_RELAXED);
@@ -252,6 +255,14 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
    * and GPU records land per batch */
   batch = gpuprof_batches_chain_pre (p->batches, t, f, buffer, ts);
   payload = batch ? batch : f->seq;
+  /* an asynchronous element: the buffer stays inside after the call; the
+   * call can wait for room, so its work is read on the CPU clock */
+  async = __atomic_load_n (&e->async, __ATOMIC_ACQUIRE);
+  if (G_UNLIKELY (async)) {
+    gpuprof_async_arrive (async, f->key, f->batch_id,
+        p->params.nvtx ? gp->nvtx_msg : NULL, payload, ts);
+    f->cpu_start = gpuprof_thread_cpu_now ();
+  }
   if (p->params.nvtx) {
     gpuprof_nvtx_push (e, gp->nvtx_msg, payload, GPUPROF_NVTX_CAT_CHAIN);
     f->nvtx_open = TRUE;
@@ -286,6 +297,18 @@ mark_crossed (GpuprofThread * t)
     up->crossed = TRUE;
 }
 
+/* An asynchronous element's chain call: its work is the thread's CPU
+ * time over it, the rest waited (for room, at max-in-flight) */
+static guint64
+async_chain_wait (const GpuprofFrame * f, guint64 incl)
+{
+  guint64 cpu = gpuprof_thread_cpu_now (), work;
+
+  cpu = cpu > f->cpu_start ? cpu - f->cpu_start : 0;
+  work = incl > f->child_ns ? incl - f->child_ns : 0;
+  return work > cpu ? work - cpu : 0;
+}
+
 void
 gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     GstFlowReturn res)
@@ -306,6 +329,8 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   incl = ts > f->start ? ts - f->start : 0;
   if (f->blocked_start)
     blocked = ts > f->blocked_start ? ts - f->blocked_start : 0;
+  else if (G_UNLIKELY (f->cpu_start))
+    blocked = async_chain_wait (f, incl);
   else if (__atomic_load_n (&e->task_pushes, __ATOMIC_RELAXED)
       && e->role != GPUPROF_ROLE_QUEUE)
     /* a muxer fed here works on its own thread: this thread only hands the
@@ -315,6 +340,9 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     __atomic_fetch_add (&e->stats.blocked_ns, blocked, __ATOMIC_RELAXED);
   self = incl > f->child_ns + blocked ? incl - f->child_ns - blocked : 0;
   gpuprof_stats_add_call (&e->stats, t, self, incl);
+  /* it kept the buffer: in flight until the push that takes it out */
+  if (G_UNLIKELY (f->cpu_start) && res == GST_FLOW_OK)
+    gpuprof_async_hold (e->async, 1);
   gpuprof_batches_chain_post (p->batches, t, f, self);
   if (t->trace_ring)
     trace_call (p, t, f, incl, self);
@@ -339,8 +367,42 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
  * takes ~2 µs) */
 #define GPUPROF_LOOP_CPU_MIN_NS 20000
 
+/* A filter whose own thread pushes outside its chain calls: its buffers
+ * leave on another thread than they arrived on. Followed from here (once
+ * per thread, off the usual path): the buffers inside now arrived
+ * unrecorded; its worker threads' CPU is its work. */
 static void
-charge_loop (GpuprofElement * e, GpuprofThread * t, guint64 ts)
+follow_async (GpuprofProfiler * p, GpuprofElement * e, GpuprofThread * t,
+    guint n)
+{
+  GpuprofAsync *a = __atomic_load_n (&e->async, __ATOMIC_ACQUIRE), *none =
+      NULL;
+  guint64 in, out;
+  GArray *tids;
+
+  if (e->role != GPUPROF_ROLE_FILTER
+      || gpuprof_owners_lookup (t->tid, NULL) != e->id)
+    return;
+  if (a) {
+    /* another thread of it pushes: its CPU is read there */
+    gpuprof_async_drop_worker (a, t->tid);
+    return;
+  }
+  /* this push counted already */
+  gpuprof_objects_buffer_counts (p->objects, e, &in, &out);
+  a = gpuprof_async_new (e, in + n > out ? in + n - out : 0);
+  tids = gpuprof_owners_workers (e->id);
+  gpuprof_async_set_workers (a, (const gint *) tids->data, tids->len);
+  gpuprof_async_drop_worker (a, t->tid);
+  g_array_unref (tids);
+  if (!__atomic_compare_exchange_n (&e->async, &none, a, FALSE,
+          __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+    gpuprof_async_free (a);
+}
+
+static void
+charge_loop (GpuprofProfiler * p, GpuprofElement * e, GpuprofThread * t,
+    guint n, guint64 ts)
 {
   guint64 start = t->loop_mark, child = t->loop_child_ns, loop, full;
   guint64 input, cpu, cpu_mark = t->loop_cpu_mark;
@@ -354,6 +416,7 @@ charge_loop (GpuprofElement * e, GpuprofThread * t, guint64 ts)
   if (G_UNLIKELY (!t->loop_owner_set)) {
     t->loop_owner_set = TRUE;
     gpuprof_owners_set (t->tid, e->id, GPUPROF_THREAD_KIND_OUTPUT);
+    follow_async (p, e, t, n);
   }
   /* GPU work launched in this loop, outside chain calls, is its */
   if (G_UNLIKELY (gpuprof_gpu_channel_enabled (GPUPROF_GPU_CHANNEL_TRACER)))
@@ -375,6 +438,12 @@ charge_loop (GpuprofElement * e, GpuprofThread * t, guint64 ts)
   else if (cpu && cpu <= cpu_mark)
     loop = 0;
   t->loop_long = full >= GPUPROF_LOOP_CPU_MIN_NS;
+  /* an asynchronous element's output loop waits for its own worker, not
+   * for input; its calls are its chain calls */
+  if (G_UNLIKELY (__atomic_load_n (&e->async, __ATOMIC_RELAXED))) {
+    gpuprof_stats_add_work (&e->stats, t, loop);
+    return;
+  }
   if (full > loop)
     __atomic_fetch_add (&e->stats.wait_input_ns, full - loop,
         __ATOMIC_RELAXED);
@@ -389,7 +458,8 @@ gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
   GpuprofElement *e = gp->element;
   GpuprofFrame *f;
-  guint64 batch, seq;
+  GpuprofAsync *async;
+  guint64 batch, seq, carried = 0;
   guint n;
 
   if (!e)
@@ -399,23 +469,37 @@ gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   t->pipeline_id = element_pipeline_id (p, e);
 
   if (t->depth == 0 && e->role != GPUPROF_ROLE_QUEUE)
-    charge_loop (e, t, ts);
+    charge_loop (p, e, t, n, ts);
   if (G_UNLIKELY (gp->queue)) {
     GpuprofQueueOutputs out = queue_outputs (p);
     gpuprof_queue_push_pre (gp->queue, &out, buffer, list, n,
         data_size (buffer, list), ts);
   }
 
+  /* out of an asynchronous element: the arrival it matches, the batch it
+   * carries on; its workers' CPU is read here, while they live */
+  async = __atomic_load_n (&e->async, __ATOMIC_ACQUIRE);
+  if (G_UNLIKELY (async)) {
+    gpuprof_async_depart (async, buffer ? (gconstpointer) buffer : list, ts,
+        &carried);
+    gpuprof_async_sample (async, ts);
+  }
   f = open_frame (t, GPUPROF_FRAME_PUSH, gp, pad, e, ts);
-  if (!f)
+  if (!f) {
+    if (async)
+      gpuprof_async_hold (async, -1);
     return;
+  }
+  /* push-post: the buffer is no longer held */
+  f->key = async;
   f->crossed = FALSE;
   f->split = FALSE;
   f->split_calls = 0;
   f->n_buffers = n;
   f->seq = seq;
   /* an aggregator's push forms a batch: a range with its number */
-  batch = gpuprof_batches_push_pre (p->batches, gp, buffer, f->seq, ts);
+  batch = gpuprof_batches_push_pre (p->batches, gp, buffer, f->seq, ts,
+      async ? &carried : NULL);
   if (batch && p->params.nvtx) {
     gpuprof_nvtx_push (e, gp->nvtx_msg, batch, GPUPROF_NVTX_CAT_CHAIN);
     f->nvtx_open = TRUE;
@@ -451,6 +535,8 @@ gpuprof_profiler_push_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   }
   if (f->nvtx_open)
     gpuprof_nvtx_pop (f->element);
+  if (G_UNLIKELY (f->key))
+    gpuprof_async_hold ((GpuprofAsync *) f->key, -1);
   if (t->depth == 0) {
     t->loop_mark = ts;
     t->loop_child_ns = 0;
@@ -652,6 +738,20 @@ gpu_handler_id (GpuprofProfiler * p, GpuprofThread * t, GpuprofPad * gp,
   return id;
 }
 
+/* An asynchronous element at the end of its data: its workers' CPU is
+ * read before they end; a flush emptied it. */
+static void
+async_event (GpuprofPad * gp, GstEvent * event, guint64 ts)
+{
+  GpuprofAsync *a = __atomic_load_n (&gp->element->async, __ATOMIC_ACQUIRE);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && gp->direction == GST_PAD_SRC)
+    gpuprof_async_sample (a, ts);
+  else if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP
+      && gp->direction == GST_PAD_SINK)
+    gpuprof_async_drain (a);
+}
+
 void
 gpuprof_profiler_event_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     GstEvent * event)
@@ -673,6 +773,8 @@ gpuprof_profiler_event_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     trace_mark (p, t, gp->element, gp, ts, event_mark_type (event), seq);
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && GST_PAD_IS_SRC (pad))
     gpuprof_batches_eos (p->batches, gp);
+  if (G_UNLIKELY (gp->element->async))
+    async_event (gp, event, ts);
   /* EOS leaves a queue after all its data, or after downstream refused
    * more (the queue then threw the rest away) */
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && gp->queue
@@ -812,6 +914,22 @@ gpuprof_profiler_message (GpuprofProfiler * p, guint64 ts,
   g_free (name);
 }
 
+/* Threads that appeared during @e's state change are its workers; an
+ * asynchronous element reads their CPU from now */
+static void
+scan_workers (GpuprofElement * e)
+{
+  GpuprofAsync *a = __atomic_load_n (&e->async, __ATOMIC_ACQUIRE);
+  GArray *tids;
+
+  gpuprof_owners_scan (e->id);
+  if (!a)
+    return;
+  tids = gpuprof_owners_workers (e->id);
+  gpuprof_async_set_workers (a, (const gint *) tids->data, tids->len);
+  g_array_unref (tids);
+}
+
 void
 gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
     GstElement * element, GstStateChange transition,
@@ -822,7 +940,7 @@ gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
   gpuprof_gpu_chain_exit ();    /* gpuprof_hooks_gpu_state_enter() */
   /* threads that appeared during its state change are its workers */
   if (!GST_IS_BIN (element))
-    gpuprof_owners_scan (gpuprof_objects_element (p->objects, element)->id);
+    scan_workers (gpuprof_objects_element (p->objects, element));
   /* seen before it was in a bin: set up (or moved) without gst_bin_add? */
   if (e && !__atomic_load_n (&e->pipeline_id, __ATOMIC_RELAXED)
       && !GST_IS_BIN (element))
@@ -847,9 +965,12 @@ gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
           (G_OBJECT_GET_CLASS (element), "interval")))
     gpuprof_batches_read_properties (p->batches,
         gpuprof_objects_element (p->objects, element));
-  /* a queue stopping empties itself unpushed */
+  /* a queue stopping empties itself unpushed; so does an asynchronous
+   * element */
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && e && e->queues)
     gpuprof_hooks_end_queues (p, e, ts);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && e && e->async)
+    gpuprof_async_drain (e->async);
   /* the end of a run: a top-level pipeline back to NULL */
   if (transition == GST_STATE_CHANGE_READY_TO_NULL
       && GST_IS_PIPELINE (element) && !GST_OBJECT_PARENT (element))
