@@ -37,6 +37,7 @@ typedef struct
 struct _GpuprofAsync
 {
   GpuprofElement *element;
+  gboolean confirmed;           /* its own thread pushed outside a chain */
   /* chain threads */
   guint64 head;                 /* arrivals so far */
   guint64 first_arrival;        /* of this run */
@@ -62,6 +63,18 @@ gpuprof_async_new (GpuprofElement * e, guint64 skip)
   a->element = e;
   a->skip = skip;
   return a;
+}
+
+gboolean
+gpuprof_async_confirmed (const GpuprofAsync * a)
+{
+  return __atomic_load_n (&a->confirmed, __ATOMIC_ACQUIRE);
+}
+
+void
+gpuprof_async_confirm (GpuprofAsync * a)
+{
+  __atomic_store_n (&a->confirmed, TRUE, __ATOMIC_RELEASE);
 }
 
 void
@@ -276,7 +289,7 @@ sample_locked (GpuprofAsync * a, guint64 ts)
 void
 gpuprof_async_sample (GpuprofAsync * a, guint64 ts)
 {
-  if (!begin_reading (a, FALSE))
+  if (!gpuprof_async_confirmed (a) || !begin_reading (a, FALSE))
     return;
   sample_locked (a, ts);
   end_reading (a);

@@ -3,7 +3,9 @@
  * queues, a worker works, an output thread pushes).
  *
  * An element is followed as asynchronous once a thread it owns
- * (gpuprof-owners.h) pushes on its src pad outside a chain call. Then:
+ * (gpuprof-owners.h) pushes on its src pad outside a chain call; from the
+ * state change that created its worker threads when it has some, so that
+ * its first buffers are followed too. Then:
  *
  *   arrival    chain-pre: the buffer (pointer), its batch, the time, an
  *              NVTX range; the chain's own work on the thread CPU clock
@@ -45,8 +47,13 @@ typedef struct
 } GpuprofAsyncFigures;
 
 /* @skip: buffers inside it when it was first seen pushing (they arrived
- * unrecorded: their departures match nothing) */
+ * unrecorded: their departures match nothing). A filter that created
+ * threads in a state change is followed from then on as a candidate
+ * (arrivals, departures: no clock read); it is asynchronous once
+ * confirmed, when its own thread pushes outside a chain call. */
 GpuprofAsync *gpuprof_async_new (GpuprofElement * e, guint64 skip);
+gboolean gpuprof_async_confirmed (const GpuprofAsync * a);
+void gpuprof_async_confirm (GpuprofAsync * a);
 void gpuprof_async_free (GpuprofAsync * a);
 /* a new run (nothing streams) */
 void gpuprof_async_reset (GpuprofAsync * a);

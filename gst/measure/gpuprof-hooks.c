@@ -18,6 +18,10 @@
 #include "gpuprof-thread.h"
 #include "gpuprof-trace.h"
 
+/* GpuprofFrame.cpu_start of a chain call into a (candidate) asynchronous
+ * element whose CPU clock was not read */
+#define ASYNC_CPU_UNREAD 1
+
 /* GStreamer's own chain-list function, which splits a list into chain calls
  * (each with its own hooks): read from a new pad once */
 static GstPadChainListFunction default_chain_list;
@@ -261,7 +265,9 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   if (G_UNLIKELY (async)) {
     gpuprof_async_arrive (async, f->key, f->batch_id,
         p->params.nvtx ? gp->nvtx_msg : NULL, payload, ts);
-    f->cpu_start = gpuprof_thread_cpu_now ();
+    f->cpu_start = gpuprof_async_confirmed (async) ?
+        MAX (gpuprof_thread_cpu_now (), ASYNC_CPU_UNREAD + 1) :
+        ASYNC_CPU_UNREAD;
   }
   if (p->params.nvtx) {
     gpuprof_nvtx_push (e, gp->nvtx_msg, payload, GPUPROF_NVTX_CAT_CHAIN);
@@ -329,7 +335,7 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   incl = ts > f->start ? ts - f->start : 0;
   if (f->blocked_start)
     blocked = ts > f->blocked_start ? ts - f->blocked_start : 0;
-  else if (G_UNLIKELY (f->cpu_start))
+  else if (G_UNLIKELY (f->cpu_start > ASYNC_CPU_UNREAD))
     blocked = async_chain_wait (f, incl);
   else if (__atomic_load_n (&e->task_pushes, __ATOMIC_RELAXED)
       && e->role != GPUPROF_ROLE_QUEUE)
@@ -384,8 +390,9 @@ follow_async (GpuprofProfiler * p, GpuprofElement * e, GpuprofThread * t,
       || gpuprof_owners_lookup (t->tid, NULL) != e->id)
     return;
   if (a) {
-    /* another thread of it pushes: its CPU is read there */
+    /* a thread of it pushes: its CPU is read there */
     gpuprof_async_drop_worker (a, t->tid);
+    gpuprof_async_confirm (a);
     return;
   }
   /* this push counted already */
@@ -395,6 +402,7 @@ follow_async (GpuprofProfiler * p, GpuprofElement * e, GpuprofThread * t,
   gpuprof_async_set_workers (a, (const gint *) tids->data, tids->len);
   gpuprof_async_drop_worker (a, t->tid);
   g_array_unref (tids);
+  gpuprof_async_confirm (a);
   if (!__atomic_compare_exchange_n (&e->async, &none, a, FALSE,
           __ATOMIC_RELEASE, __ATOMIC_RELAXED))
     gpuprof_async_free (a);
@@ -440,7 +448,7 @@ charge_loop (GpuprofProfiler * p, GpuprofElement * e, GpuprofThread * t,
   t->loop_long = full >= GPUPROF_LOOP_CPU_MIN_NS;
   /* an asynchronous element's output loop waits for its own worker, not
    * for input; its calls are its chain calls */
-  if (G_UNLIKELY (__atomic_load_n (&e->async, __ATOMIC_RELAXED))) {
+  if (G_UNLIKELY (e->async) && gpuprof_async_confirmed (e->async)) {
     gpuprof_stats_add_work (&e->stats, t, loop);
     return;
   }
@@ -923,10 +931,23 @@ scan_workers (GpuprofElement * e)
   GArray *tids;
 
   gpuprof_owners_scan (e->id);
-  if (!a)
+  if (e->role != GPUPROF_ROLE_FILTER)
     return;
   tids = gpuprof_owners_workers (e->id);
-  gpuprof_async_set_workers (a, (const gint *) tids->data, tids->len);
+  /* a filter with threads of its own: a candidate, followed from its
+   * first buffer (its output thread confirms it) */
+  if (!a && tids->len) {
+    GpuprofAsync *none = NULL;
+
+    a = gpuprof_async_new (e, 0);
+    if (!__atomic_compare_exchange_n (&e->async, &none, a, FALSE,
+            __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+      gpuprof_async_free (a);
+      a = none;
+    }
+  }
+  if (a)
+    gpuprof_async_set_workers (a, (const gint *) tids->data, tids->len);
   g_array_unref (tids);
 }
 

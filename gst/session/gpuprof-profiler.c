@@ -338,7 +338,7 @@ fill_element_row (GpuprofProfiler * p, GpuprofElementRow * row,
   } else {
     row->thread = g_strdup ("");
   }
-  if (G_UNLIKELY (e->async))
+  if (G_UNLIKELY (e->async) && gpuprof_async_confirmed (e->async))
     fill_async_row (row, e->async);
 }
 
