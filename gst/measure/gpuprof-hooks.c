@@ -18,10 +18,6 @@
 #include "gpuprof-thread.h"
 #include "gpuprof-trace.h"
 
-/* GpuprofFrame.cpu_start of a chain call into a (candidate) asynchronous
- * element whose CPU clock was not read */
-#define ASYNC_CPU_UNREAD 1
-
 /* GStreamer's own chain-list function, which splits a list into chain calls
  * (each with its own hooks): read from a new pad once */
 static GstPadChainListFunction default_chain_list;
@@ -265,9 +261,7 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   if (G_UNLIKELY (async)) {
     gpuprof_async_arrive (async, f->key, f->batch_id,
         p->params.nvtx ? gp->nvtx_msg : NULL, payload, ts);
-    f->cpu_start = gpuprof_async_confirmed (async) ?
-        MAX (gpuprof_thread_cpu_now (), ASYNC_CPU_UNREAD + 1) :
-        ASYNC_CPU_UNREAD;
+    f->cpu_start = gpuprof_thread_cpu_now ();
   }
   if (p->params.nvtx) {
     gpuprof_nvtx_push (e, gp->nvtx_msg, payload, GPUPROF_NVTX_CAT_CHAIN);
@@ -335,7 +329,7 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   incl = ts > f->start ? ts - f->start : 0;
   if (f->blocked_start)
     blocked = ts > f->blocked_start ? ts - f->blocked_start : 0;
-  else if (G_UNLIKELY (f->cpu_start > ASYNC_CPU_UNREAD))
+  else if (G_UNLIKELY (f->cpu_start))
     blocked = async_chain_wait (f, incl);
   else if (__atomic_load_n (&e->task_pushes, __ATOMIC_RELAXED)
       && e->role != GPUPROF_ROLE_QUEUE)
@@ -550,7 +544,7 @@ gpuprof_profiler_push_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     t->loop_child_ns = 0;
     /* the loop's work is read on the CPU clock where it can wait (its
      * last loop was long); a queue's loop is not */
-    t->loop_cpu_mark = t->loop_long && f->element
+    t->loop_cpu_mark = (t->loop_long || f->key) && f->element
         && f->element->role != GPUPROF_ROLE_QUEUE ?
         gpuprof_thread_cpu_now () : 0;
   } else {

@@ -25,7 +25,8 @@ bottleneck_is (const gchar * report, const gchar * path)
 /* Runs @desc (an element "a" in it) to EOS; checks a's cost per buffer
  * against its worker's CPU and that the verdict names @slow. */
 static void
-check_async_run (const gchar * desc, const gchar * slow, guint max_in_flight)
+check_async_run (const gchar * desc, const gchar * slow, guint max_in_flight,
+    gboolean saturated)
 {
   GstElement *p = gpuprof_test_parse (desc);
   gchar *path = gpuprof_test_path (p, "a");
@@ -48,15 +49,29 @@ check_async_run (const gchar * desc, const gchar * slow, guint max_in_flight)
   fail_unless_equals_uint64 (out, N_BUFFERS);
   fail_unless (gst_structure_get_boolean (s, "async", &async) && async,
       "%" GST_PTR_FORMAT, s);
+  GST_INFO ("worker %" G_GUINT64_FORMAT " other %" G_GUINT64_FORMAT
+      " truth cpu %" G_GUINT64_FORMAT " wall %" G_GUINT64_FORMAT " incl %"
+      G_GUINT64_FORMAT, gpuprof_test_get_u64 (s, "worker_ns") / out,
+      (self - gpuprof_test_get_u64 (s, "worker_ns")) / out,
+      truth.work.cpu_ns / out, truth.work.self_ns / out,
+      truth.work.incl_ns / out);
   /* work on all its threads per buffer: what its worker measured on its
    * own thread CPU clock */
   gpuprof_test_assert_near ("async cost per buffer", (gdouble) self / out,
       (gdouble) truth.work.cpu_ns / truth.work.calls, 0.10);
   fail_unless (bottleneck_is (report, slow_path), "not %s:\n%s", slow_path,
       report);
-  /* in flight: what it counted itself, never past its limit */
-  fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "in_flight_max"),
-      truth.max_in_flight_seen);
+  /* in flight: what it counted itself, never past its limit. Held from
+   * its chain call's return to its push's return, a little inside the
+   * element's own count (after its chain queued, until after its push):
+   * equal where it stays at its limit (itself slow), else at most */
+  if (saturated) {
+    fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "in_flight_max"),
+        truth.max_in_flight_seen);
+  } else {
+    fail_unless (gpuprof_test_get_u64 (s, "in_flight_max") <=
+        truth.max_in_flight_seen);
+  }
   fail_unless (truth.max_in_flight_seen <= max_in_flight);
   fail_unless (gpuprof_test_get_double (s, "in_flight_mean") > 0);
   fail_unless (gpuprof_test_get_double (s, "in_flight_mean")
@@ -81,7 +96,7 @@ GST_START_TEST (test_async_element_slow)
 {
   check_async_run ("fakesrc num-buffers=60 sizetype=fixed sizemax=64 ! "
       "gpuprofasync name=a work-us=3000 spin=true max-in-flight=4 ! "
-      "fakesink sync=false", "a", 4);
+      "fakesink sync=false", "a", 4, TRUE);
 }
 
 GST_END_TEST;
@@ -89,9 +104,9 @@ GST_END_TEST;
 GST_START_TEST (test_upstream_slow)
 {
   check_async_run ("fakesrc num-buffers=60 sizetype=fixed sizemax=64 ! "
-      "gpuprofwork name=up work-us=5000 spin=true ! "
-      "gpuprofasync name=a work-us=1000 spin=true max-in-flight=4 ! "
-      "fakesink sync=false", "up", 4);
+      "gpuprofwork name=up work-us=8000 spin=true ! "
+      "gpuprofasync name=a work-us=2000 spin=true max-in-flight=4 ! "
+      "fakesink sync=false", "up", 4, FALSE);
 }
 
 GST_END_TEST;
