@@ -691,6 +691,19 @@ cmp_stage (gconstpointer a, gconstpointer b)
   return g_strcmp0 (x->row.path, y->row.path);
 }
 
+/* An asynchronous stage works on its batches on its own threads too: its
+ * work on all of them (gpuprof-async.h), the batches' share of its calls */
+static guint64
+async_stage_work (GpuprofElement * e, guint64 batches)
+{
+  guint64 calls = gpuprof_stats_calls (&e->stats), all;
+  GpuprofAsyncFigures f;
+
+  gpuprof_async_figures (e->async, &f);
+  all = gpuprof_stats_self_ns (&e->stats) + f.worker_ns;
+  return calls > batches ? (guint64) ((gdouble) all * batches / calls) : all;
+}
+
 static void
 add_stages (GArray * sorted, GPtrArray * elements, GpuprofBatches * b)
 {
@@ -721,6 +734,8 @@ add_stages (GArray * sorted, GPtrArray * elements, GpuprofBatches * b)
       s.row.batches = LOAD (&st->batches);
       s.row.frames = LOAD (&st->frames);
       s.row.self_ns = LOAD (&st->self_ns);
+      if (e->async && gpuprof_async_confirmed (e->async))
+        s.row.self_ns = async_stage_work (e, s.row.batches);
       /* a batch reaches it after its push; its last call ends after the
        * aggregator's last push: the stage's own span */
       s.row.span_ns = LOAD (&st->last_end) -

@@ -10,6 +10,7 @@ enum
   PROP_WORK_US,
   PROP_SPIN,
   PROP_MAX_IN_FLIGHT,
+  PROP_COPY,
 };
 
 /* A buffer or a serialized event on its way; epoch is the flush
@@ -29,6 +30,7 @@ typedef struct
   guint work_us;
   gboolean spin;
   guint max_in_flight;
+  gboolean copy;                /* push a new buffer, not the one received */
 
   GMutex lock;                  /* guards all below */
   GCond cond;
@@ -112,7 +114,7 @@ worker_loop (gpointer data)
   while (!self->stopping) {
     Item *item = g_queue_pop_head (&self->in_q);
     guint work_us = self->work_us;
-    gboolean spin = self->spin;
+    gboolean spin = self->spin, copy = self->copy;
 
     if (!item) {
       g_cond_wait (&self->cond, &self->lock);
@@ -124,6 +126,13 @@ worker_loop (gpointer data)
 
       cpu = planted_work (work_us, spin);
       t1 = gpuprof_test_now_ns ();
+      /* a non-in-place element: its output is a new buffer */
+      if (copy) {
+        GstMiniObject *out = GST_MINI_OBJECT (gst_buffer_copy_deep
+            (GST_BUFFER (item->obj)));
+        gst_mini_object_unref (item->obj);
+        item->obj = out;
+      }
       g_mutex_lock (&self->lock);
       record_work (self, t1 - t0, gpuprof_test_now_ns () - t0, cpu);
     } else {
@@ -372,6 +381,9 @@ async_set_property (GObject * object, guint prop_id, const GValue * value,
       self->max_in_flight = g_value_get_uint (value);
       g_cond_broadcast (&self->cond);
       break;
+    case PROP_COPY:
+      self->copy = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   }
@@ -394,6 +406,9 @@ async_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_MAX_IN_FLIGHT:
       g_value_set_uint (value, self->max_in_flight);
+      break;
+    case PROP_COPY:
+      g_value_set_boolean (value, self->copy);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -438,6 +453,10 @@ gpuprof_test_async_class_init (GpuprofTestAsyncClass * klass)
       g_param_spec_uint ("max-in-flight", "Max in flight", "Buffers queued, "
           "worked on or waiting to be pushed before the chain blocks", 1,
           G_MAXUINT, 2, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_COPY,
+      g_param_spec_boolean ("copy", "Copy", "Push a copy of each buffer "
+          "(made on the worker thread), as an element that is not in place",
+          FALSE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   klass->change_state = async_change_state;
   gst_element_class_add_static_pad_template (klass, &async_sink);
   gst_element_class_add_static_pad_template (klass, &async_src);

@@ -8,6 +8,9 @@
  *                  records the wall and thread CPU time of that work
  *   output thread  ("gpuprofasync-o") pushes the buffers, in order
  *
+ * copy=true: the worker replaces each buffer with a copy (a new buffer
+ * out, as a non-in-place element).
+ *
  * Serialized events (segment, EOS, ...) travel the same queue, so they
  * leave after the buffers before them. Flushes drop what is queued.
  * Registered by gpuprof_test_register_elements (). */
