@@ -227,14 +227,13 @@ thread_cpu_of (gint tid)
   return (guint64) ts.tv_sec * G_GUINT64_CONSTANT (1000000000) + ts.tv_nsec;
 }
 
-/* the kernel's name of a thread of this process, "" when gone */
+/* the kernel's name of a thread of this process; kept when it is gone */
 static void
 thread_comm (gint tid, gchar name[16])
 {
   gchar *path = g_strdup_printf ("/proc/self/task/%d/comm", tid);
   gchar *text = NULL;
 
-  name[0] = 0;
   if (g_file_get_contents (path, &text, NULL, NULL))
     g_strlcpy (name, g_strchomp (text), 16);
   g_free (text);
@@ -316,6 +315,7 @@ gpuprof_async_set_workers (GpuprofAsync * a, const gint * tids, guint n)
       free_slot->alive = TRUE;
       free_slot->last = 0;
       free_slot->run_ns = 0;
+      free_slot->name[0] = 0;
       thread_comm (tids[k], free_slot->name);
     }
   }
@@ -389,6 +389,9 @@ gpuprof_async_figures (GpuprofAsync * a, GpuprofAsyncFigures * f)
   sample_locked (a, 0);
   for (i = 0; i < MAX_WORKERS; i++) {
     guint64 ns = LOAD (&a->workers[i].run_ns);
+    /* a thread names itself once started, often after it was seen */
+    if (a->workers[i].alive)
+      thread_comm (a->workers[i].tid, a->workers[i].name);
     f->worker_ns += ns;
     if (ns > f->worker_top_ns) {
       f->worker_top_ns = ns;

@@ -61,6 +61,10 @@ check_async_run (const gchar * desc, const gchar * slow, guint max_in_flight,
       (gdouble) truth.work.cpu_ns / truth.work.calls, 0.10);
   fail_unless (bottleneck_is (report, slow_path), "not %s:\n%s", slow_path,
       report);
+  /* the report lists it with its work on all its threads */
+  fail_unless (strstr (report, "\nAsynchronous elements (") != NULL, "%s",
+      report);
+  fail_unless (strstr (report, "gpuprofasync-w") != NULL, "%s", report);
   /* in flight: what it counted itself, never past its limit. Held from
    * its chain call's return to its push's return, a little inside the
    * element's own count (after its chain queued, until after its push):
