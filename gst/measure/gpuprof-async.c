@@ -136,41 +136,36 @@ end_range (GpuprofAsync * a, Arrival * ar)
 }
 
 /* The arrival @key left as: the same pointer among the oldest inside,
- * else the oldest. Arrivals overwritten while inside are passed over. */
+ * else the oldest. Arrivals overwritten while inside are passed over.
+ * Only the pushing thread moves the tail; others read it (oldest). */
 static Arrival *
 match (GpuprofAsync * a, gconstpointer key, guint64 head)
 {
-  guint64 i, end;
-  Arrival *ar;
+  guint64 tail = MAX (LOAD (&a->tail), head > N_ARRIVALS ?
+      head - N_ARRIVALS : 0), i, end = MIN (head, tail + MAX_SEARCH);
+  Arrival *ar, *found = NULL;
 
-  if (head - a->tail > N_ARRIVALS)
-    a->tail = head - N_ARRIVALS;
-  end = MIN (head, a->tail + MAX_SEARCH);
-  for (i = a->tail; i < end; i++) {
+  for (i = tail; i < end && !found; i++) {
     ar = arrival (a, i);
-    if (ar && LOAD (&ar->key) == key) {
-      /* those before it never left: dropped inside */
-      for (; a->tail < i; a->tail++) {
-        Arrival *gone = arrival (a, a->tail);
-        if (gone)
-          end_range (a, gone);
-      }
-      a->tail = i + 1;
-      return ar;
-    }
+    if (ar && LOAD (&ar->key) == key)
+      found = ar;
   }
-  /* a buffer that arrived before it was followed */
-  if (a->skip) {
+  if (found) {
+    /* those before it never left: dropped inside */
+    for (; tail < i - 1; tail++) {
+      if ((ar = arrival (a, tail)))
+        end_range (a, ar);
+    }
+    tail = i;
+  } else if (a->skip) {
+    /* a buffer that arrived before it was followed */
     a->skip--;
-    return NULL;
+  } else {
+    for (; tail < head && !found; tail++)
+      found = arrival (a, tail);
   }
-  for (; a->tail < head; a->tail++) {
-    if ((ar = arrival (a, a->tail))) {
-      a->tail++;
-      return ar;
-    }
-  }
-  return NULL;
+  STORE (&a->tail, tail);
+  return found;
 }
 
 gboolean
@@ -189,7 +184,7 @@ gpuprof_async_depart (GpuprofAsync * a, gconstpointer key, guint64 ts,
   *batch = LOAD (&ar->batch);
   end_range (a, ar);
   /* the entry may have been overwritten meanwhile: then no figure */
-  if (__atomic_load_n (&ar->n, __ATOMIC_ACQUIRE) != a->tail)
+  if (__atomic_load_n (&ar->n, __ATOMIC_ACQUIRE) != LOAD (&a->tail))
     return FALSE;
   res = ts > arrived ? ts - arrived : 0;
   ADD (&a->residency_sum, res);
@@ -344,14 +339,15 @@ void
 gpuprof_async_drain (GpuprofAsync * a)
 {
   guint64 head = __atomic_load_n (&a->head, __ATOMIC_ACQUIRE);
+  guint64 tail = MAX (LOAD (&a->tail), head > N_ARRIVALS ?
+      head - N_ARRIVALS : 0);
 
-  if (head - a->tail > N_ARRIVALS)
-    a->tail = head - N_ARRIVALS;
-  for (; a->tail < head; a->tail++) {
-    Arrival *ar = arrival (a, a->tail);
+  for (; tail < head; tail++) {
+    Arrival *ar = arrival (a, tail);
     if (ar)
       end_range (a, ar);
   }
+  STORE (&a->tail, tail);
   a->skip = 0;
   STORE (&a->held, 0);
 }
