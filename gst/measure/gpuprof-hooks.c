@@ -367,39 +367,52 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
  * takes ~2 µs) */
 #define GPUPROF_LOOP_CPU_MIN_NS 20000
 
+/* @e's record of an asynchronous element, made (with @skip) when it has
+ * none and @make or it has worker threads; its workers (gpuprof-owners.h)
+ * are read from now. Off the buffer path: a lock and a list. */
+static GpuprofAsync *
+async_record (GpuprofElement * e, gboolean make, guint64 skip)
+{
+  GpuprofAsync *a = __atomic_load_n (&e->async, __ATOMIC_ACQUIRE), *none =
+      NULL;
+  GArray *tids = gpuprof_owners_workers (e->id);
+
+  if (!a && (make || tids->len)) {
+    a = gpuprof_async_new (e, skip);
+    /* two threads at once: one record */
+    if (!__atomic_compare_exchange_n (&e->async, &none, a, FALSE,
+            __ATOMIC_RELEASE, __ATOMIC_ACQUIRE)) {
+      gpuprof_async_free (a);
+      a = none;
+    }
+  }
+  if (a)
+    gpuprof_async_set_workers (a, (const gint *) tids->data, tids->len);
+  g_array_unref (tids);
+  return a;
+}
+
 /* A filter whose own thread pushes outside its chain calls: its buffers
- * leave on another thread than they arrived on. Followed from here (once
- * per thread, off the usual path): the buffers inside now arrived
- * unrecorded; its worker threads' CPU is its work. */
+ * leave on another thread than they arrived on (once per thread). Not
+ * followed before (no worker seen in a state change): the buffers inside
+ * now arrived unrecorded. */
 static void
 follow_async (GpuprofProfiler * p, GpuprofElement * e, GpuprofThread * t,
     guint n)
 {
-  GpuprofAsync *a = __atomic_load_n (&e->async, __ATOMIC_ACQUIRE), *none =
-      NULL;
-  guint64 in, out;
-  GArray *tids;
+  guint64 in = 0, out = 0;
+  GpuprofAsync *a;
 
   if (e->role != GPUPROF_ROLE_FILTER
       || gpuprof_owners_lookup (t->tid, NULL) != e->id)
     return;
-  if (a) {
-    /* a thread of it pushes: its CPU is read there */
-    gpuprof_async_drop_worker (a, t->tid);
-    gpuprof_async_confirm (a);
-    return;
-  }
   /* this push counted already */
-  gpuprof_objects_buffer_counts (p->objects, e, &in, &out);
-  a = gpuprof_async_new (e, in + n > out ? in + n - out : 0);
-  tids = gpuprof_owners_workers (e->id);
-  gpuprof_async_set_workers (a, (const gint *) tids->data, tids->len);
+  if (!__atomic_load_n (&e->async, __ATOMIC_ACQUIRE))
+    gpuprof_objects_buffer_counts (p->objects, e, &in, &out);
+  a = async_record (e, TRUE, in + n > out ? in + n - out : 0);
+  /* its CPU is read here, as its output loop's */
   gpuprof_async_drop_worker (a, t->tid);
-  g_array_unref (tids);
   gpuprof_async_confirm (a);
-  if (!__atomic_compare_exchange_n (&e->async, &none, a, FALSE,
-          __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-    gpuprof_async_free (a);
 }
 
 static void
@@ -916,33 +929,15 @@ gpuprof_profiler_message (GpuprofProfiler * p, guint64 ts,
   g_free (name);
 }
 
-/* Threads that appeared during @e's state change are its workers; an
- * asynchronous element reads their CPU from now */
+/* Threads that appeared during @e's state change are its workers; a
+ * filter with some is followed from its first buffer as a candidate
+ * asynchronous element (its output thread confirms it) */
 static void
 scan_workers (GpuprofElement * e)
 {
-  GpuprofAsync *a = __atomic_load_n (&e->async, __ATOMIC_ACQUIRE);
-  GArray *tids;
-
   gpuprof_owners_scan (e->id);
-  if (e->role != GPUPROF_ROLE_FILTER)
-    return;
-  tids = gpuprof_owners_workers (e->id);
-  /* a filter with threads of its own: a candidate, followed from its
-   * first buffer (its output thread confirms it) */
-  if (!a && tids->len) {
-    GpuprofAsync *none = NULL;
-
-    a = gpuprof_async_new (e, 0);
-    if (!__atomic_compare_exchange_n (&e->async, &none, a, FALSE,
-            __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
-      gpuprof_async_free (a);
-      a = none;
-    }
-  }
-  if (a)
-    gpuprof_async_set_workers (a, (const gint *) tids->data, tids->len);
-  g_array_unref (tids);
+  if (e->role == GPUPROF_ROLE_FILTER)
+    async_record (e, FALSE, 0);
 }
 
 void
