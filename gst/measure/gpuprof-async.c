@@ -85,6 +85,17 @@ gpuprof_async_free (GpuprofAsync * a)
 
 /* ------------------------------------------------------ buffer path */
 
+/* once: by the departure that matched it, or the arrival overwriting it */
+static inline void
+end_range (GpuprofAsync * a, Arrival * ar)
+{
+  guint64 range = __atomic_exchange_n (&ar->nvtx_range, 0, REL);
+
+  if (range)
+    gpuprof_nvtx_end (a->element, range);
+}
+
+
 void
 gpuprof_async_arrive (GpuprofAsync * a, gconstpointer key, guint64 batch,
     gpointer nvtx_msg, guint64 payload, guint64 ts)
@@ -96,7 +107,7 @@ gpuprof_async_arrive (GpuprofAsync * a, gconstpointer key, guint64 batch,
     STORE (&a->first_arrival, ts);
   /* an entry being overwritten was never matched: its range ends */
   if (G_UNLIKELY (LOAD (&ar->nvtx_range)))
-    gpuprof_nvtx_end (a->element, LOAD (&ar->nvtx_range));
+    end_range (a, ar);
   __atomic_store_n (&ar->n, 0, __ATOMIC_RELEASE);
   STORE (&ar->key, key);
   STORE (&ar->ts, ts);
@@ -124,15 +135,6 @@ arrival (GpuprofAsync * a, guint64 i)
   Arrival *ar = &a->ring[i % N_ARRIVALS];
 
   return __atomic_load_n (&ar->n, __ATOMIC_ACQUIRE) == i + 1 ? ar : NULL;
-}
-
-static inline void
-end_range (GpuprofAsync * a, Arrival * ar)
-{
-  guint64 range = __atomic_exchange_n (&ar->nvtx_range, 0, REL);
-
-  if (range)
-    gpuprof_nvtx_end (a->element, range);
 }
 
 /* The arrival @key left as: the same pointer among the oldest inside,
