@@ -49,8 +49,9 @@ typedef struct
 /* @skip: buffers inside it when it was first seen pushing (they arrived
  * unrecorded: their departures match nothing). A filter that created
  * threads in a state change is followed from then on as a candidate
- * (arrivals, departures, its chain calls on the CPU clock); it is asynchronous once
- * confirmed, when its own thread pushes outside a chain call. */
+ * (arrivals, departures, its chain calls on the CPU clock); it is
+ * asynchronous once confirmed, when its own thread pushes outside a chain
+ * call. */
 GpuprofAsync *gpuprof_async_new (GpuprofElement * e, guint64 skip);
 gboolean gpuprof_async_confirmed (const GpuprofAsync * a);
 void gpuprof_async_confirm (GpuprofAsync * a);
