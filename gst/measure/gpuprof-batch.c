@@ -448,7 +448,10 @@ gpuprof_batches_chain_pre (GpuprofBatches * b, GpuprofThread * t,
   ADD (&st->offset_ns, ts > copy.push_ts ? ts - copy.push_ts : 0);
   if (!LOAD (&st->first_push))
     STORE (&st->first_push, copy.push_ts);
-  STORE (&st->pending, id);
+  /* an element followed as asynchronous carries each batch on with the
+   * arrival its output matches (gpuprof_batches_carry), not the last one */
+  if (!__atomic_load_n (&e->async, __ATOMIC_RELAXED))
+    STORE (&st->pending, id);
   /* kept in the frame, so chain-post finds what chain-pre saw */
   f->batch_id = id;
   f->batch_frames = copy.frames;
@@ -482,7 +485,7 @@ gpuprof_batches_chain_post (GpuprofBatches * b, GpuprofThread * t,
 
 guint64
 gpuprof_batches_push_pre (GpuprofBatches * b, GpuprofPad * pad,
-    GstBuffer * buffer, guint64 seq, guint64 ts, const guint64 * carried)
+    GstBuffer * buffer, guint64 seq, guint64 ts)
 {
   GpuprofElement *e = pad->element;
   guint64 pending;
@@ -497,14 +500,6 @@ gpuprof_batches_push_pre (GpuprofBatches * b, GpuprofPad * pad,
   /* a source's new buffer is no batch, whatever an old entry says */
   if (e->role == GPUPROF_ROLE_SOURCE) {
     slot_remove (b, buffer);
-    return 0;
-  }
-  /* out of an asynchronous element: the batch of the arrival it matched
-   * (same buffer, else arrival order), never the last one received, which
-   * is often still inside */
-  if (carried) {
-    if (*carried)
-      slot_insert (b, buffer, *carried);
     return 0;
   }
   if (!(st = elem_peek (b, e)) || !LOAD (&st->pending))
@@ -773,6 +768,15 @@ gpuprof_batches_snapshot (GpuprofBatches * b, GPtrArray * elements,
     g_array_append_val (snap->stages, g_array_index (sorted, StageSort,
             i).row);
   g_array_unref (sorted);
+}
+
+void
+gpuprof_batches_carry (GpuprofBatches * b, GstBuffer * buffer,
+    GpuprofBatchId id)
+{
+  /* the same buffer, or a new one: it is that batch from now */
+  if (id && buffer && LOAD (&b->active))
+    slot_insert (b, buffer, id);
 }
 
 /* ---------------------------------------------------- GPU attribution */

@@ -65,11 +65,14 @@ guint64 gpuprof_batches_chain_pre (GpuprofBatches * b, GpuprofThread * t,
 void gpuprof_batches_chain_post (GpuprofBatches * b, GpuprofThread * t,
     const GpuprofFrame * f, guint64 self_ns);
 /* A buffer pushed from 'pad' as the pad's 'seq'-th: for an aggregator this
- * forms a batch, whose number it returns; else 0. 'carried': out of an
- * asynchronous element, the batch number of the arrival it matched (0:
- * none; gpuprof-async.h), NULL for other elements. */
+ * forms a batch, whose number it returns; else 0. */
 guint64 gpuprof_batches_push_pre (GpuprofBatches * b, GpuprofPad * pad,
-    GstBuffer * buffer, guint64 seq, guint64 ts, const guint64 * carried);
+    GstBuffer * buffer, guint64 seq, guint64 ts);
+/* Out of an asynchronous element (gpuprof-async.h): 'buffer' carries the
+ * batch 'id' of the arrival it matched (same buffer, else arrival order),
+ * never the last one received, which is often still inside. 0: none. */
+void gpuprof_batches_carry (GpuprofBatches * b, GstBuffer * buffer,
+    GpuprofBatchId id);
 
 /**
  * gpuprof_batches_oldest_in_flight:

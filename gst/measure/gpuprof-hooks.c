@@ -298,12 +298,16 @@ mark_crossed (GpuprofThread * t)
 }
 
 /* An asynchronous element's chain call: its work is the thread's CPU
- * time over it, the rest waited (for room, at max-in-flight) */
+ * time over it, the rest waited (for room, at max-in-flight). A buffer it
+ * kept is in flight until the push that takes it out. */
 static guint64
-async_chain_wait (const GpuprofFrame * f, guint64 incl)
+async_chain_wait (GpuprofElement * e, const GpuprofFrame * f, guint64 incl,
+    GstFlowReturn res)
 {
   guint64 cpu = gpuprof_thread_cpu_now (), work;
 
+  if (res == GST_FLOW_OK)
+    gpuprof_async_hold (e->async, 1);
   cpu = cpu > f->cpu_start ? cpu - f->cpu_start : 0;
   work = incl > f->child_ns ? incl - f->child_ns : 0;
   return work > cpu ? work - cpu : 0;
@@ -330,7 +334,7 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   if (f->blocked_start)
     blocked = ts > f->blocked_start ? ts - f->blocked_start : 0;
   else if (G_UNLIKELY (f->cpu_start))
-    blocked = async_chain_wait (f, incl);
+    blocked = async_chain_wait (e, f, incl, res);
   else if (__atomic_load_n (&e->task_pushes, __ATOMIC_RELAXED)
       && e->role != GPUPROF_ROLE_QUEUE)
     /* a muxer fed here works on its own thread: this thread only hands the
@@ -340,9 +344,6 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     __atomic_fetch_add (&e->stats.blocked_ns, blocked, __ATOMIC_RELAXED);
   self = incl > f->child_ns + blocked ? incl - f->child_ns - blocked : 0;
   gpuprof_stats_add_call (&e->stats, t, self, incl);
-  /* it kept the buffer: in flight until the push that takes it out */
-  if (G_UNLIKELY (f->cpu_start) && res == GST_FLOW_OK)
-    gpuprof_async_hold (e->async, 1);
   gpuprof_batches_chain_post (p->batches, t, f, self);
   if (t->trace_ring)
     trace_call (p, t, f, incl, self);
@@ -465,6 +466,20 @@ charge_loop (GpuprofProfiler * p, GpuprofElement * e, GpuprofThread * t,
   gpuprof_stats_add_call (&e->stats, t, loop, loop);
 }
 
+/* Out of an asynchronous element: the arrival it matches, the batch it
+ * carries on; its workers' CPU is read here, while they live */
+static void
+push_out_of_async (GpuprofProfiler * p, GpuprofAsync * async,
+    GstBuffer * buffer, GstBufferList * list, guint64 ts)
+{
+  guint64 carried;
+
+  gpuprof_async_depart (async, buffer ? (gconstpointer) buffer : list, ts,
+      &carried);
+  gpuprof_batches_carry (p->batches, buffer, carried);
+  gpuprof_async_sample (async, ts);
+}
+
 void
 gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     GstBuffer * buffer, GstBufferList * list)
@@ -474,7 +489,7 @@ gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   GpuprofElement *e = gp->element;
   GpuprofFrame *f;
   GpuprofAsync *async;
-  guint64 batch, seq, carried = 0;
+  guint64 batch, seq;
   guint n;
 
   if (!e)
@@ -491,14 +506,9 @@ gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
         data_size (buffer, list), ts);
   }
 
-  /* out of an asynchronous element: the arrival it matches, the batch it
-   * carries on; its workers' CPU is read here, while they live */
   async = __atomic_load_n (&e->async, __ATOMIC_ACQUIRE);
-  if (G_UNLIKELY (async)) {
-    gpuprof_async_depart (async, buffer ? (gconstpointer) buffer : list, ts,
-        &carried);
-    gpuprof_async_sample (async, ts);
-  }
+  if (G_UNLIKELY (async))
+    push_out_of_async (p, async, buffer, list, ts);
   f = open_frame (t, GPUPROF_FRAME_PUSH, gp, pad, e, ts);
   if (!f) {
     if (async)
@@ -513,8 +523,7 @@ gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   f->n_buffers = n;
   f->seq = seq;
   /* an aggregator's push forms a batch: a range with its number */
-  batch = gpuprof_batches_push_pre (p->batches, gp, buffer, f->seq, ts,
-      async ? &carried : NULL);
+  batch = gpuprof_batches_push_pre (p->batches, gp, buffer, f->seq, ts);
   if (batch && p->params.nvtx) {
     gpuprof_nvtx_push (e, gp->nvtx_msg, batch, GPUPROF_NVTX_CAT_CHAIN);
     f->nvtx_open = TRUE;
