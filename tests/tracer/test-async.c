@@ -22,6 +22,32 @@ bottleneck_is (const gchar * report, const gchar * path)
   return found;
 }
 
+/* a's row of this run says it is asynchronous, pushed every buffer and
+ * cost per buffer what its worker measured on its own thread CPU clock */
+static GpuprofTestAsyncTruth
+assert_async_cost (GstElement * p, const GstStructure * s)
+{
+  GpuprofTestAsyncTruth truth = gpuprof_test_async_truth (p, "a");
+  guint64 out = gpuprof_test_get_u64 (s, "buffers_out");
+  guint64 self = gpuprof_test_get_u64 (s, "self_ns");
+  gboolean async = FALSE;
+
+  fail_unless_equals_uint64 (truth.pushed, N_BUFFERS);
+  fail_unless_equals_uint64 (truth.work.calls, N_BUFFERS);
+  fail_unless_equals_uint64 (out, N_BUFFERS);
+  fail_unless (gst_structure_get_boolean (s, "async", &async) && async,
+      "%" GST_PTR_FORMAT, s);
+  GST_INFO ("worker %" G_GUINT64_FORMAT " other %" G_GUINT64_FORMAT
+      " truth cpu %" G_GUINT64_FORMAT " wall %" G_GUINT64_FORMAT,
+      gpuprof_test_get_u64 (s, "worker_ns") / out,
+      (self - gpuprof_test_get_u64 (s, "worker_ns")) / out,
+      truth.work.cpu_ns / out, truth.work.self_ns / out);
+  /* work on all its threads per buffer */
+  gpuprof_test_assert_near ("async cost per buffer", (gdouble) self / out,
+      (gdouble) truth.work.cpu_ns / truth.work.calls, 0.10);
+  return truth;
+}
+
 /* Runs @desc (an element "a" in it) to EOS; checks a's cost per buffer
  * against its worker's CPU and that the verdict names @slow. */
 static void
@@ -34,31 +60,11 @@ check_async_run (const gchar * desc, const gchar * slow, guint max_in_flight,
   GpuprofTestAsyncTruth truth;
   GstStructure *s;
   gchar *report;
-  guint64 out, self;
-  gboolean async = FALSE;
 
   gpuprof_test_play_to_eos (p);
   s = gpuprof_test_element_stats (path);
   report = gpuprof_test_live_report (p);
-  truth = gpuprof_test_async_truth (p, "a");
-  out = gpuprof_test_get_u64 (s, "buffers_out");
-  self = gpuprof_test_get_u64 (s, "self_ns");
-
-  fail_unless_equals_uint64 (truth.pushed, N_BUFFERS);
-  fail_unless_equals_uint64 (truth.work.calls, N_BUFFERS);
-  fail_unless_equals_uint64 (out, N_BUFFERS);
-  fail_unless (gst_structure_get_boolean (s, "async", &async) && async,
-      "%" GST_PTR_FORMAT, s);
-  GST_INFO ("worker %" G_GUINT64_FORMAT " other %" G_GUINT64_FORMAT
-      " truth cpu %" G_GUINT64_FORMAT " wall %" G_GUINT64_FORMAT " incl %"
-      G_GUINT64_FORMAT, gpuprof_test_get_u64 (s, "worker_ns") / out,
-      (self - gpuprof_test_get_u64 (s, "worker_ns")) / out,
-      truth.work.cpu_ns / out, truth.work.self_ns / out,
-      truth.work.incl_ns / out);
-  /* work on all its threads per buffer: what its worker measured on its
-   * own thread CPU clock */
-  gpuprof_test_assert_near ("async cost per buffer", (gdouble) self / out,
-      (gdouble) truth.work.cpu_ns / truth.work.calls, 0.10);
+  truth = assert_async_cost (p, s);
   fail_unless (bottleneck_is (report, slow_path), "not %s:\n%s", slow_path,
       report);
   /* the report lists it with its work on all its threads */
@@ -115,6 +121,32 @@ GST_START_TEST (test_upstream_slow)
 
 GST_END_TEST;
 
+/* Played again after NULL: new worker threads, the second run's figures
+ * only (the first run's ended workers are not counted again) */
+GST_START_TEST (test_second_run)
+{
+  GstElement *p = gpuprof_test_parse ("fakesrc num-buffers=60 "
+      "sizetype=fixed sizemax=64 ! gpuprofasync name=a work-us=2000 "
+      "spin=true max-in-flight=2 ! fakesink sync=false");
+  gchar *path = gpuprof_test_path (p, "a");
+  guint round;
+
+  for (round = 0; round < 2; round++) {
+    GstStructure *s;
+
+    gpuprof_test_play_to_eos (p);
+    s = gpuprof_test_element_stats (path);
+    assert_async_cost (p, s);
+    gst_structure_free (s);
+    fail_unless_equals_int (gst_element_set_state (p, GST_STATE_NULL),
+        GST_STATE_CHANGE_SUCCESS);
+  }
+  g_free (path);
+  gpuprof_test_stop (p);
+}
+
+GST_END_TEST;
+
 /* A sync element is not followed as asynchronous */
 GST_START_TEST (test_sync_element_not_async)
 {
@@ -145,6 +177,7 @@ async_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_async_element_slow);
   tcase_add_test (tc, test_upstream_slow);
+  tcase_add_test (tc, test_second_run);
   tcase_add_test (tc, test_sync_element_not_async);
   return s;
 }
