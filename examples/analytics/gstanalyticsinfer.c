@@ -19,6 +19,16 @@
  * interval=N it infers one batch and skips the next N, as nvinfer does; a
  * skipped batch gets no detection meta.
  *
+ * Threads, as nvinfer: the chain converts the frames of an inferred batch
+ * (preprocessing on the CPU path) and queues the batch; an input thread
+ * ("infer-input") launches the network on it; an output thread
+ * ("infer-output") pushes the batches in order. The chain blocks while
+ * max-in-flight batches are queued or not yet pushed. Serialized events
+ * (segment, EOS, ...) wait until every batch before them is pushed; a
+ * flush drops what is queued. On the GPU path the engine's launch is
+ * synchronous (upload, kernels, download), so it all runs on the input
+ * thread and the output thread only pushes.
+ *
  * Input: the batches of analyticsmux (#AnalyticsBatchMeta tells where the
  * frames are), or any RGBA video, one frame per buffer.
  *
@@ -37,6 +47,7 @@
 #include <math.h>
 
 #include "gstanalyticsinfer.h"
+#include "analytics-async.h"
 #include "analytics-frames.h"
 #include "analytics-net.h"
 #ifdef HAVE_ANALYTICS_CUDA
@@ -53,6 +64,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_analytics_infer_debug);
 #define DEFAULT_SIZE 512
 #define DEFAULT_LAYERS 3
 #define DEFAULT_THRESHOLD 0.6f
+#define DEFAULT_MAX_IN_FLIGHT 2
 
 enum
 {
@@ -65,7 +77,17 @@ enum
   PROP_LAYERS,
   PROP_THRESHOLD,
   PROP_ACTIVE_DEVICE,
+  PROP_MAX_IN_FLIGHT,
 };
+
+/* What the chain hands the input thread with a batch. */
+typedef struct
+{
+  gboolean infer;               /* FALSE: skipped by interval */
+  guint batch_size;
+  gfloat threshold;
+  float *features;              /* CPU: n_frames x ANALYTICS_NET_IN */
+} InferJob;
 
 struct _GstAnalyticsInfer
 {
@@ -91,6 +113,9 @@ struct _GstAnalyticsInfer
   float *scratch;
   float *logits;                /* batch_size x ANALYTICS_NET_OUT */
   guint buffers_frames;         /* frames the three arrays above hold */
+
+  guint max_in_flight;          /* object lock */
+  AnalyticsAsync async;         /* the input and output threads */
 };
 
 G_DEFINE_TYPE (GstAnalyticsInfer, gst_analytics_infer,
@@ -183,6 +208,7 @@ gst_analytics_infer_start (GstBaseTransform * trans)
     return FALSE;
   }
   self->batches_seen = 0;
+  analytics_async_start (&self->async);
   return TRUE;
 }
 
@@ -191,6 +217,7 @@ gst_analytics_infer_stop (GstBaseTransform * trans)
 {
   GstAnalyticsInfer *self = GST_ANALYTICS_INFER (trans);
 
+  analytics_async_stop (&self->async);
 #ifdef HAVE_ANALYTICS_CUDA
   g_clear_pointer (&self->gpu, analytics_gpu_engine_free);
 #endif
@@ -261,10 +288,9 @@ infer_decode (const AnalyticsFrameLayout * layout, guint frame,
 /* One launch: frames [first, first + n) of the batch. */
 static gboolean
 infer_launch (GstAnalyticsInfer * self, const AnalyticsFrameLayout * layout,
-    const guint8 * data, guint first, guint n)
+    const guint8 * data, const float *features, guint first, guint n)
 {
   const guint8 *frames = data + (gsize) first * layout->height * layout->stride;
-  guint i;
 
 #ifdef HAVE_ANALYTICS_CUDA
   if (self->gpu) {
@@ -279,54 +305,106 @@ infer_launch (GstAnalyticsInfer * self, const AnalyticsFrameLayout * layout,
     return TRUE;
   }
 #endif
-  for (i = 0; i < n; i++)
-    analytics_net_preprocess_cpu (frames +
-        (gsize) i * layout->height * layout->stride, layout->width,
-        layout->height, layout->stride, self->features + i * ANALYTICS_NET_IN);
-  analytics_net_forward_cpu (self->net, self->features, n, self->scratch,
-      self->logits);
+  analytics_net_forward_cpu (self->net, features +
+      (gsize) first * ANALYTICS_NET_IN, n, self->scratch, self->logits);
   return TRUE;
 }
 
+static void
+infer_job_free (gpointer data)
+{
+  InferJob *job = data;
+
+  g_free (job->features);
+  g_free (job);
+}
+
+/* The network on one batch, then its detections: the input thread. */
+static gboolean
+infer_work (GstBaseTransform * trans, GstBuffer * buf,
+    const AnalyticsFrameLayout * layout, gpointer data)
+{
+  GstAnalyticsInfer *self = GST_ANALYTICS_INFER (trans);
+  InferJob *job = data;
+  AnalyticsDetectionMeta *meta;
+  GstMapInfo map;
+  gboolean ok = TRUE;
+  guint first, i;
+
+  if (!job->infer)
+    return TRUE;
+  if (!gst_buffer_map (buf, &map, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, (NULL), ("cannot map a batch"));
+    return FALSE;
+  }
+  meta = analytics_buffer_get_detection_meta (buf);
+  infer_ensure_buffers (self, MIN (job->batch_size, layout->n_frames));
+  for (first = 0; ok && first < layout->n_frames; first += job->batch_size) {
+    guint n = MIN (job->batch_size, layout->n_frames - first);
+
+    ok = infer_launch (self, layout, map.data, job->features, first, n);
+    for (i = 0; ok && i < n; i++)
+      infer_decode (layout, first + i, self->logits + i * ANALYTICS_NET_OUT,
+          job->threshold, meta->objects);
+  }
+  gst_buffer_unmap (buf, &map);
+  GST_LOG_OBJECT (self, "%u frames, %u objects", layout->n_frames,
+      meta->objects->len);
+  return ok;
+}
+
+/* The chain: the conversion, then the batch is queued to the input thread;
+ * it waits while max-in-flight batches are not yet pushed. */
 static GstFlowReturn
 gst_analytics_infer_process (GstAnalyticsFilter * filter, GstBuffer * buf,
     const AnalyticsFrameLayout * layout)
 {
   GstAnalyticsInfer *self = GST_ANALYTICS_INFER (filter);
-  AnalyticsDetectionMeta *meta;
-  GstMapInfo map;
-  guint batch_size, interval, first, i;
-  gfloat threshold;
-  gboolean ok = TRUE;
+  InferJob *job = g_new0 (InferJob, 1);
+  guint interval, max_in_flight, i;
 
   GST_OBJECT_LOCK (self);
-  batch_size = self->batch_size;
+  job->batch_size = self->batch_size;
+  job->threshold = self->threshold;
   interval = self->interval;
-  threshold = self->threshold;
+  max_in_flight = self->max_in_flight;
   GST_OBJECT_UNLOCK (self);
 
-  if (self->batches_seen++ % ((guint64) interval + 1) != 0) {
+  job->infer = self->batches_seen++ % ((guint64) interval + 1) == 0;
+  if (!job->infer) {
     GST_LOG_OBJECT (self, "interval: skipping batch");
-    return GST_FLOW_OK;
+  } else {
+    analytics_buffer_add_detection_meta (buf, TRUE);
+#ifdef HAVE_ANALYTICS_CUDA
+    if (!self->gpu)
+#endif
+    {
+      GstMapInfo map;
+
+      if (!gst_buffer_map (buf, &map, GST_MAP_READ)) {
+        infer_job_free (job);
+        return GST_FLOW_ERROR;
+      }
+      job->features = g_new (float, (gsize) layout->n_frames *
+          ANALYTICS_NET_IN);
+      for (i = 0; i < layout->n_frames; i++)
+        analytics_net_preprocess_cpu (map.data +
+            (gsize) i * layout->height * layout->stride, layout->width,
+            layout->height, layout->stride,
+            job->features + (gsize) i * ANALYTICS_NET_IN);
+      gst_buffer_unmap (buf, &map);
+    }
   }
+  return analytics_async_queue (&self->async, buf, layout, job,
+      max_in_flight);
+}
 
-  if (!gst_buffer_map (buf, &map, GST_MAP_READ))
-    return GST_FLOW_ERROR;
-
-  meta = analytics_buffer_add_detection_meta (buf, TRUE);
-  infer_ensure_buffers (self, MIN (batch_size, layout->n_frames));
-  for (first = 0; ok && first < layout->n_frames; first += batch_size) {
-    guint n = MIN (batch_size, layout->n_frames - first);
-
-    ok = infer_launch (self, layout, map.data, first, n);
-    for (i = 0; ok && i < n; i++)
-      infer_decode (layout, first + i, self->logits + i * ANALYTICS_NET_OUT,
-          threshold, meta->objects);
-  }
-  gst_buffer_unmap (buf, &map);
-  GST_LOG_OBJECT (self, "%u frames, %u objects", layout->n_frames,
-      meta->objects->len);
-  return ok ? GST_FLOW_OK : GST_FLOW_ERROR;
+static gboolean
+gst_analytics_infer_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  return analytics_async_sink_event (&GST_ANALYTICS_INFER (trans)->async,
+      event, GST_BASE_TRANSFORM_CLASS (gst_analytics_infer_parent_class)
+      ->sink_event);
 }
 
 static void
@@ -357,6 +435,9 @@ gst_analytics_infer_set_property (GObject * object, guint prop_id,
       break;
     case PROP_THRESHOLD:
       self->threshold = g_value_get_float (value);
+      break;
+    case PROP_MAX_IN_FLIGHT:
+      self->max_in_flight = g_value_get_uint (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -397,11 +478,23 @@ gst_analytics_infer_get_property (GObject * object, guint prop_id,
     case PROP_ACTIVE_DEVICE:
       g_value_set_enum (value, self->active_device);
       break;
+    case PROP_MAX_IN_FLIGHT:
+      g_value_set_uint (value, self->max_in_flight);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_analytics_infer_finalize (GObject * object)
+{
+  GstAnalyticsInfer *self = GST_ANALYTICS_INFER (object);
+
+  analytics_async_clear (&self->async);
+  G_OBJECT_CLASS (gst_analytics_infer_parent_class)->finalize (object);
 }
 
 static void
@@ -520,6 +613,20 @@ gst_analytics_infer_class_init (GstAnalyticsInferClass * klass)
           GST_TYPE_ANALYTICS_INFER_DEVICE, GST_ANALYTICS_INFER_DEVICE_AUTO,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
+  /**
+   * GstAnalyticsInfer:max-in-flight:
+   *
+   * Batches queued to the input thread or not yet pushed by the output
+   * thread before the chain blocks (nvinfer keeps a few in flight too).
+   *
+   * Since: 0.2
+   */
+  g_object_class_install_property (gobject_class, PROP_MAX_IN_FLIGHT,
+      g_param_spec_uint ("max-in-flight", "Max in flight",
+          "Batches in flight before the chain blocks", 1, 64,
+          DEFAULT_MAX_IN_FLIGHT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
   gst_element_class_set_static_metadata (element_class,
       "Analytics inference", "Filter/Analyzer/Video",
       "Detects objects in batches of frames on the GPU or CPU "
@@ -527,6 +634,8 @@ gst_analytics_infer_class_init (GstAnalyticsInferClass * klass)
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_analytics_infer_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_analytics_infer_stop);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_analytics_infer_sink_event);
+  gobject_class->finalize = gst_analytics_infer_finalize;
   filter_class->process = GST_DEBUG_FUNCPTR (gst_analytics_infer_process);
 
   GST_DEBUG_CATEGORY_INIT (gst_analytics_infer_debug, "analyticsinfer", 0,
@@ -546,4 +655,8 @@ gst_analytics_infer_init (GstAnalyticsInfer * self)
   self->layers = DEFAULT_LAYERS;
   self->threshold = DEFAULT_THRESHOLD;
   self->active_device = GST_ANALYTICS_INFER_DEVICE_AUTO;
+  self->max_in_flight = DEFAULT_MAX_IN_FLIGHT;
+  /* the kernel keeps 15 characters of a thread's name */
+  analytics_async_init (&self->async, GST_BASE_TRANSFORM (self),
+      "infer-input", "infer-output", infer_work, infer_job_free);
 }

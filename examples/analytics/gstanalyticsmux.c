@@ -127,6 +127,7 @@ struct _GstAnalyticsMux
   gboolean sent_stream_start;
   guint sent_batch_size;        /* batch-size in the caps last sent */
   GstClockTime last_pts;
+  gint playing;                 /* atomic: base time valid, clock running */
 };
 
 G_DEFINE_TYPE (GstAnalyticsMuxPad, gst_analytics_mux_pad, GST_TYPE_PAD);
@@ -535,7 +536,7 @@ mux_assemble (GstAnalyticsMux * mux, GPtrArray * frames, guint batch_size,
   guint stride = GST_VIDEO_INFO_PLANE_STRIDE (&mux->frame_info, 0);
   guint row_bytes = mux->frame_info.width * 4;
   guint fh = mux->frame_info.height;
-  GstClockTime pts = GST_CLOCK_TIME_NONE;
+  GstClockTime pts;
   guint i, y;
 
   if (gst_buffer_pool_acquire_buffer (mux->batch_pool, &outbuf,
@@ -562,9 +563,6 @@ mux_assemble (GstAnalyticsMux * mux, GPtrArray * frames, guint batch_size,
     meta->frames[i].pts = f->pts;
     meta->frames[i].running_time = f->running_time;
     meta->frames[i].frame_num = f->frame_num;
-    if (GST_CLOCK_TIME_IS_VALID (f->running_time) &&
-        (!GST_CLOCK_TIME_IS_VALID (pts) || f->running_time < pts))
-      pts = f->running_time;
   }
   /* Unused rows of a partial batch: zero, not a stale frame of the pool. */
   if (frames->len < batch_size)
@@ -580,7 +578,24 @@ mux_assemble (GstAnalyticsMux * mux, GPtrArray * frames, guint batch_size,
   meta->reason = reason;
   meta->wait = wait;
 
-  /* Batch time = its earliest frame, kept monotonic for synchronising sinks. */
+  /* Batch time, as the new nvstreammux: the running time of the clock now
+   * (wall clock since play start), the frames' own times staying in the
+   * meta; while not playing (preroll, paused: no base time to count from)
+   * where the clock stopped, 0 before play start. Kept monotonic for
+   * synchronising sinks. */
+  pts = GST_CLOCK_TIME_IS_VALID (mux->last_pts) ? mux->last_pts : 0;
+  if (g_atomic_int_get (&mux->playing)) {
+    GstClock *clock = gst_element_get_clock (GST_ELEMENT (mux));
+
+    if (clock) {
+      GstClockTime now = gst_clock_get_time (clock);
+      GstClockTime base = gst_element_get_base_time (GST_ELEMENT (mux));
+
+      if (GST_CLOCK_TIME_IS_VALID (now) && GST_CLOCK_TIME_IS_VALID (base))
+        pts = now > base ? now - base : 0;
+      gst_object_unref (clock);
+    }
+  }
   if (GST_CLOCK_TIME_IS_VALID (pts) && GST_CLOCK_TIME_IS_VALID (mux->last_pts)
       && pts < mux->last_pts)
     pts = mux->last_pts;
@@ -910,6 +925,13 @@ gst_analytics_mux_change_state (GstElement * element,
     case GST_STATE_CHANGE_READY_TO_PAUSED:
       if (!mux_start (mux))
         return GST_STATE_CHANGE_FAILURE;
+      break;
+    case GST_STATE_CHANGE_PAUSED_TO_PLAYING:
+      /* the bin set our base time before this */
+      g_atomic_int_set (&mux->playing, 1);
+      break;
+    case GST_STATE_CHANGE_PLAYING_TO_PAUSED:
+      g_atomic_int_set (&mux->playing, 0);
       break;
     case GST_STATE_CHANGE_PAUSED_TO_READY:
       /* Unblock the task and the sink threads before pads deactivate. */

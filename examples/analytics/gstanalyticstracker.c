@@ -19,6 +19,11 @@
  * it adds a meta with inferred=FALSE holding the tracks seen at the last
  * inference, their age counting the frames since.
  *
+ * Threads, as nvtracker's: the chain queues the batch; a processing thread
+ * ("tracker-proc") tracks it; an output thread ("tracker-output") pushes
+ * the batches in order. The chain blocks while max-in-flight batches are
+ * queued or not yet pushed (see analytics-async.h).
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc num-buffers=100 ! analyticsmux.sink_0 \
@@ -33,6 +38,7 @@
 #include <string.h>
 
 #include "gstanalyticstracker.h"
+#include "analytics-async.h"
 #include "analytics-frames.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_analytics_tracker_debug);
@@ -49,6 +55,7 @@ enum
   PROP_MAX_AGE,
   PROP_IOU_THRESHOLD,
   PROP_APPEARANCE,
+  PROP_MAX_IN_FLIGHT,
 };
 
 typedef struct
@@ -78,7 +85,10 @@ struct _GstAnalyticsTracker
   gfloat iou_threshold;
   gboolean appearance;
 
-  /* streaming thread only */
+  guint max_in_flight;          /* object lock */
+  AnalyticsAsync async;         /* the processing and output threads */
+
+  /* processing thread only */
   GHashTable *sources;          /* source id -> GArray of Track */
   guint64 next_id;
   GArray *candidates;           /* scratch */
@@ -291,11 +301,12 @@ tracker_carry_frame (GArray * tracks, guint frame, guint source_id,
   }
 }
 
-static GstFlowReturn
-gst_analytics_tracker_process (GstAnalyticsFilter * filter, GstBuffer * buf,
-    const AnalyticsFrameLayout * layout)
+/* The tracking of one batch: the processing thread. */
+static gboolean
+tracker_work (GstBaseTransform * trans, GstBuffer * buf,
+    const AnalyticsFrameLayout * layout, gpointer data)
 {
-  GstAnalyticsTracker *self = GST_ANALYTICS_TRACKER (filter);
+  GstAnalyticsTracker *self = GST_ANALYTICS_TRACKER (trans);
   AnalyticsDetectionMeta *meta;
   GstMapInfo map;
   guint max_age, f, first = 0;
@@ -320,11 +331,13 @@ gst_analytics_tracker_process (GstAnalyticsFilter * filter, GstBuffer * buf,
       tracker_carry_frame (tracker_tracks (self, source), f, source, max_age,
           meta->objects);
     }
-    return GST_FLOW_OK;
+    return TRUE;
   }
 
-  if (!gst_buffer_map (buf, &map, GST_MAP_READ))
-    return GST_FLOW_ERROR;
+  if (!gst_buffer_map (buf, &map, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, (NULL), ("cannot map a batch"));
+    return FALSE;
+  }
   /* Objects are ordered by frame: one run per frame. */
   for (f = 0; f < layout->n_frames; f++) {
     AnalyticsObject *objs =
@@ -340,7 +353,41 @@ gst_analytics_tracker_process (GstAnalyticsFilter * filter, GstBuffer * buf,
     first += n;
   }
   gst_buffer_unmap (buf, &map);
-  return GST_FLOW_OK;
+  return TRUE;
+}
+
+/* The chain queues the batch to the processing thread, which changes the
+ * meta's objects before the push. */
+static GstFlowReturn
+gst_analytics_tracker_process (GstAnalyticsFilter * filter, GstBuffer * buf,
+    const AnalyticsFrameLayout * layout)
+{
+  GstAnalyticsTracker *self = GST_ANALYTICS_TRACKER (filter);
+  guint max_in_flight;
+
+  GST_OBJECT_LOCK (self);
+  max_in_flight = self->max_in_flight;
+  GST_OBJECT_UNLOCK (self);
+  /* a batch without inference gets its meta here, while it is writable */
+  if (!analytics_buffer_get_detection_meta (buf))
+    analytics_buffer_add_detection_meta (buf, FALSE);
+  return analytics_async_queue (&self->async, buf, layout, NULL,
+      max_in_flight);
+}
+
+static gboolean
+gst_analytics_tracker_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  return analytics_async_sink_event (&GST_ANALYTICS_TRACKER (trans)->async,
+      event, GST_BASE_TRANSFORM_CLASS (gst_analytics_tracker_parent_class)
+      ->sink_event);
+}
+
+static gboolean
+gst_analytics_tracker_stop (GstBaseTransform * trans)
+{
+  analytics_async_stop (&GST_ANALYTICS_TRACKER (trans)->async);
+  return TRUE;
 }
 
 
@@ -351,6 +398,7 @@ gst_analytics_tracker_start (GstBaseTransform * trans)
 
   g_hash_table_remove_all (self->sources);
   self->next_id = 0;
+  analytics_async_start (&self->async);
   return TRUE;
 }
 
@@ -370,6 +418,9 @@ gst_analytics_tracker_set_property (GObject * object, guint prop_id,
       break;
     case PROP_APPEARANCE:
       self->appearance = g_value_get_boolean (value);
+      break;
+    case PROP_MAX_IN_FLIGHT:
+      self->max_in_flight = g_value_get_uint (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -395,6 +446,9 @@ gst_analytics_tracker_get_property (GObject * object, guint prop_id,
     case PROP_APPEARANCE:
       g_value_set_boolean (value, self->appearance);
       break;
+    case PROP_MAX_IN_FLIGHT:
+      g_value_set_uint (value, self->max_in_flight);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -410,6 +464,7 @@ gst_analytics_tracker_finalize (GObject * object)
   g_hash_table_unref (self->sources);
   g_array_unref (self->candidates);
   g_array_unref (self->hists);
+  analytics_async_clear (&self->async);
   G_OBJECT_CLASS (gst_analytics_tracker_parent_class)->finalize (object);
 }
 
@@ -466,12 +521,29 @@ gst_analytics_tracker_class_init (GstAnalyticsTrackerClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
 
+  /**
+   * GstAnalyticsTracker:max-in-flight:
+   *
+   * Batches queued to the processing thread or not yet pushed by the
+   * output thread before the chain blocks.
+   *
+   * Since: 0.2
+   */
+  g_object_class_install_property (gobject_class, PROP_MAX_IN_FLIGHT,
+      g_param_spec_uint ("max-in-flight", "Max in flight",
+          "Batches in flight before the chain blocks", 1, 64, 2,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
   gst_element_class_set_static_metadata (element_class,
       "Analytics tracker", "Filter/Analyzer/Video",
       "Tracks detected objects across frames on the CPU "
       "(nvtracker stand-in)", "gpuprof project");
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_analytics_tracker_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_analytics_tracker_stop);
+  trans_class->sink_event =
+      GST_DEBUG_FUNCPTR (gst_analytics_tracker_sink_event);
   filter_class->process = GST_DEBUG_FUNCPTR (gst_analytics_tracker_process);
 
   GST_DEBUG_CATEGORY_INIT (gst_analytics_tracker_debug, "analyticstracker", 0,
@@ -488,4 +560,7 @@ gst_analytics_tracker_init (GstAnalyticsTracker * self)
       (GDestroyNotify) g_array_unref);
   self->candidates = g_array_new (FALSE, FALSE, sizeof (Candidate));
   self->hists = g_array_new (FALSE, FALSE, sizeof (gfloat));
+  self->max_in_flight = 2;
+  analytics_async_init (&self->async, GST_BASE_TRANSFORM (self),
+      "tracker-proc", "tracker-output", tracker_work, NULL);
 }

@@ -9,14 +9,17 @@
 #   mux-batch   + analyticsmux batch-size = N (batched-push-timeout 40 ms)
 #   infer-batch + analyticsinfer batch-size = N
 #   interval    + analyticsinfer interval = 1
-# each under GST_TRACERS=gpuprof with the report in a file, and prints a
-# table: step, fps, fps relative to default, bottleneck named by gpuprof.
+# A use of `gst-gpuprof sweep` (docs/sweep.md) over the variable {step}:
+# each step runs under the tracer in a process of its own; the sweep's
+# table gives fps, latency, batch fill, the limiting stage and the first
+# advice per step, then (with jq) fps relative to the default step.
 #
 #   examples/analytics/tune.sh --build build --streams 4
 #   examples/analytics/tune.sh -b build -n 16 -f 600 -- --device gpu
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
+steps="default queues no-osd mux-batch infer-batch interval"
 
 usage() {
   cat <<EOF
@@ -24,10 +27,12 @@ usage: $0 [options] [-- extra pipeline.sh options for every step]
   -b, --build DIR     meson build folder (default: \$GPUPROF_BUILD_DIR or build)
   -n, --streams N     streams (4)
   -f, --frames N      frames per stream (300)
-  -o, --out DIR       where the reports go (a new folder under /tmp)
-      --no-tracer     measure without GST_TRACERS=gpuprof (no bottleneck column)
+  -o, --out DIR       where each step's summary, report and log go (a new
+                      folder under \$TMPDIR)
+      --json FILE     the sweep as JSON (default: OUT/sweep.json)
+  -p, --tracer-params K=V,...  more tracer parameters, e.g. cupti=on
   -h, --help          this text
-fps = frames through the sink (streams x frames) / wall time of the run.
+fps = frames the mux took in / the pipeline's wall time (gst-gpuprof sweep).
 EOF
 }
 
@@ -35,7 +40,9 @@ build=${GPUPROF_BUILD_DIR:-build}
 streams=4
 frames=300
 out=
-tracer=true
+json=
+tparams=
+step=
 
 while [ $# -gt 0 ]; do
   case $1 in
@@ -43,7 +50,12 @@ while [ $# -gt 0 ]; do
     -n|--streams) streams=$2; shift ;;
     -f|--frames) frames=$2; shift ;;
     -o|--out) out=$2; shift ;;
-    --no-tracer) tracer=false ;;
+    --json) json=$2; shift ;;
+    -p|--tracer-params) tparams=$2; shift ;;
+    --step) step=$2; shift ;;   # one step: what the sweep runs
+    --no-tracer)
+      echo "$0: --no-tracer is gone: gst-gpuprof sweep runs every step under the tracer" >&2
+      exit 2 ;;
     -h|--help) usage; exit 0 ;;
     --) shift; break ;;
     *) echo "$0: unknown option $1" >&2; usage >&2; exit 2 ;;
@@ -51,97 +63,51 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-[ -n "$out" ] || out=$(mktemp -d /tmp/gpuprof-tune.XXXXXX)
-mkdir -p "$out"
-
-# ---------------------------------------------------------------------------
-# BOTTLENECK EXTRACTION: the one place that knows the report's format.
-# The gpuprof report ends with a verdict line "bottleneck: <element> — ...".
-# Prints the element (the text up to " — " or the first comma), or "?".
-# Adapt this function when the report format changes.
-bottleneck_from_report() {
-  line=$(grep -m1 '^bottleneck:' "$1" 2>/dev/null || true)
-  if [ -z "$line" ]; then
-    echo "?"
-    return
-  fi
-  echo "$line" | sed -e 's/^bottleneck: *//' -e 's/ — .*//' -e 's/,.*//' \
-    -e 's|^[^/]*/||'
-}
-
-# The per-batch verdict: the stage that limits throughput, and the first
-# advice line's knob ("m: batch-size=16 batched-push-timeout=33333").
-limiting_from_report() {
-  line=$(grep -m1 '^limiting stage:' "$1" 2>/dev/null || true)
-  [ -n "$line" ] || { echo "-"; return; }
-  echo "$line" | sed -e 's/^limiting stage: *//' -e 's/ — .*//' -e 's|^[^/]*/||'
-}
-
-advice_from_report() {
-  line=$(grep -m1 '^advice:' "$1" 2>/dev/null || true)
-  [ -n "$line" ] || { echo "-"; return; }
-  echo "$line" | sed -e 's/^advice: *//' -e 's/ — .*//' -e 's|^[^/]*/||'
-}
-# ---------------------------------------------------------------------------
-
-now_ns() {
-  date +%s%N
-}
-
-# run_step NAME pipeline.sh-options... : prints "NAME fps bottleneck"
-run_step() {
-  name=$1
-  shift
-  report="$out/$name.txt"
-  rm -f "$report"
-  start=$(now_ns)
-  if [ "$tracer" = true ]; then
-    GST_TRACERS="gpuprof(report=$report)" \
-      "$here/pipeline.sh" --build "$build" --streams "$streams" \
-      --frames "$frames" "$@" -- -q >"$out/$name.log" 2>&1 || {
-        echo "$0: step $name failed, see $out/$name.log" >&2
-        return 1
-      }
-  else
-    "$here/pipeline.sh" --build "$build" --streams "$streams" \
-      --frames "$frames" "$@" -- -q >"$out/$name.log" 2>&1 || {
-        echo "$0: step $name failed, see $out/$name.log" >&2
-        return 1
-      }
-  fi
-  end=$(now_ns)
-  fps=$(awk -v n="$((streams * frames))" -v t="$((end - start))" \
-    'BEGIN { printf "%.1f", n / (t / 1e9) }')
-  echo "$name|$fps|$(bottleneck_from_report "$report")|$(limiting_from_report "$report")|$(advice_from_report "$report")"
-}
-
-# Each step adds its knob to the ones before.
-knobs=""
-results=""
-for step in default queues no-osd mux-batch infer-batch interval; do
-  case $step in
-    default) knobs="--mux-batch 1 --infer-batch 1 --osd on --queues off" ;;
-    queues) knobs="$knobs --queues on" ;;
-    no-osd) knobs="$knobs --osd off" ;;
-    mux-batch) knobs="$knobs --mux-batch $streams --timeout 40000" ;;
-    infer-batch) knobs="$knobs --infer-batch $streams" ;;
-    interval) knobs="$knobs --interval 1" ;;
-  esac
+# One step: its knobs and those of the steps before it, then pipeline.sh
+# (GST_TRACERS comes from the sweep).
+if [ -n "$step" ]; then
+  knobs=""
+  found=false
+  for s in $steps; do
+    case $s in
+      default) knobs="--mux-batch 1 --infer-batch 1 --osd on --queues off" ;;
+      queues) knobs="$knobs --queues on" ;;
+      no-osd) knobs="$knobs --osd off" ;;
+      mux-batch) knobs="$knobs --mux-batch $streams --timeout 40000" ;;
+      infer-batch) knobs="$knobs --infer-batch $streams" ;;
+      interval) knobs="$knobs --interval 1" ;;
+    esac
+    if [ "$s" = "$step" ]; then found=true; break; fi
+  done
+  $found || { echo "$0: unknown step $step (valid: $steps)" >&2; exit 2; }
   # shellcheck disable=SC2086  # knobs are split into options on purpose
-  line=$(run_step "$step" $knobs "$@")
-  results="$results$line
-"
-  echo "$line" >&2
-done
+  exec "$here/pipeline.sh" --build "$build" --streams "$streams" \
+    --frames "$frames" $knobs "$@" -- -q
+fi
+
+# one shell word, quoted for the sweep's /bin/sh -c
+q() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
+extra=""
+for a in "$@"; do extra="$extra $(q "$a")"; done
+
+tool="$build/tools/gst-gpuprof/gst-gpuprof"
+[ -x "$tool" ] || tool=gst-gpuprof
+[ -n "$out" ] || out=$(mktemp -d "${TMPDIR:-/tmp}/gpuprof-tune.XXXXXX")
+mkdir -p "$out"
+[ -n "$json" ] || json="$out/sweep.json"
+# {streams} has one value: the sweep divides fps by it
+set -- sweep --command --set "step=$(echo $steps | tr ' ' ',')" \
+  --set "streams=$streams" --dir "$out" --json "$json"
+[ -z "$tparams" ] || set -- "$@" --tracer-params "$tparams"
+"$tool" "$@" -- "$(q "$here/tune.sh") --build $(q "$build") \
+--streams {streams} --frames $frames --step {step} --$extra"
 
 echo
-echo "streams: $streams, frames per stream: $frames, reports: $out"
-echo "$results" | awk -F'|' '
-  NF == 0 { next }
-  base == "" { base = $2 }
-  { rows[++n] = sprintf("%-12s %9.1f %9.2fx  %-26s %-26s %s", $1, $2, $2 / base, $3, $4, $5) }
-  END {
-    printf "%-12s %9s %10s  %-26s %-26s %s\n", "step", "fps", "vs default",
-        "bottleneck (thread)", "limiting stage (batch)", "first advice"
-    for (i = 1; i <= n; i++) print rows[i]
-  }'
+echo "streams: $streams, frames per stream: $frames, runs: $out"
+command -v jq >/dev/null 2>&1 || exit 0
+jq -r '
+  def col($w): tostring | . + (" " * $w) | .[0:$w];
+  (.points | map(select(.values.step == "default"))[0].fps) as $base
+  | "\("step" | col(12)) \("fps" | col(9)) \("vs default" | col(11)) limiting stage",
+    (.points[] | "\(.values.step | col(12)) \(if .fps then (.fps * 10 | round / 10) else "failed" end | col(9)) \(if .fps and $base then "\(.fps / $base * 100 | round / 100)x" else "-" end | col(11)) \(.limiting // "-")")
+' "$json"

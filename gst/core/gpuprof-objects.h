@@ -23,6 +23,7 @@
 G_BEGIN_DECLS
 
 typedef struct _GpuprofQueue GpuprofQueue;
+typedef struct _GpuprofAsync GpuprofAsync;
 
 typedef enum
 {
@@ -56,6 +57,9 @@ struct _GpuprofElement
                                  * aggregators): its chain calls only hand
                                  * over or wait (atomic: set on the task) */
   guint64 last_input_ts;        /* newest buffer on any sink pad (atomic) */
+  GpuprofAsync *async;          /* its buffers leave on a thread it owns,
+                                 * outside its chain calls (gpuprof-async.h);
+                                 * set once, read by hooks (atomic) */
   gpointer nvtx_domain;         /* nvtxDomainHandle_t */
   GPtrArray *pads;              /* GpuprofPad*, its pads; registry lock */
   GPtrArray *queues;            /* GpuprofQueue*, queue elements only */

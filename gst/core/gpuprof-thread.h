@@ -47,10 +47,13 @@ typedef struct
                                  * chain-list splits into chain calls */
   guint split_calls;            /* PUSH: those of its chain calls that
                                  * passed the pad's checks */
-  guint64 padding[1];           /* to 128 bytes: the hooks index the stack
-                                 * several times per buffer, a shift is
-                                 * cheaper than a multiply (callgrind: ~9
-                                 * instructions per push) */
+  guint64 cpu_start;            /* CHAIN of an asynchronous element: the
+                                 * thread CPU clock at entry, 0 = not read
+                                 * (gpuprof-async.h). The frame is 128
+                                 * bytes: the hooks index the stack several
+                                 * times per buffer, a shift is cheaper than
+                                 * a multiply (callgrind: ~9 instructions
+                                 * per push) */
 } GpuprofFrame;
 
 G_STATIC_ASSERT (GLIB_SIZEOF_VOID_P != 8 || sizeof (GpuprofFrame) == 128);

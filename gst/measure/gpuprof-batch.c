@@ -2,6 +2,7 @@
 #include "gpuprof-batch.h"
 
 #include "gpuprof-bufmap.h"
+#include "gpuprof-async.h"
 #include "gpuprof-clock.h"
 #include "gpuprof-gpu.h"
 #include "gpuprof-histogram.h"
@@ -441,7 +442,10 @@ gpuprof_batches_chain_pre (GpuprofBatches * b, GpuprofThread * t,
   ADD (&st->offset_ns, ts > copy.push_ts ? ts - copy.push_ts : 0);
   if (!LOAD (&st->first_push))
     STORE (&st->first_push, copy.push_ts);
-  STORE (&st->pending, id);
+  /* an element followed as asynchronous carries each batch on with the
+   * arrival its output matches (gpuprof_batches_carry), not the last one */
+  if (!__atomic_load_n (&e->async, __ATOMIC_RELAXED))
+    STORE (&st->pending, id);
   /* kept in the frame, so chain-post finds what chain-pre saw */
   f->batch_id = id;
   f->batch_frames = copy.frames;
@@ -676,6 +680,19 @@ cmp_stage (gconstpointer a, gconstpointer b)
   return g_strcmp0 (x->row.path, y->row.path);
 }
 
+/* An asynchronous stage works on its batches on its own threads too: its
+ * work on all of them (gpuprof-async.h), the batches' share of its calls */
+static guint64
+async_stage_work (GpuprofElement * e, guint64 batches)
+{
+  guint64 calls = gpuprof_stats_calls (&e->stats), all;
+  GpuprofAsyncFigures f;
+
+  gpuprof_async_figures (e->async, &f);
+  all = gpuprof_stats_self_ns (&e->stats) + f.worker_ns;
+  return calls > batches ? (guint64) ((gdouble) all * batches / calls) : all;
+}
+
 static void
 add_stages (GArray * sorted, GPtrArray * elements, GpuprofBatches * b)
 {
@@ -706,6 +723,8 @@ add_stages (GArray * sorted, GPtrArray * elements, GpuprofBatches * b)
       s.row.batches = LOAD (&st->batches);
       s.row.frames = LOAD (&st->frames);
       s.row.self_ns = LOAD (&st->self_ns);
+      if (e->async && gpuprof_async_confirmed (e->async))
+        s.row.self_ns = async_stage_work (e, s.row.batches);
       /* a batch reaches it after its push; its last call ends after the
        * aggregator's last push: the stage's own span */
       s.row.span_ns = LOAD (&st->last_end) -
@@ -743,4 +762,31 @@ gpuprof_batches_snapshot (GpuprofBatches * b, GPtrArray * elements,
     g_array_append_val (snap->stages, g_array_index (sorted, StageSort,
             i).row);
   g_array_unref (sorted);
+}
+
+void
+gpuprof_batches_carry (GpuprofBatches * b, GstBuffer * buffer,
+    GpuprofBatchId id)
+{
+  /* the same buffer, or a new one: it is that batch from now */
+  if (id && buffer && LOAD (&b->active))
+    slot_insert (b, buffer, id);
+}
+
+/* ---------------------------------------------------- GPU attribution */
+
+guint64
+gpuprof_batches_oldest_in_flight (GpuprofElement * e)
+{
+  GpuprofAsync *a = __atomic_load_n (&e->async, __ATOMIC_ACQUIRE);
+
+  return a ? gpuprof_batch_id_num (gpuprof_async_oldest_batch (a)) : 0;
+}
+
+guint64
+gpuprof_batches_oldest_in_flight_of_id (guint32 element_id)
+{
+  GpuprofAsync *a = gpuprof_async_of_id (element_id);
+
+  return a ? gpuprof_batch_id_num (gpuprof_async_oldest_batch (a)) : 0;
 }

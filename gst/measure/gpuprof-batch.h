@@ -73,6 +73,26 @@ void gpuprof_batches_chain_post (GpuprofBatches * b, GpuprofThread * t,
  * forms a batch, whose number it returns; else 0. */
 guint64 gpuprof_batches_push_pre (GpuprofBatches * b, GpuprofPad * pad,
     GstBuffer * buffer, guint64 seq, guint64 ts);
+/* Out of an asynchronous element (gpuprof-async.h): 'buffer' carries the
+ * batch 'id' of the arrival it matched (same buffer, else arrival order),
+ * never the last one received, which is often still inside. 0: none. */
+void gpuprof_batches_carry (GpuprofBatches * b, GstBuffer * buffer,
+    GpuprofBatchId id);
+
+/**
+ * gpuprof_batches_oldest_in_flight:
+ * @e: an element
+ *
+ * The batch number (the aggregator's push number, as chain calls tell NVTX
+ * and the GPU code) of the oldest batch inside the asynchronous element
+ * @e: arrived in a chain call, not yet pushed out. 0 when none is, or @e
+ * is not asynchronous (gpuprof-async.h). O(1), lock-free reads only: safe
+ * on any thread, in CUPTI callbacks too.
+ */
+guint64 gpuprof_batches_oldest_in_flight (GpuprofElement * e);
+/* the same by element id (GpuprofElement.id), for GPU launches on threads
+ * the element owns (gpuprof_gpu_set_owner_batch_func()) */
+guint64 gpuprof_batches_oldest_in_flight_of_id (guint32 element_id);
 /* EOS pushed from 'pad': a partial last batch was pushed by EOS */
 void gpuprof_batches_eos (GpuprofBatches * b, GpuprofPad * pad);
 

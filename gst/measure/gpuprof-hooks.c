@@ -5,6 +5,7 @@
 #include "gpuprof-profiler.h"
 #include "gpuprof-profiler-private.h"
 
+#include "gpuprof-async.h"
 #include "gpuprof-batch.h"
 #include "gpuprof-clock.h"
 #include "gpuprof-cupti.h"
@@ -206,6 +207,7 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   GpuprofFrame *f;
   GpuprofOrigin origin;
   gboolean has_origin;
+  GpuprofAsync *async;
   guint64 payload, batch;
   guint n;
 
@@ -239,6 +241,7 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   f->size = 0;
   f->key = buffer ? (gconstpointer) buffer : list;
   f->batch_id = 0;
+  f->cpu_start = 0;
   t->pipeline_id = element_pipeline_id (p, e);
   if (__atomic_load_n (&e->task_pushes, __ATOMIC_RELAXED))
     __atomic_store_n (&e->last_input_ts, ts, __ATOMIC_RELAXED);
@@ -256,6 +259,14 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   batch = gpuprof_batches_chain_pre (p->batches, t, f, buffer, ts,
       has_origin ? &origin : NULL);
   payload = batch ? batch : f->seq;
+  /* an asynchronous element: the buffer stays inside after the call; the
+   * call can wait for room, so its work is read on the CPU clock */
+  async = __atomic_load_n (&e->async, __ATOMIC_ACQUIRE);
+  if (G_UNLIKELY (async)) {
+    gpuprof_async_arrive (async, f->key, f->batch_id,
+        p->params.nvtx ? gp->nvtx_msg : NULL, payload, ts);
+    f->cpu_start = gpuprof_thread_cpu_now ();
+  }
   if (p->params.nvtx) {
     gpuprof_nvtx_push (e, gp->nvtx_msg, payload, GPUPROF_NVTX_CAT_CHAIN);
     f->nvtx_open = TRUE;
@@ -290,6 +301,22 @@ mark_crossed (GpuprofThread * t)
     up->crossed = TRUE;
 }
 
+/* An asynchronous element's chain call: its work is the thread's CPU
+ * time over it, the rest waited (for room, at max-in-flight). A buffer it
+ * kept is in flight until the push that takes it out. */
+static guint64
+async_chain_wait (GpuprofElement * e, const GpuprofFrame * f, guint64 incl,
+    GstFlowReturn res)
+{
+  guint64 cpu = gpuprof_thread_cpu_now (), work;
+
+  if (res == GST_FLOW_OK)
+    gpuprof_async_hold (e->async, 1);
+  cpu = cpu > f->cpu_start ? cpu - f->cpu_start : 0;
+  work = incl > f->child_ns ? incl - f->child_ns : 0;
+  return work > cpu ? work - cpu : 0;
+}
+
 void
 gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     GstFlowReturn res)
@@ -310,6 +337,8 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   incl = ts > f->start ? ts - f->start : 0;
   if (f->blocked_start)
     blocked = ts > f->blocked_start ? ts - f->blocked_start : 0;
+  else if (G_UNLIKELY (f->cpu_start))
+    blocked = async_chain_wait (e, f, incl, res);
   else if (__atomic_load_n (&e->task_pushes, __ATOMIC_RELAXED)
       && e->role != GPUPROF_ROLE_QUEUE)
     /* a muxer fed here works on its own thread: this thread only hands the
@@ -343,8 +372,57 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
  * takes ~2 µs) */
 #define GPUPROF_LOOP_CPU_MIN_NS 20000
 
+/* @e's record of an asynchronous element, made (with @skip) when it has
+ * none and @make or it has worker threads; its workers (gpuprof-owners.h)
+ * are read from now. Off the buffer path: a lock and a list. */
+static GpuprofAsync *
+async_record (GpuprofElement * e, gboolean make, guint64 skip)
+{
+  GpuprofAsync *a = __atomic_load_n (&e->async, __ATOMIC_ACQUIRE), *none =
+      NULL;
+  GArray *tids = gpuprof_owners_workers (e->id);
+
+  if (!a && (make || tids->len)) {
+    a = gpuprof_async_new (e, skip);
+    /* two threads at once: one record */
+    if (!__atomic_compare_exchange_n (&e->async, &none, a, FALSE,
+            __ATOMIC_RELEASE, __ATOMIC_ACQUIRE)) {
+      gpuprof_async_free (a);
+      a = none;
+    }
+  }
+  if (a)
+    gpuprof_async_set_workers (a, (const gint *) tids->data, tids->len);
+  g_array_unref (tids);
+  return a;
+}
+
+/* A filter whose own thread pushes outside its chain calls: its buffers
+ * leave on another thread than they arrived on (once per thread). Not
+ * followed before (no worker seen in a state change): the buffers inside
+ * now arrived unrecorded. */
 static void
-charge_loop (GpuprofElement * e, GpuprofThread * t, guint64 ts)
+follow_async (GpuprofProfiler * p, GpuprofElement * e, GpuprofThread * t,
+    guint n)
+{
+  guint64 in = 0, out = 0;
+  GpuprofAsync *a;
+
+  if (e->role != GPUPROF_ROLE_FILTER
+      || gpuprof_owners_lookup (t->tid, NULL) != e->id)
+    return;
+  /* this push counted already */
+  if (!__atomic_load_n (&e->async, __ATOMIC_ACQUIRE))
+    gpuprof_objects_buffer_counts (p->objects, e, &in, &out);
+  a = async_record (e, TRUE, in + n > out ? in + n - out : 0);
+  /* its CPU is read here, as its output loop's */
+  gpuprof_async_drop_worker (a, t->tid);
+  gpuprof_async_confirm (a);
+}
+
+static void
+charge_loop (GpuprofProfiler * p, GpuprofElement * e, GpuprofThread * t,
+    guint n, guint64 ts)
 {
   guint64 start = t->loop_mark, child = t->loop_child_ns, loop, full;
   guint64 input, cpu, cpu_mark = t->loop_cpu_mark;
@@ -359,6 +437,7 @@ charge_loop (GpuprofElement * e, GpuprofThread * t, guint64 ts)
   if (G_UNLIKELY (first)) {
     t->loop_owner_set = TRUE;
     gpuprof_owners_set (t->tid, e->id, GPUPROF_THREAD_KIND_OUTPUT);
+    follow_async (p, e, t, n);
   }
   /* GPU work launched in this loop, outside chain calls, is its */
   if (G_UNLIKELY (gpuprof_gpu_channel_enabled (GPUPROF_GPU_CHANNEL_TRACER)))
@@ -383,10 +462,30 @@ charge_loop (GpuprofElement * e, GpuprofThread * t, guint64 ts)
    * length says nothing of the next, so that one is read on the CPU clock
    * too (on wall time it counted an output thread's sleeps as work) */
   t->loop_long = first || full >= GPUPROF_LOOP_CPU_MIN_NS;
+  /* an asynchronous element's output loop waits for its own worker, not
+   * for input; its calls are its chain calls */
+  if (G_UNLIKELY (e->async) && gpuprof_async_confirmed (e->async)) {
+    gpuprof_stats_add_work (&e->stats, t, loop);
+    return;
+  }
   if (full > loop)
     __atomic_fetch_add (&e->stats.wait_input_ns, full - loop,
         __ATOMIC_RELAXED);
   gpuprof_stats_add_call (&e->stats, t, loop, loop);
+}
+
+/* Out of an asynchronous element: the arrival it matches, the batch it
+ * carries on; its workers' CPU is read here, while they live */
+static void
+push_out_of_async (GpuprofProfiler * p, GpuprofAsync * async,
+    GstBuffer * buffer, GstBufferList * list, guint64 ts)
+{
+  guint64 carried;
+
+  gpuprof_async_depart (async, buffer ? (gconstpointer) buffer : list, ts,
+      &carried);
+  gpuprof_batches_carry (p->batches, buffer, carried);
+  gpuprof_async_sample (async, ts);
 }
 
 void
@@ -397,6 +496,7 @@ gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
   GpuprofElement *e = gp->element;
   GpuprofFrame *f;
+  GpuprofAsync *async;
   guint64 batch, seq;
   guint n;
 
@@ -407,16 +507,24 @@ gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   t->pipeline_id = element_pipeline_id (p, e);
 
   if (t->depth == 0 && e->role != GPUPROF_ROLE_QUEUE)
-    charge_loop (e, t, ts);
+    charge_loop (p, e, t, n, ts);
   if (G_UNLIKELY (gp->queue)) {
     GpuprofQueueOutputs out = queue_outputs (p);
     gpuprof_queue_push_pre (gp->queue, &out, buffer, list, n,
         data_size (buffer, list), ts);
   }
 
+  async = __atomic_load_n (&e->async, __ATOMIC_ACQUIRE);
+  if (G_UNLIKELY (async))
+    push_out_of_async (p, async, buffer, list, ts);
   f = open_frame (t, GPUPROF_FRAME_PUSH, gp, pad, e, ts);
-  if (!f)
+  if (!f) {
+    if (async)
+      gpuprof_async_hold (async, -1);
     return;
+  }
+  /* push-post: the buffer is no longer held */
+  f->key = async;
   f->crossed = FALSE;
   f->split = FALSE;
   f->split_calls = 0;
@@ -460,12 +568,14 @@ gpuprof_profiler_push_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   }
   if (f->nvtx_open)
     gpuprof_nvtx_pop (f->element);
+  if (G_UNLIKELY (f->key))
+    gpuprof_async_hold ((GpuprofAsync *) f->key, -1);
   if (t->depth == 0) {
     t->loop_mark = ts;
     t->loop_child_ns = 0;
     /* the loop's work is read on the CPU clock where it can wait (its
      * last loop was long); a queue's loop is not */
-    t->loop_cpu_mark = t->loop_long && f->element
+    t->loop_cpu_mark = (t->loop_long || f->key) && f->element
         && f->element->role != GPUPROF_ROLE_QUEUE ?
         gpuprof_thread_cpu_now () : 0;
   } else {
@@ -661,6 +771,20 @@ gpu_handler_id (GpuprofProfiler * p, GpuprofThread * t, GpuprofPad * gp,
   return id;
 }
 
+/* An asynchronous element at the end of its data: its workers' CPU is
+ * read before they end; a flush emptied it. */
+static void
+async_event (GpuprofPad * gp, GstEvent * event, guint64 ts)
+{
+  GpuprofAsync *a = __atomic_load_n (&gp->element->async, __ATOMIC_ACQUIRE);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && gp->direction == GST_PAD_SRC)
+    gpuprof_async_sample (a, ts);
+  else if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP
+      && gp->direction == GST_PAD_SINK)
+    gpuprof_async_drain (a);
+}
+
 void
 gpuprof_profiler_event_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     GstEvent * event)
@@ -682,6 +806,8 @@ gpuprof_profiler_event_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     trace_mark (p, t, gp->element, gp, ts, event_mark_type (event), seq);
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && GST_PAD_IS_SRC (pad))
     gpuprof_batches_eos (p->batches, gp);
+  if (G_UNLIKELY (gp->element->async))
+    async_event (gp, event, ts);
   /* EOS leaves a queue after all its data, or after downstream refused
    * more (the queue then threw the rest away) */
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && gp->queue
@@ -821,6 +947,17 @@ gpuprof_profiler_message (GpuprofProfiler * p, guint64 ts,
   g_free (name);
 }
 
+/* Threads that appeared during @e's state change are its workers; a
+ * filter with some is followed from its first buffer as a candidate
+ * asynchronous element (its output thread confirms it) */
+static void
+scan_workers (GpuprofElement * e)
+{
+  gpuprof_owners_scan (e->id);
+  if (e->role == GPUPROF_ROLE_FILTER)
+    async_record (e, FALSE, 0);
+}
+
 void
 gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
     GstElement * element, GstStateChange transition,
@@ -831,7 +968,7 @@ gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
   gpuprof_gpu_chain_exit ();    /* gpuprof_hooks_gpu_state_enter() */
   /* threads that appeared during its state change are its workers */
   if (!GST_IS_BIN (element))
-    gpuprof_owners_scan (gpuprof_objects_element (p->objects, element)->id);
+    scan_workers (gpuprof_objects_element (p->objects, element));
   /* seen before it was in a bin: set up (or moved) without gst_bin_add? */
   if (e && !__atomic_load_n (&e->pipeline_id, __ATOMIC_RELAXED)
       && !GST_IS_BIN (element))
@@ -856,9 +993,12 @@ gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
           (G_OBJECT_GET_CLASS (element), "interval")))
     gpuprof_batches_read_properties (p->batches,
         gpuprof_objects_element (p->objects, element));
-  /* a queue stopping empties itself unpushed */
+  /* a queue stopping empties itself unpushed; so does an asynchronous
+   * element */
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && e && e->queues)
     gpuprof_hooks_end_queues (p, e, ts);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && e && e->async)
+    gpuprof_async_drain (e->async);
   /* the end of a run: a top-level pipeline back to NULL */
   if (transition == GST_STATE_CHANGE_READY_TO_NULL
       && GST_IS_PIPELINE (element) && !GST_OBJECT_PARENT (element))

@@ -49,6 +49,17 @@ gpuprof_stats_add_call (GpuprofElementStats * s, GpuprofThread * thread,
 }
 
 void
+gpuprof_stats_add_work (GpuprofElementStats * s, GpuprofThread * thread,
+    guint64 ns)
+{
+  if (!ns)
+    return;
+  __atomic_fetch_add (&s->self_hist.sum, ns, __ATOMIC_RELAXED);
+  add_to_thread_slot (s, thread, ns);
+  gpuprof_thread_add_busy (thread, ns);
+}
+
+void
 gpuprof_stats_add_buffers_in (GpuprofElementStats * s, guint64 n)
 {
   __atomic_fetch_add (&s->buffers_in, n, __ATOMIC_RELAXED);

@@ -51,6 +51,10 @@ gpuprof_stats_self_ns (const GpuprofElementStats * s)
 }
 void gpuprof_stats_add_call (GpuprofElementStats * s, GpuprofThread * thread,
     guint64 self_ns, guint64 incl_ns);
+/* Work that is no call of its own (an asynchronous element's output
+ * loop): in the self time and the thread's, not in the calls */
+void gpuprof_stats_add_work (GpuprofElementStats * s, GpuprofThread * thread,
+    guint64 ns);
 void gpuprof_stats_add_buffers_in (GpuprofElementStats * s, guint64 n);
 const GpuprofThreadSlot *gpuprof_stats_main_slot (const GpuprofElementStats *
     s);

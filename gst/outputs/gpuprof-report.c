@@ -210,6 +210,48 @@ format_queues (const GpuprofSnapshot * s, GString * out)
 }
 
 static void
+add_async_row (GpuprofTable * t, const GpuprofElementRow * r)
+{
+  gchar *cells[] = {
+    g_strdup (r->path), u64 (r->buffers_out), ms (r->self_ns),
+    ms (r->worker_ns), ms (r->self_ns / MAX (r->buffers_out, 1)),
+    ms (r->residency_p50_ns), ms (r->residency_p99_ns),
+    ms (r->residency_mean_ns), g_strdup_printf ("%.2f", r->in_flight_mean),
+    u64 (r->in_flight_max), NULL
+  };
+
+  add_owned_row (t, cells);
+}
+
+/* Elements whose buffers leave on threads of their own (gpuprof-async.h) */
+static void
+format_async (const GpuprofSnapshot * s, GString * out)
+{
+  static const gchar *const headers[] = {
+    "element", "buf out", "work ms", "workers ms", "work/buf ms",
+    "res p50 ms", "res p99 ms", "res mean ms", "in flight", "max", NULL
+  };
+  GpuprofTable *t = gpuprof_table_new (10, headers);
+  guint i, n = 0;
+
+  for (i = 0; i < s->elements->len; i++) {
+    const GpuprofElementRow *r =
+        &g_array_index (s->elements, GpuprofElementRow, i);
+    if (r->async) {
+      add_async_row (t, r);
+      n++;
+    }
+  }
+  if (n) {
+    g_string_append (out, "\nAsynchronous elements (work = on all its "
+        "threads; residency = chain arrival -> push out; in flight = "
+        "buffers inside)\n");
+    gpuprof_table_print (t, out);
+  }
+  gpuprof_table_free (t);
+}
+
+static void
 format_threads (const GpuprofSnapshot * s, GString * out)
 {
   static const gchar *const headers[] = {
@@ -521,6 +563,7 @@ gpuprof_report_format (const GpuprofSnapshot * s)
       s->pipeline, s->wall_ns / 1e9);
   format_elements (s, out);
   format_queues (s, out);
+  format_async (s, out);
   format_threads (s, out);
   format_batches (s, out);
   format_streams (s, out);

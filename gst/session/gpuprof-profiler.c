@@ -5,6 +5,7 @@
 #include "gpuprof-profiler-private.h"
 
 #include "gpuprof-advice.h"
+#include "gpuprof-async.h"
 #include "gpuprof-batch.h"
 #include "gpuprof-clock.h"
 #include "gpuprof-cupti.h"
@@ -72,6 +73,7 @@ element_fini (GpuprofElement * e, gpointer user_data)
 
   gpuprof_batches_forget (p->batches, e);
   gpuprof_streams_forget (p->streams, e);
+  g_clear_pointer (&e->async, gpuprof_async_free);
 }
 
 /* Names for the trace writer and the GPU report: called off the streaming
@@ -138,6 +140,14 @@ owner_to_gpu (gint tid, guint32 element_id, gpointer user_data)
   gpuprof_gpu_set_thread_owner ((guint32) tid, element_id);
 }
 
+/* GPU work launched on a thread an element owns goes to its oldest batch
+ * in flight (an asynchronous element, gpuprof-async.h) */
+static guint64
+owner_batch_cb (guint32 element_id, gpointer user_data)
+{
+  return gpuprof_batches_oldest_in_flight_of_id (element_id);
+}
+
 static void
 start_gpu (GpuprofProfiler * p)
 {
@@ -154,6 +164,7 @@ start_gpu (GpuprofProfiler * p)
         p);
     gpuprof_gpu_enable_channel (GPUPROF_GPU_CHANNEL_TRACER, TRUE);
     gpuprof_owners_set_listener (owner_to_gpu, NULL);
+    gpuprof_gpu_set_owner_batch_func (owner_batch_cb, NULL);
     /* GPU tracks and launch arrows in the trace */
     if (p->trace)
       gpuprof_gputrace_attach (p->trace);
@@ -285,6 +296,31 @@ element_active (GpuprofProfiler * p, GpuprofElement * e)
   return in || out;
 }
 
+/* An asynchronous element's work includes its workers' CPU; its busiest
+ * thread may be a worker, which runs no hook */
+static void
+fill_async_row (GpuprofElementRow * row, GpuprofAsync * a)
+{
+  GpuprofAsyncFigures f;
+
+  gpuprof_async_figures (a, &f);
+  row->async = TRUE;
+  row->worker_ns = f.worker_ns;
+  row->self_ns += f.worker_ns;
+  row->residency_p50_ns = f.residency_p50;
+  row->residency_p99_ns = f.residency_p99;
+  row->residency_mean_ns = f.residency_mean;
+  row->in_flight_mean = f.in_flight_mean;
+  row->in_flight_max = f.in_flight_max;
+  if (f.worker_top_ns > row->thread_self_ns && f.span_ns) {
+    g_free (row->thread);
+    row->thread = g_strdup (f.worker_name);
+    row->thread_self_ns = f.worker_top_ns;
+    row->thread_wall_ns = f.span_ns;
+    row->busy = (gdouble) f.worker_top_ns / f.span_ns;
+  }
+}
+
 static void
 fill_element_row (GpuprofProfiler * p, GpuprofElementRow * row,
     GpuprofElement * e)
@@ -319,6 +355,8 @@ fill_element_row (GpuprofProfiler * p, GpuprofElementRow * row,
   } else {
     row->thread = g_strdup ("");
   }
+  if (G_UNLIKELY (e->async) && gpuprof_async_confirmed (e->async))
+    fill_async_row (row, e->async);
 }
 
 static void
@@ -494,6 +532,8 @@ reset_pipeline (GpuprofProfiler * p, GpuprofPipeline * pl)
     gpuprof_objects_new_run (p->objects, e);
     gpuprof_batches_reset (p->batches, e);
     gpuprof_streams_reset (p->streams, e);
+    if (e->async)
+      gpuprof_async_reset (e->async);
     for (j = 0; e->queues && j < e->queues->len; j++)
       gpuprof_queue_reset (g_ptr_array_index (e->queues, j));
   }

@@ -57,7 +57,14 @@ G_BEGIN_DECLS
   F (blocked_ns, U64, "time upstream threads waited inside its chain calls (full queue, a muxer's hand-over), ns") \
   F (waits_on_clock, BOOLEAN, "synced sink or live source: times include clock waits") \
   F (wait_input_ns, U64, "its loop off the CPU between pushes: waiting for data (appsrc, socket, clock), ns") \
-  F (gpu_wait_ns, U64, "time waiting on the GPU (CUDA synchronize, event waits), ns; 0 until measured")
+  F (gpu_wait_ns, U64, "time waiting on the GPU (CUDA synchronize, event waits), ns; 0 until measured") \
+  F (async, BOOLEAN, "asynchronous: its buffers leave on a thread it owns, outside its chain calls; self_ns is then its work on all its threads") \
+  F (worker_ns, U64, "CPU time of its worker threads, part of self_ns (asynchronous elements), ns") \
+  F (residency_p50_ns, U64, "median time a buffer spent inside it, chain arrival -> push out (asynchronous elements), ns") \
+  F (residency_p99_ns, U64, "99th percentile of that residency, ns") \
+  F (residency_mean_ns, U64, "mean residency, ns") \
+  F (in_flight_mean, DOUBLE, "buffers inside it on average: total residency / time from its first arrival to its last push") \
+  F (in_flight_max, U64, "most buffers it held at once: its chain call returned, the push taking it out had not")
 
 #define GPUPROF_SCHEMA_QUEUES(F) \
   F (path, STRING, "queue path") \

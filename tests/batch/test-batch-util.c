@@ -36,8 +36,11 @@ handoff_cb (GstElement * sink, GstBuffer * buffer, GstPad * pad,
 GST_START_TEST (test_synced_sink_util_at_most_100)
 {
   GError *err = NULL;
+  /* the mux stamps a batch with the running time when it forms it: the
+   * sink's ts-offset puts every batch 100 ms ahead, so that it waits for
+   * the clock, as it did with batches at their frames' times */
   GstElement *p = gst_parse_launch ("analyticsmux name=m batch-size=4 ! "
-      "fakesink name=sink sync=true signal-handoffs=true "
+      "fakesink name=sink sync=true ts-offset=100000000 signal-handoffs=true "
       "videotestsrc num-buffers=10 ! "
       "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1 ! m.sink_0",
       &err);

@@ -4,6 +4,7 @@
  * tight threshold, so a loaded 2-core machine passes too. */
 #include "gpuprof-test-util.h"
 #include "analytics-meta.h"
+#include "gpuprof-test-async.h"
 
 #include <math.h>
 #include <string.h>
@@ -240,6 +241,33 @@ GST_START_TEST (test_followed_downstream)
 
 GST_END_TEST;
 
+/* An nvinfer-shaped element (gpuprofasync) with several batches inside at
+ * once, each pushed as a new buffer by its output thread: every batch is
+ * followed through it (arrival order, no PTS), and its stage's time per
+ * batch is the CPU its worker measured per batch on its own clock */
+GST_START_TEST (test_followed_through_async)
+{
+  GstElement *p = run_with_sources ("analyticsmux name=m batch-size=4 "
+      "width=64 height=48 ! gpuprofasync name=a work-us=2000 spin=true "
+      "max-in-flight=4 copy=true ! identity name=after ! "
+      "fakesink name=sink sync=false", 4, 100, "pattern=ball");
+  GpuprofTestAsyncTruth truth = gpuprof_test_async_truth (p, "a");
+  GstStructure *a = gpuprof_test_batch_stats (p, "a");
+
+  fail_unless_equals_uint64 (truth.pushed, 100);
+  fail_unless (truth.max_in_flight_seen > 1);
+  assert_stage (p, "a", 100, 400);
+  assert_stage (p, "after", 100, 400);
+  assert_stage (p, "sink", 100, 400);
+  gpuprof_test_assert_near ("async stage per batch",
+      gpuprof_test_get_u64 (a, "ns_per_batch"),
+      (gdouble) truth.work.cpu_ns / truth.work.calls, 0.10);
+  gst_structure_free (a);
+  gpuprof_test_stop (p);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_verdict_names_slow_osd)
 {
   /* the OSD draws every box 60 times: it takes most of each batch */
@@ -350,6 +378,7 @@ batch_suite (void)
   tcase_add_test (tc, test_full_batches);
   tcase_add_test (tc, test_timeout_pushes);
   tcase_add_test (tc, test_followed_downstream);
+  tcase_add_test (tc, test_followed_through_async);
   tcase_add_test (tc, test_verdict_names_slow_osd);
   tcase_add_test (tc, test_advice_names_mux);
   tcase_add_test (tc, test_compositor_batches);

@@ -1,6 +1,7 @@
 /* gpuprofwork and gpuprofworksrc: planted work, measured on the element's
  * own clocks (see gpuprof-test-work.h). */
 #include "gpuprof-test-work.h"
+#include "gpuprof-test-async.h"
 
 #include <gst/base/gstbasesrc.h>
 #include <gst/check/gstcheck.h>
@@ -400,6 +401,7 @@ gpuprof_test_register_elements (void)
       gpuprof_test_work_get_type ());
   gst_element_register (NULL, "gpuprofworksrc", GST_RANK_NONE,
       gpuprof_test_work_src_get_type ());
+  gpuprof_test_register_async ();
 }
 
 static WorkState *

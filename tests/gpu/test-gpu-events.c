@@ -19,6 +19,7 @@
 #include "gpuprof-cupti.h"
 #include "gpuprof-gpu.h"
 #include "gpuprof-test-cupti.h"
+#include "gpuprof-test-async.h"
 #include "gpuprof-test-gate.h"
 
 static GpuprofTestLaunch launch;
@@ -264,6 +265,67 @@ test_owned_threads (void)
   gst_object_unref (p);
 }
 
+/* ---- an asynchronous element's worker launching per batch ---- */
+
+/* the batch each launch was for, as the element counted it (a funnel
+ * numbers its pushes 1, 2, ...: the batch numbers) */
+static void
+launch_per_batch (GstElement * element, guint64 n, gpointer data)
+{
+  launch (0, "batch_kernel", 100 + n, 0);
+}
+
+/* Issue 9 item 4: nvinfer's input thread launches for the batch it took;
+ * the GPU work goes to the element owning the thread and, at launch (the
+ * callback path), to its oldest batch in flight — with max-in-flight=1
+ * the one being worked on, so batch n has exactly the kernel launched for
+ * it (its duration 100 + n ns says which). */
+static void
+test_async_owner_batch (gconstpointer path)
+{
+  GstElement *p = gst_parse_launch ("fakesrc num-buffers=20 sizetype=fixed "
+      "sizemax=64 ! funnel name=mux ! gpuprofasync name=infer work-us=200 "
+      "max-in-flight=1 ! fakesink sync=false", NULL);
+  GstBus *bus = gst_element_get_bus (p);
+  GstMessage *msg;
+  GArray *k;
+  guint32 infer_id = 0;
+  guint i;
+
+  gpuprof_test_async_set_work_hook (launch_per_batch, NULL);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gpuprof_cupti_flush (TRUE);
+
+  check_kernel ("batch_kernel", 20, "/infer");
+  k = gpuprof_gpu_get_top_kernels (GPUPROF_GPU_CHANNEL_TRACER, 1000);
+  for (i = 0; i < k->len; i++)
+    if (!g_strcmp0 (g_array_index (k, GpuprofGpuKernelStats, i).name,
+            "batch_kernel"))
+      infer_id = g_array_index (k, GpuprofGpuKernelStats, i).element_id;
+  g_array_unref (k);
+  g_assert_cmpuint (infer_id, !=, 0);
+  /* read at launch on the callback path only (docs/gpu.md) */
+  if (!g_strcmp0 (path, "callback")) {
+    for (i = 1; i <= 20; i++) {
+      GpuprofGpuCost c;
+
+      if (!gpuprof_gpu_get_buffer_cost (GPUPROF_GPU_CHANNEL_TRACER, infer_id,
+              i, &c))
+        g_error ("batch %u of infer has no GPU cost", i);
+      g_assert_cmpuint (c.kernels, ==, 1);
+      g_assert_cmpuint (c.kernel_ns, ==, 100 + i);
+    }
+  }
+  gpuprof_test_async_set_work_hook (NULL, NULL);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -281,5 +343,8 @@ main (int argc, char **argv)
   launch = gpuprof_test_fake_cupti_launch ();
   g_test_add_func ("/gpu-events/handlers-charged", test_handlers_charged);
   g_test_add_func ("/gpu-events/owned-threads", test_owned_threads);
+  gpuprof_test_register_async ();
+  g_test_add_data_func ("/gpu-events/async-owner-batch",
+      argc > 1 ? argv[1] : "callback", test_async_owner_batch);
   return g_test_run ();
 }

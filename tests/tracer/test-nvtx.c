@@ -146,6 +146,23 @@ GST_START_TEST (test_compositor_two_inputs)
 
 GST_END_TEST;
 
+/* An asynchronous element (nvinfer-shaped): a range per buffer inside it,
+ * from its chain (source thread) to its output thread's push */
+GST_START_TEST (test_async_element_ranges)
+{
+  GstElement *p;
+
+  nvtxrec_reset ();
+  p = gpuprof_test_run ("fakesrc num-buffers=30 sizetype=fixed sizemax=64 ! "
+      "gpuprofasync name=a work-us=200 max-in-flight=2 ! fakesink");
+  fail_unless (nvtxrec_is_attached ());
+  assert_residency (p, "a", 30);
+  assert_chain_ranges (p, "a", "a:sink", 30);
+  gpuprof_test_stop (p);
+}
+
+GST_END_TEST;
+
 static Suite *
 nvtx_suite (void)
 {
@@ -156,6 +173,7 @@ nvtx_suite (void)
   tcase_add_test (tc, test_linear_with_queue);
   tcase_add_test (tc, test_tee_two_branches);
   tcase_add_test (tc, test_compositor_two_inputs);
+  tcase_add_test (tc, test_async_element_ranges);
   return s;
 }
 

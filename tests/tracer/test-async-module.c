@@ -1,0 +1,112 @@
+/* gpuprof-async.c on its own: arrivals matched to departures (same
+ * pointer, else arrival order), residency from synthetic timestamps, the
+ * count held, and the oldest batch inside as the GPU join asks for it
+ * (gpuprof_batches_oldest_in_flight). No profiler, no pipeline, no NVTX. */
+#include <gst/check/gstcheck.h>
+
+#include "gpuprof-async.h"
+#include "gpuprof-batch.h"
+
+static gint keys[8];            /* distinct addresses standing for buffers */
+
+static guint64
+batch_of (guint64 num)
+{
+  return gpuprof_batch_id_make (7, num);
+}
+
+GST_START_TEST (test_pointer_then_order)
+{
+  GpuprofElement e = { 0 };
+  GpuprofAsyncFigures f;
+  guint64 batch;
+
+  e.id = 3;
+  e.async = gpuprof_async_new (&e, 0);
+  fail_unless_equals_uint64 (gpuprof_batches_oldest_in_flight (&e), 0);
+  gpuprof_async_arrive (e.async, &keys[0], batch_of (5), NULL, 5, 100);
+  gpuprof_async_hold (e.async, 1);
+  gpuprof_async_arrive (e.async, &keys[1], batch_of (6), NULL, 6, 200);
+  gpuprof_async_hold (e.async, 1);
+  gpuprof_async_arrive (e.async, &keys[2], batch_of (7), NULL, 7, 300);
+  gpuprof_async_hold (e.async, 1);
+  /* the oldest inside: batch 5, as a number */
+  fail_unless_equals_uint64 (gpuprof_batches_oldest_in_flight (&e), 5);
+
+  /* the same pointer leaves: the one before it was dropped inside */
+  fail_unless (gpuprof_async_depart (e.async, &keys[1], 1200, &batch));
+  gpuprof_async_hold (e.async, -1);
+  fail_unless_equals_uint64 (batch, batch_of (6));
+  fail_unless_equals_uint64 (gpuprof_batches_oldest_in_flight (&e), 7);
+  /* a new buffer leaves: the oldest arrival's batch goes with it */
+  fail_unless (gpuprof_async_depart (e.async, &keys[5], 1300, &batch));
+  gpuprof_async_hold (e.async, -1);
+  fail_unless_equals_uint64 (batch, batch_of (7));
+  fail_unless_equals_uint64 (gpuprof_batches_oldest_in_flight (&e), 0);
+  /* nothing inside: a departure matches nothing */
+  fail_if (gpuprof_async_depart (e.async, &keys[6], 1400, &batch));
+  fail_unless_equals_uint64 (batch, 0);
+
+  gpuprof_async_figures (e.async, &f);
+  fail_unless_equals_uint64 (f.departed, 3);
+  fail_unless_equals_uint64 (f.residency_mean, 1000);
+  fail_unless (f.residency_p50 <= 1000 && f.residency_p50 >= 1000 * 31 / 32);
+  fail_unless_equals_uint64 (f.in_flight_max, 3);
+  gpuprof_async_free (e.async);
+}
+
+GST_END_TEST;
+
+/* Buffers inside before it was followed: their departures are skipped,
+ * then the arrivals recorded since match in order */
+GST_START_TEST (test_skip_unrecorded)
+{
+  GpuprofElement e = { 0 };
+  guint64 batch;
+
+  e.id = 4;
+  e.async = gpuprof_async_new (&e, 2);
+  gpuprof_async_arrive (e.async, &keys[0], batch_of (9), NULL, 9, 10);
+  fail_if (gpuprof_async_depart (e.async, &keys[3], 20, &batch));
+  fail_if (gpuprof_async_depart (e.async, &keys[4], 30, &batch));
+  fail_unless (gpuprof_async_depart (e.async, &keys[5], 40, &batch));
+  fail_unless_equals_uint64 (batch, batch_of (9));
+  gpuprof_async_free (e.async);
+}
+
+GST_END_TEST;
+
+/* A flush: what was inside is gone, later arrivals match from scratch */
+GST_START_TEST (test_drain)
+{
+  GpuprofElement e = { 0 };
+  guint64 batch;
+
+  e.id = 5;
+  e.async = gpuprof_async_new (&e, 0);
+  gpuprof_async_arrive (e.async, &keys[0], batch_of (1), NULL, 1, 10);
+  gpuprof_async_arrive (e.async, &keys[1], batch_of (2), NULL, 2, 20);
+  gpuprof_async_drain (e.async);
+  fail_unless_equals_uint64 (gpuprof_batches_oldest_in_flight (&e), 0);
+  gpuprof_async_arrive (e.async, &keys[2], batch_of (3), NULL, 3, 30);
+  fail_unless (gpuprof_async_depart (e.async, &keys[7], 40, &batch));
+  fail_unless_equals_uint64 (batch, batch_of (3));
+  gpuprof_async_free (e.async);
+}
+
+GST_END_TEST;
+
+static Suite *
+async_module_suite (void)
+{
+  Suite *s = suite_create ("async-module");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_pointer_then_order);
+  tcase_add_test (tc, test_skip_unrecorded);
+  tcase_add_test (tc, test_drain);
+  return s;
+}
+
+GST_CHECK_MAIN (async_module);

@@ -1,0 +1,185 @@
+/* Asynchronous elements (issue 9 item 3): gpuprofasync, shaped like
+ * nvinfer (the chain queues and blocks at max-in-flight, a worker thread
+ * does the planted work, an output thread pushes). Its cost per buffer is
+ * the work its worker measured on its own thread CPU clock, whichever
+ * stage is slow; its residency and in-flight count agree with what it
+ * counted itself. Truth is always the element's own, from the same run. */
+#include "gpuprof-test-util.h"
+#include "gpuprof-test-async.h"
+
+#include <string.h>
+
+#define N_BUFFERS 60
+
+/* "bottleneck: PATH " in the report */
+static gboolean
+bottleneck_is (const gchar * report, const gchar * path)
+{
+  gchar *needle = g_strdup_printf ("bottleneck: %s ", path);
+  gboolean found = strstr (report, needle) != NULL;
+
+  g_free (needle);
+  return found;
+}
+
+/* a's row of this run says it is asynchronous, pushed every buffer and
+ * cost per buffer what its worker measured on its own thread CPU clock */
+static GpuprofTestAsyncTruth
+assert_async_cost (GstElement * p, const GstStructure * s)
+{
+  GpuprofTestAsyncTruth truth = gpuprof_test_async_truth (p, "a");
+  guint64 out = gpuprof_test_get_u64 (s, "buffers_out");
+  guint64 self = gpuprof_test_get_u64 (s, "self_ns");
+  gboolean async = FALSE;
+
+  fail_unless_equals_uint64 (truth.pushed, N_BUFFERS);
+  fail_unless_equals_uint64 (truth.work.calls, N_BUFFERS);
+  fail_unless_equals_uint64 (out, N_BUFFERS);
+  fail_unless (gst_structure_get_boolean (s, "async", &async) && async,
+      "%" GST_PTR_FORMAT, s);
+  GST_INFO ("worker %" G_GUINT64_FORMAT " other %" G_GUINT64_FORMAT
+      " truth cpu %" G_GUINT64_FORMAT " wall %" G_GUINT64_FORMAT,
+      gpuprof_test_get_u64 (s, "worker_ns") / out,
+      (self - gpuprof_test_get_u64 (s, "worker_ns")) / out,
+      truth.work.cpu_ns / out, truth.work.self_ns / out);
+  /* work on all its threads per buffer */
+  gpuprof_test_assert_near ("async cost per buffer", (gdouble) self / out,
+      (gdouble) truth.work.cpu_ns / truth.work.calls, 0.10);
+  return truth;
+}
+
+/* Runs @desc (an element "a" in it) to EOS; checks a's cost per buffer
+ * against its worker's CPU and that the verdict names @slow. */
+static void
+check_async_run (const gchar * desc, const gchar * slow, guint max_in_flight,
+    gboolean saturated)
+{
+  GstElement *p = gpuprof_test_parse (desc);
+  gchar *path = gpuprof_test_path (p, "a");
+  gchar *slow_path = gpuprof_test_path (p, slow);
+  GpuprofTestAsyncTruth truth;
+  GstStructure *s;
+  gchar *report;
+
+  gpuprof_test_play_to_eos (p);
+  s = gpuprof_test_element_stats (path);
+  report = gpuprof_test_live_report (p);
+  truth = assert_async_cost (p, s);
+  fail_unless (bottleneck_is (report, slow_path), "not %s:\n%s", slow_path,
+      report);
+  /* the report lists it with its work on all its threads */
+  fail_unless (strstr (report, "\nAsynchronous elements (") != NULL, "%s",
+      report);
+  fail_unless (strstr (report, "gpuprofasync-w") != NULL, "%s", report);
+  /* in flight: what it counted itself, never past its limit. Held from
+   * its chain call's return to its push's return, a little inside the
+   * element's own count (after its chain queued, until after its push):
+   * equal where it stays at its limit (itself slow), else at most */
+  if (saturated) {
+    fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "in_flight_max"),
+        truth.max_in_flight_seen);
+  } else {
+    fail_unless (gpuprof_test_get_u64 (s, "in_flight_max") <=
+        truth.max_in_flight_seen);
+  }
+  fail_unless (truth.max_in_flight_seen <= max_in_flight);
+  fail_unless (gpuprof_test_get_double (s, "in_flight_mean") > 0);
+  fail_unless (gpuprof_test_get_double (s, "in_flight_mean")
+      <= max_in_flight + 1);
+  /* each buffer is inside at least while its work runs (histogram
+   * buckets: 1/32) */
+  fail_unless (gpuprof_test_get_u64 (s, "residency_p50_ns") * 33 / 32 >=
+      truth.work.self_p50_ns, "residency p50 %" G_GUINT64_FORMAT
+      " < work p50 %" G_GUINT64_FORMAT, gpuprof_test_get_u64 (s,
+          "residency_p50_ns"), truth.work.self_p50_ns);
+  fail_unless (gpuprof_test_get_u64 (s, "residency_mean_ns") > 0);
+  fail_unless (gpuprof_test_get_u64 (s, "worker_ns") > 0);
+
+  g_free (report);
+  gst_structure_free (s);
+  g_free (slow_path);
+  g_free (path);
+  gpuprof_test_stop (p);
+}
+
+GST_START_TEST (test_async_element_slow)
+{
+  check_async_run ("fakesrc num-buffers=60 sizetype=fixed sizemax=64 ! "
+      "gpuprofasync name=a work-us=3000 spin=true max-in-flight=4 ! "
+      "fakesink sync=false", "a", 4, TRUE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_upstream_slow)
+{
+  check_async_run ("fakesrc num-buffers=60 sizetype=fixed sizemax=64 ! "
+      "gpuprofwork name=up work-us=8000 spin=true ! "
+      "gpuprofasync name=a work-us=2000 spin=true max-in-flight=4 ! "
+      "fakesink sync=false", "up", 4, FALSE);
+}
+
+GST_END_TEST;
+
+/* Played again after NULL: new worker threads, the second run's figures
+ * only (the first run's ended workers are not counted again) */
+GST_START_TEST (test_second_run)
+{
+  GstElement *p = gpuprof_test_parse ("fakesrc num-buffers=60 "
+      "sizetype=fixed sizemax=64 ! gpuprofasync name=a work-us=2000 "
+      "spin=true max-in-flight=2 ! fakesink sync=false");
+  gchar *path = gpuprof_test_path (p, "a");
+  guint round;
+
+  for (round = 0; round < 2; round++) {
+    GstStructure *s;
+
+    gpuprof_test_play_to_eos (p);
+    s = gpuprof_test_element_stats (path);
+    assert_async_cost (p, s);
+    gst_structure_free (s);
+    fail_unless_equals_int (gst_element_set_state (p, GST_STATE_NULL),
+        GST_STATE_CHANGE_SUCCESS);
+  }
+  g_free (path);
+  gpuprof_test_stop (p);
+}
+
+GST_END_TEST;
+
+/* A sync element is not followed as asynchronous */
+GST_START_TEST (test_sync_element_not_async)
+{
+  GstElement *p = gpuprof_test_parse ("fakesrc num-buffers=20 "
+      "sizetype=fixed sizemax=64 ! gpuprofwork name=w work-us=100 ! "
+      "fakesink sync=false");
+  gchar *path = gpuprof_test_path (p, "w");
+  GstStructure *s;
+  gboolean async = TRUE;
+
+  gpuprof_test_play_to_eos (p);
+  s = gpuprof_test_element_stats (path);
+  fail_unless (gst_structure_get_boolean (s, "async", &async) && !async);
+  fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "in_flight_max"), 0);
+  gst_structure_free (s);
+  g_free (path);
+  gpuprof_test_stop (p);
+}
+
+GST_END_TEST;
+
+static Suite *
+async_suite (void)
+{
+  Suite *s = suite_create ("gpuprof-async");
+  TCase *tc = tcase_create ("async");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_async_element_slow);
+  tcase_add_test (tc, test_upstream_slow);
+  tcase_add_test (tc, test_second_run);
+  tcase_add_test (tc, test_sync_element_not_async);
+  return s;
+}
+
+GPUPROF_TEST_MAIN (async, "gpuprof-async", "gpuprof(report=off,nvtx=off)");
