@@ -494,6 +494,7 @@ reset_pipeline (GpuprofProfiler * p, GpuprofPipeline * pl)
   }
   g_ptr_array_unref (threads);
   g_ptr_array_unref (all);
+  __atomic_store_n (&pl->playing_since, 0, __ATOMIC_RELAXED);
 }
 
 /* Records of destroyed objects whose runs were reported: freed while no
@@ -638,6 +639,24 @@ live_stop (GpuprofProfiler * p)
   p->live_thread = NULL;
 }
 
+/* The report of a run that went to PLAYING and got no buffer on any pad
+ * (a udpsrc with no sender, an appsrc never fed): where it waited. */
+static gchar *
+nothing_flowed (GpuprofProfiler * p, GpuprofPipeline * pl, guint64 playing)
+{
+  GPtrArray *all = gpuprof_objects_elements (p->objects);
+  gchar *where = gpuprof_stall_sources (all, pl);
+  guint64 now = gpuprof_clock_now ();
+  gchar *text = g_strdup_printf ("\n=== gpuprof report: %s ===\nNothing "
+      "flowed: PLAYING for %.1f s and no buffer reached any pad; waiting for "
+      "input in %s.\n", pl->name, now > playing ? (now - playing) / 1e9 : 0.0,
+      where);
+
+  g_free (where);
+  g_ptr_array_unref (all);
+  return text;
+}
+
 /* report lock held */
 static void
 report_pipeline_locked (GpuprofProfiler * p, GpuprofPipeline * pl)
@@ -645,17 +664,20 @@ report_pipeline_locked (GpuprofProfiler * p, GpuprofPipeline * pl)
   GpuprofSnapshot *snap;
   gchar *text;
   guint64 first = 0, last = 0;
+  guint64 playing = __atomic_load_n (&pl->playing_since, __ATOMIC_RELAXED);
+  gboolean flowed = pipeline_active (p, pl);
 
-  if (!pipeline_active (p, pl))
+  if (!flowed && !playing)
     return;
   if (p->stall)
-    g_free (gpuprof_stall_run_end (p->stall, p->objects, pl, 0));
+    gpuprof_stall_run_end (p->stall, pl);
   if (p->gpu_on)
     gpuprof_cupti_flush (TRUE);
   snap = snapshot_pipeline_wall (p, pl, &first, &last);
   if (p->gpu_on)
     gpu_section (p, snap, first, last);
-  text = gpuprof_report_format (snap);
+  text = flowed ? gpuprof_report_format (snap) : nothing_flowed (p, pl,
+      playing);
   {
     GString *full = g_string_new (text);
     append_live_sections (p, full);
