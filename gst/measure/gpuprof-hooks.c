@@ -871,10 +871,13 @@ gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
   /* a queue stopping empties itself unpushed */
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && e && e->queues)
     gpuprof_hooks_end_queues (p, e, ts);
-  /* a run that never gets a buffer is still reported: since PLAYING */
-  if (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING
+  /* a run that never gets a buffer is still reported: since it was set
+   * to PLAYING (a pipeline that cannot preroll stays on its way there) */
+  if ((transition == GST_STATE_CHANGE_READY_TO_PAUSED
+          || transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING)
       && result != GST_STATE_CHANGE_FAILURE && GST_IS_PIPELINE (element)
-      && !GST_OBJECT_PARENT (element)) {
+      && !GST_OBJECT_PARENT (element)
+      && GST_STATE_TARGET (element) == GST_STATE_PLAYING) {
     GpuprofPipeline *pl = gpuprof_objects_pipeline (p->objects, element);
     guint64 none = 0;
     __atomic_compare_exchange_n (&pl->playing_since, &none, ts ? ts : 1,

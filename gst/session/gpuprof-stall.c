@@ -86,13 +86,13 @@ static gboolean
 pipeline_playing (GpuprofPipeline * pl)
 {
   /* a racy read of the state is enough for a watchdog: pl->element is a
-   * weak pointer cleared under the registry lock when it goes. A live
-   * pipeline whose sinks got no buffer stays PAUSED on its way to PLAYING
-   * (they cannot preroll): it is waiting all the same. */
+   * weak pointer cleared under the registry lock when it goes. A pipeline
+   * whose sinks got no buffer stays on its way to PLAYING (READY or PAUSED:
+   * they cannot preroll): it is waiting all the same. */
   GstElement *e = pl->element;
 
   return e && GST_STATE_TARGET (e) == GST_STATE_PLAYING
-      && GST_STATE (e) >= GST_STATE_PAUSED;
+      && GST_STATE (e) >= GST_STATE_READY;
 }
 
 /* what one element's pads did by now: any input moving, output stopped */
@@ -327,10 +327,12 @@ check_pipeline (GpuprofStall * s, GpuprofObjects * o, GpuprofPipeline * pl,
         culprit->stopped_pad, culprit->stopped_ns / 1e9,
         culprit->normal_gap_ns / 1e6);
     /* a thread stuck inside an element explains more than the pads */
-    if (culprit->input_moving)
+    if (stuck)
+      ;
+    else if (culprit->input_moving)
       g_string_append (line, "; buffers still reach it: it holds or drops "
           "them");
-    else if (!stuck)
+    else
       g_string_append (line, "; nothing moves upstream of it either: "
           "waiting for input");
     if (doing)
