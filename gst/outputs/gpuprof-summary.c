@@ -71,8 +71,17 @@ append_field (GString * s, const GpuprofSummaryField * f, gconstpointer row,
 
 /* --- JSON ---------------------------------------------------------------- */
 
-static void
-append_json_row (GString * s, const GpuprofSummaryTable * t, gconstpointer row)
+/**
+ * gpuprof_summary_append_json_row:
+ * @s: where to append
+ * @t: the row's table (a summary or a live table)
+ * @row: the row
+ *
+ * The row as one JSON object, its fields in schema order.
+ */
+void
+gpuprof_summary_append_json_row (GString * s, const GpuprofSummaryTable * t,
+    gconstpointer row)
 {
   guint j;
 
@@ -95,7 +104,8 @@ append_json_table (GString * s, const GpuprofSnapshot * snap,
   /* a table of at most one row is an object, null when empty */
   if (t->single) {
     if (n)
-      append_json_row (s, t, gpuprof_summary_row (snap, id, 0));
+      gpuprof_summary_append_json_row (s, t, gpuprof_summary_row (snap, id,
+              0));
     else
       g_string_append (s, "null");
     return;
@@ -104,7 +114,7 @@ append_json_table (GString * s, const GpuprofSnapshot * snap,
   for (i = 0; i < n; i++) {
     /* one row per line: diff-able, and grep-able */
     g_string_append (s, i ? ",\n    " : "\n    ");
-    append_json_row (s, t, gpuprof_summary_row (snap, id, i));
+    gpuprof_summary_append_json_row (s, t, gpuprof_summary_row (snap, id, i));
   }
   g_string_append (s, n ? "\n  ]" : "]");
 }
@@ -140,6 +150,48 @@ gpuprof_summary_to_json (const GpuprofSnapshot * snap)
 /* --- CSV ----------------------------------------------------------------- */
 
 /**
+ * gpuprof_summary_append_csv_header:
+ * @s: where to append
+ * @t: a table
+ * @prefix: (nullable): put before each column name ("interval_")
+ * @skip: leading columns left out (the key a row shares with another)
+ *
+ * The table's column names, comma-separated, no line end.
+ */
+void
+gpuprof_summary_append_csv_header (GString * s, const GpuprofSummaryTable * t,
+    const gchar * prefix, guint skip)
+{
+  guint j;
+
+  for (j = skip; j < t->n_fields; j++)
+    g_string_append_printf (s, "%s%s%s", j > skip ? "," : "",
+        prefix ? prefix : "", t->fields[j].name);
+}
+
+/**
+ * gpuprof_summary_append_csv_row:
+ * @s: where to append
+ * @t: the row's table
+ * @row: the row
+ * @skip: leading columns left out
+ *
+ * The row's cells, comma-separated, no line end.
+ */
+void
+gpuprof_summary_append_csv_row (GString * s, const GpuprofSummaryTable * t,
+    gconstpointer row, guint skip)
+{
+  guint j;
+
+  for (j = skip; j < t->n_fields; j++) {
+    if (j > skip)
+      g_string_append_c (s, ',');
+    append_field (s, &t->fields[j], row, TRUE);
+  }
+}
+
+/**
  * gpuprof_summary_table_to_csv:
  * @snap: a snapshot
  * @id: which table
@@ -155,19 +207,13 @@ gpuprof_summary_table_to_csv (const GpuprofSnapshot * snap,
 {
   const GpuprofSummaryTable *t = gpuprof_summary_table (id);
   GString *s = g_string_new (NULL);
-  guint i, j, n = gpuprof_summary_n_rows (snap, id);
+  guint i, n = gpuprof_summary_n_rows (snap, id);
 
-  for (j = 0; j < t->n_fields; j++)
-    g_string_append_printf (s, "%s%s", j ? "," : "", t->fields[j].name);
+  gpuprof_summary_append_csv_header (s, t, NULL, 0);
   g_string_append (s, "\r\n");
   for (i = 0; i < n; i++) {
-    gconstpointer row = gpuprof_summary_row (snap, id, i);
-
-    for (j = 0; j < t->n_fields; j++) {
-      if (j)
-        g_string_append_c (s, ',');
-      append_field (s, &t->fields[j], row, TRUE);
-    }
+    gpuprof_summary_append_csv_row (s, t, gpuprof_summary_row (snap, id, i),
+        0);
     g_string_append (s, "\r\n");
   }
   return g_string_free (s, FALSE);
@@ -316,6 +362,14 @@ record_str (GPtrArray * pool, const gchar * s)
 #define PREFIX_VALUE_GPU_KERNELS , pipeline
 #define PREFIX_VALUE_GPU_DEVICES , pipeline
 #define PREFIX_VALUE_GPU , pipeline
+/* a live record: which snapshot it belongs to */
+#define LIVE_SPEC PIPELINE_SPEC \
+  "seq", GST_TYPE_STRUCTURE, value_spec (G_TYPE_UINT64, "snapshot number"), \
+  "t_s", GST_TYPE_STRUCTURE, value_spec (G_TYPE_DOUBLE, "seconds since the tracer started"),
+#define PREFIX_SPEC_INTERVAL_ELEMENTS LIVE_SPEC
+#define PREFIX_SPEC_INTERVAL_QUEUES LIVE_SPEC
+#define PREFIX_VALUE_INTERVAL_ELEMENTS , pipeline, seq, t_s
+#define PREFIX_VALUE_INTERVAL_QUEUES , pipeline, seq, t_s
 
 static GstTracerRecord *records[GPUPROF_SUMMARY_N_TABLES];
 
@@ -372,6 +426,67 @@ gpuprof_summary_log_records (const GpuprofSnapshot * snap)
         default:
           break;
       }
+    }
+  }
+  g_ptr_array_unref (pool);
+}
+
+/* --- live records -------------------------------------------------------- */
+
+static GstTracerRecord *live_records[GPUPROF_LIVE_N_TABLES];
+
+#define LIVE_RECORD_NEW(ID, name, record, n_key, single) \
+  live_records[GPUPROF_LIVE_##ID] = gst_tracer_record_new \
+      ("gpuprof-" #record ".class", PREFIX_SPEC (ID) \
+      GPUPROF_SCHEMA_##ID (RECORD_SPEC) NULL);
+
+static gpointer
+live_records_new (gpointer unused)
+{
+  guint id;
+
+  GPUPROF_SCHEMA_LIVE_TABLES (LIVE_RECORD_NEW)
+  for (id = 0; id < GPUPROF_LIVE_N_TABLES; id++)
+    GST_OBJECT_FLAG_SET (live_records[id], GST_OBJECT_FLAG_MAY_BE_LEAKED);
+  return live_records;
+}
+
+#define LIVE_RECORD_LOG(ID, name, record, n_key, single) \
+  case GPUPROF_LIVE_##ID: { \
+    const GPUPROF_SCHEMA_ROW_##ID *row = \
+        &g_array_index (rows, GPUPROF_SCHEMA_ROW_##ID, i); \
+    gst_tracer_record_log (live_records[id] PREFIX_VALUE (ID) \
+        GPUPROF_SCHEMA_##ID (RECORD_VALUE)); \
+    break; \
+  }
+
+/**
+ * gpuprof_summary_log_live_records:
+ * @pipeline: the pipeline's name
+ * @seq: the snapshot's number
+ * @t_s: its time, seconds since the tracer started
+ * @id: which live table
+ * @rows: (element-type the table's row): its rows
+ *
+ * One "gpuprof-interval-element" (...) record line per row, each starting
+ * with the pipeline, seq and t_s. The record types are created on the
+ * first call.
+ */
+void
+gpuprof_summary_log_live_records (const gchar * pipeline_name, guint64 seq,
+    gdouble t_s, GpuprofLiveTableId id, GArray * rows)
+{
+  static GOnce once = G_ONCE_INIT;
+  GPtrArray *pool = g_ptr_array_new_with_free_func (g_free);
+  const gchar *pipeline = LOG_STRING (pipeline_name);
+  guint i;
+
+  g_once (&once, live_records_new, NULL);
+  for (i = 0; i < rows->len; i++) {
+    switch (id) {
+        GPUPROF_SCHEMA_LIVE_TABLES (LIVE_RECORD_LOG)
+      default:
+        break;
     }
   }
   g_ptr_array_unref (pool);

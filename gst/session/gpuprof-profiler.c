@@ -11,6 +11,7 @@
 #include "gpuprof-gpu.h"
 #include "gpuprof-gpu-tables.h"
 #include "gpuprof-links.h"
+#include "gpuprof-live.h"
 #include "gpuprof-gputrace.h"
 #include "gpuprof-nvtx.h"
 #include "gpuprof-objects.h"
@@ -328,6 +329,8 @@ fill_queue_row (GpuprofQueueRow * row, GpuprofQueue * q)
   row->max_level_buffers = f.max_level_buffers;
   row->max_level_bytes = f.max_level_bytes;
   row->max_level_time_ns = f.max_level_time;
+  row->level_buffers = f.level_buffers;
+  row->level_bytes = f.level_bytes;
   row->drops = f.drops;
   row->flushed = f.flushed;
   row->left = f.left;
@@ -536,7 +539,9 @@ live_emit_locked (GpuprofProfiler * p, GpuprofPipeline * pl,
 
   iv.previous = g_hash_table_lookup (p->live_previous,
       GUINT_TO_POINTER (pl->id));
+  gpuprof_live_interval_fill (&iv);
   gpuprof_outputs_interval (p->outputs, &iv);
+  gpuprof_live_interval_clear (&iv);
 }
 
 /* report lock held */
