@@ -529,6 +529,39 @@ gpuprof_profiler_sweep_locked (GpuprofProfiler * p)
  * arrival drives it). The snapshot reads the counters the hooks keep, as
  * get-snapshot does: streaming threads are never waited for. */
 
+/* trace=: each sink's rate over the interval, a counter beside the queue
+ * levels the hooks write */
+static void
+live_trace_rates (GpuprofProfiler * p, GpuprofPipeline * pl,
+    const GpuprofInterval * iv, guint64 now)
+{
+  GPtrArray *all;
+  guint i, j;
+
+  if (!p->trace || iv->final || iv->interval_s <= 0.0)
+    return;
+  all = gpuprof_objects_elements (p->objects);
+  for (i = 0; i < all->len; i++) {
+    GpuprofElement *e = g_ptr_array_index (all, i);
+
+    if (e->pipeline != pl || e->role != GPUPROF_ROLE_SINK)
+      continue;
+    for (j = 0; j < iv->elements->len; j++) {
+      const GpuprofIntervalElementRow *r =
+          &g_array_index (iv->elements, GpuprofIntervalElementRow, j);
+      GpuprofEvent ev;
+
+      if (g_strcmp0 (r->path, e->path))
+        continue;
+      gpuprof_event_init (&ev, GPUPROF_EVENT_RATE, e->id, 0, 0, now);
+      ev.self = r->buffers;
+      ev.dur = (guint64) (iv->interval_s * GST_SECOND);
+      gpuprof_trace_push_locked (p->trace, &ev);
+    }
+  }
+  g_ptr_array_unref (all);
+}
+
 static void
 live_emit_locked (GpuprofProfiler * p, GpuprofPipeline * pl,
     GpuprofSnapshot * snap, guint64 now, gboolean final)
@@ -540,6 +573,7 @@ live_emit_locked (GpuprofProfiler * p, GpuprofPipeline * pl,
   iv.previous = g_hash_table_lookup (p->live_previous,
       GUINT_TO_POINTER (pl->id));
   gpuprof_live_interval_fill (&iv);
+  live_trace_rates (p, pl, &iv, now);
   gpuprof_outputs_interval (p->outputs, &iv);
   gpuprof_live_interval_clear (&iv);
 }

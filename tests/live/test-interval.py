@@ -125,6 +125,31 @@ t.check(n_el == len(elems), "a gpuprof-interval-element record per row: "
 t.check(n_q == len(qs), "a gpuprof-interval-queue record per row: %d == %d"
         % (n_q, len(qs)))
 
+# trace=: a "<sink> fps" counter per interval, the JSON Lines' figure (a
+# gst-launch run of its own: the trace file is complete once it exits)
+import subprocess
+env = dict(os.environ, GST_TRACERS="gpuprof(interval=0.5,report=off,"
+           "stats={d}/t.json,trace={d}/trace.json)".format(d=d))
+env.pop("GST_DEBUG_FILE")
+env.pop("GST_DEBUG")
+subprocess.run(["gst-launch-1.0", "-q", "videotestsrc", "num-buffers=60", "!",
+                "video/x-raw,framerate=30/1,width=64,height=48", "!",
+                "fakesink", "name=sink", "sync=true"], env=env, check=True,
+               timeout=120)
+events = json.load(open(os.path.join(d, "trace.json")))
+if isinstance(events, dict):
+    events = events["traceEvents"]
+counters = [e for e in events if e.get("ph") == "C" and e.get("cat") == "live"]
+tl = [json.loads(l) for l in open(os.path.join(d, "t-live.jsonl"))]
+fps = [e["fps"] for l in tl if not l["final"] for e in l["interval"]["elements"]
+       if e["path"] == "pipeline0/sink"]
+t.check(len(fps) >= 2 and [c["name"] for c in counters]
+        == ["pipeline0/sink fps"] * len(fps), "a trace counter per interval "
+        "for the sink: %d, %d lines" % (len(counters), len(fps)))
+t.check(all(abs(c["args"]["fps"] - f) <= 1e-6 * max(1.0, f)
+            for c, f in zip(counters, fps)),
+        "trace fps == JSON Lines fps: %s" % fps)
+
 report = open(os.path.join(d, "report.txt")).read()
 head, _, tail = report.partition("=== gpuprof report")
 live = [l for l in head.splitlines() if l.startswith("gpuprof live")]
