@@ -2,7 +2,11 @@
 """interval=0.5 on a run of ~3.3 s: >= 5 live lines in JSON Lines, CSV
 and the report, counters monotonic, the interval figures add up to the
 cumulative ones, the sink's count equals a pad probe's, and the last
-(final) cumulative object equals the end-of-run summary (stats=)."""
+(final) cumulative object equals the end-of-run summary (stats=). The
+interval tables come from the schema: interval.queues' dequeued buffers add
+up to the probe, levels stay within max-size-buffers; one tracer record per
+interval row; with trace= a sink fps counter per interval equal to the
+JSON Lines' fps."""
 import csv
 import json
 import os
