@@ -372,32 +372,59 @@ record_str (GPtrArray * pool, const gchar * s)
 #define PREFIX_VALUE_INTERVAL_QUEUES , pipeline, seq, t_s
 
 static GstTracerRecord *records[GPUPROF_SUMMARY_N_TABLES];
+static GstTracerRecord *live_records[GPUPROF_LIVE_N_TABLES];
 
+#define RECORD_NEW_IN(array, ENUM, ID, record) \
+  array[ENUM] = gst_tracer_record_new ("gpuprof-" #record ".class", \
+      PREFIX_SPEC (ID) GPUPROF_SCHEMA_##ID (RECORD_SPEC) NULL);
 #define RECORD_NEW(ID, name, record, n_key, single) \
-  records[GPUPROF_SUMMARY_##ID] = gst_tracer_record_new \
-      ("gpuprof-" #record ".class", PREFIX_SPEC (ID) \
-      GPUPROF_SCHEMA_##ID (RECORD_SPEC) NULL);
+  RECORD_NEW_IN (records, GPUPROF_SUMMARY_##ID, ID, record)
+#define LIVE_RECORD_NEW(ID, name, record, n_key, single) \
+  RECORD_NEW_IN (live_records, GPUPROF_LIVE_##ID, ID, record)
+
+static void
+keep_records (GstTracerRecord ** array, guint n)
+{
+  guint i;
+
+  /* created once per process and kept: like the core tracers' records */
+  for (i = 0; i < n; i++)
+    GST_OBJECT_FLAG_SET (array[i], GST_OBJECT_FLAG_MAY_BE_LEAKED);
+}
 
 static gpointer
 records_new (gpointer unused)
 {
-  guint id;
-
   GPUPROF_SCHEMA_TABLES (RECORD_NEW)
-  /* created once per process and kept: like the core tracers' records */
-  for (id = 0; id < GPUPROF_SUMMARY_N_TABLES; id++)
-    GST_OBJECT_FLAG_SET (records[id], GST_OBJECT_FLAG_MAY_BE_LEAKED);
+  GPUPROF_SCHEMA_LIVE_TABLES (LIVE_RECORD_NEW)
+  keep_records (records, GPUPROF_SUMMARY_N_TABLES);
+  keep_records (live_records, GPUPROF_LIVE_N_TABLES);
   return records;
 }
 
-/* gst_tracer_record_log() is variadic: one call per table */
-#define RECORD_LOG(ID, name, record, n_key, single) \
-  case GPUPROF_SUMMARY_##ID: { \
-    const GPUPROF_SCHEMA_ROW_##ID *row = gpuprof_summary_row (snap, id, i); \
-    gst_tracer_record_log (records[id] PREFIX_VALUE (ID) \
+static void
+records_init (void)
+{
+  static GOnce once = G_ONCE_INIT;
+
+  g_once (&once, records_new, NULL);
+}
+
+/* gst_tracer_record_log() is variadic: one call per table, the row from
+ * row_expr (i its index) */
+#define RECORD_LOG_IN(array, ENUM, ID, row_expr) \
+  case ENUM: { \
+    const GPUPROF_SCHEMA_ROW_##ID *row = row_expr; \
+    gst_tracer_record_log (array[id] PREFIX_VALUE (ID) \
         GPUPROF_SCHEMA_##ID (RECORD_VALUE)); \
     break; \
   }
+#define RECORD_LOG(ID, name, record, n_key, single) \
+  RECORD_LOG_IN (records, GPUPROF_SUMMARY_##ID, ID, \
+      gpuprof_summary_row (snap, id, i))
+#define LIVE_RECORD_LOG(ID, name, record, n_key, single) \
+  RECORD_LOG_IN (live_records, GPUPROF_LIVE_##ID, ID, \
+      &g_array_index (rows, GPUPROF_SCHEMA_ROW_##ID, i))
 
 /**
  * gpuprof_summary_log_records:
@@ -412,13 +439,12 @@ records_new (gpointer unused)
 void
 gpuprof_summary_log_records (const GpuprofSnapshot * snap)
 {
-  static GOnce once = G_ONCE_INIT;
   GPtrArray *pool = g_ptr_array_new_with_free_func (g_free);
   const gchar *pipeline = LOG_STRING (snap->pipeline);
   GpuprofSummaryTableId id;
   guint i;
 
-  g_once (&once, records_new, NULL);
+  records_init ();
   for (id = 0; id < GPUPROF_SUMMARY_N_TABLES; id++) {
     for (i = 0; i < gpuprof_summary_n_rows (snap, id); i++) {
       switch (id) {
@@ -431,57 +457,26 @@ gpuprof_summary_log_records (const GpuprofSnapshot * snap)
   g_ptr_array_unref (pool);
 }
 
-/* --- live records -------------------------------------------------------- */
-
-static GstTracerRecord *live_records[GPUPROF_LIVE_N_TABLES];
-
-#define LIVE_RECORD_NEW(ID, name, record, n_key, single) \
-  live_records[GPUPROF_LIVE_##ID] = gst_tracer_record_new \
-      ("gpuprof-" #record ".class", PREFIX_SPEC (ID) \
-      GPUPROF_SCHEMA_##ID (RECORD_SPEC) NULL);
-
-static gpointer
-live_records_new (gpointer unused)
-{
-  guint id;
-
-  GPUPROF_SCHEMA_LIVE_TABLES (LIVE_RECORD_NEW)
-  for (id = 0; id < GPUPROF_LIVE_N_TABLES; id++)
-    GST_OBJECT_FLAG_SET (live_records[id], GST_OBJECT_FLAG_MAY_BE_LEAKED);
-  return live_records;
-}
-
-#define LIVE_RECORD_LOG(ID, name, record, n_key, single) \
-  case GPUPROF_LIVE_##ID: { \
-    const GPUPROF_SCHEMA_ROW_##ID *row = \
-        &g_array_index (rows, GPUPROF_SCHEMA_ROW_##ID, i); \
-    gst_tracer_record_log (live_records[id] PREFIX_VALUE (ID) \
-        GPUPROF_SCHEMA_##ID (RECORD_VALUE)); \
-    break; \
-  }
-
 /**
  * gpuprof_summary_log_live_records:
- * @pipeline: the pipeline's name
+ * @pipeline_name: the pipeline's name
  * @seq: the snapshot's number
  * @t_s: its time, seconds since the tracer started
  * @id: which live table
  * @rows: (element-type the table's row): its rows
  *
  * One "gpuprof-interval-element" (...) record line per row, each starting
- * with the pipeline, seq and t_s. The record types are created on the
- * first call.
+ * with the pipeline, seq and t_s.
  */
 void
 gpuprof_summary_log_live_records (const gchar * pipeline_name, guint64 seq,
     gdouble t_s, GpuprofLiveTableId id, GArray * rows)
 {
-  static GOnce once = G_ONCE_INIT;
   GPtrArray *pool = g_ptr_array_new_with_free_func (g_free);
   const gchar *pipeline = LOG_STRING (pipeline_name);
   guint i;
 
-  g_once (&once, live_records_new, NULL);
+  records_init ();
   for (i = 0; i < rows->len; i++) {
     switch (id) {
         GPUPROF_SCHEMA_LIVE_TABLES (LIVE_RECORD_LOG)
