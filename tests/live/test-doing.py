@@ -5,13 +5,38 @@ source's thread is inside the identity's chain; with a queue before it the
 source's thread is blocked in the full queue and the queue's thread is
 inside the chain. The line must come while the block lasts (between the
 child's BLOCK and UNBLOCK markers) and say so; the time it gives is at
-most the block the handoff measured around its own wait."""
+most the block the handoff measured around its own wait. A synced sink
+given a ts-offset of 1000 s mid-stream: the source's thread is waiting on
+the clock in the sink (the line comes after the OFFSET marker, before the
+pipeline is stopped)."""
 import re
 import sys
 import threading
 import time
 
 import livetest as t
+
+if len(sys.argv) > 2 and sys.argv[1] == "clock":
+    Gst, d = t.start("stall=1,report=off")
+    p = Gst.parse_launch(
+        "videotestsrc ! video/x-raw,framerate=30/1,width=64,height=48 ! "
+        "identity name=tap signal-handoffs=true ! fakesink name=sink "
+        "sync=true")
+    seen = [0]
+
+    def offset(element, buf):
+        seen[0] += 1
+        if seen[0] == 20:
+            p.get_by_name("sink").set_property("ts-offset", 1000 * Gst.SECOND)
+            sys.stderr.write("OFFSET\n")
+            sys.stderr.flush()
+    p.get_by_name("tap").connect("handoff", offset)
+    p.set_state(Gst.State.PLAYING)
+    t.wait_for_parent()
+    sys.stderr.write("STOP\n")
+    sys.stderr.flush()
+    p.set_state(Gst.State.NULL)
+    sys.exit(0)
 
 if len(sys.argv) > 2 and sys.argv[1] == "child":
     Gst, d = t.start("stall=1,report=off")
@@ -97,6 +122,24 @@ def run(kind):
                 in lines[i] for i in stall), kind + ": flows again after")
 
 
+def run_clock():
+    lines = t.converse([sys.executable, __file__, "clock", "-"],
+                       lambda l: "go\n" if l.startswith("gpuprof: stall:")
+                       else None)
+    off, stop = t.index(lines, "OFFSET"), t.index(lines, "STOP")
+    stall = t.stall_lines(lines)
+    if not t.check(off is not None and stop is not None,
+                   "clock: markers seen"):
+        return
+    t.check(len(stall) == 1 and off < stall[0] < stop,
+            "clock: one stall line while the sink waits")
+    t.check(stall and re.search(r"thread videotestsrc0:src waiting on the "
+                                r"clock in pipeline0/sink \(synced sink\) "
+                                r"for [0-9.]+ s", lines[stall[0]]),
+            "clock: the source's thread is waiting on the clock in the sink")
+
+
 run("chain")
 run("queue")
+run_clock()
 t.finish()
