@@ -206,7 +206,7 @@ gpuprof_live_csv_path (const gchar * json_path, GpuprofLiveTableId id)
 }
 
 /* "gpuprof live 12.5 s pipeline0: sink 30.0 fps (1500 buffers); busiest
- * infer 4.1 ms self in 0.5 s" */
+ * infer 4.1 ms self in 0.5 s; queue q 10 buffers (most 10)" */
 gchar *
 gpuprof_live_report (const GpuprofInterval * iv)
 {
@@ -232,6 +232,16 @@ gpuprof_live_report (const GpuprofInterval * iv)
   if (busiest)
     g_string_append_printf (s, " busiest %s %.1f ms self in %.2f s",
         busiest->path, busiest->self_ns / 1e6, iv->interval_s);
+  /* queues holding buffers now, against the most they held in the run */
+  for (i = 0; i < iv->queues->len; i++) {
+    const GpuprofQueueRow *row =
+        &g_array_index (snap->queues, GpuprofQueueRow, i);
+
+    if (row->level_buffers)
+      g_string_append_printf (s, "; queue %s %" G_GUINT64_FORMAT
+          " buffers (most %" G_GUINT64_FORMAT ")", row->path,
+          row->level_buffers, row->max_level_buffers);
+  }
   g_string_append_c (s, '\n');
   return g_string_free (s, FALSE);
 }

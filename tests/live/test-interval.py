@@ -158,5 +158,9 @@ report = open(os.path.join(d, "report.txt")).read()
 head, _, tail = report.partition("=== gpuprof report")
 live = [l for l in head.splitlines() if l.startswith("gpuprof live")]
 t.check(len(live) >= 5, "%d live report lines before the report" % len(live))
+levels = [int(m.group(1)) for l in live
+          for m in [re.search(r"queue pipeline0/q (\d+) buffers", l)] if m]
+t.check(len(levels) >= 1 and all(0 < n <= 10 for n in levels),
+        "report lines give the queue's level: %s" % levels)
 t.check(tail and "gpuprof live" not in tail, "end-of-run report follows")
 t.finish()
