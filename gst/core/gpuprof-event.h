@@ -21,6 +21,9 @@ typedef enum
   GPUPROF_EVENT_THREAD_NAME,    /* metadata: thread got its name */
   GPUPROF_EVENT_GPU_OP,         /* complete, GPU track: a settled kernel,
                                  * copy or memset, and its launch arrow */
+  GPUPROF_EVENT_RATE,           /* counter: an element's buffers over a live
+                                 * interval (interval=): self = buffers,
+                                 * dur = the interval, ts = its end */
 } GpuprofEventType;
 
 typedef enum

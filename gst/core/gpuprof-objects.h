@@ -39,6 +39,9 @@ typedef struct
   guint32 id;
   gchar *name;
   GstElement *element;          /* weak: NULL once destroyed; registry lock */
+  guint64 playing_since;        /* its run went to PLAYING (tracer clock), 0:
+                                 * not yet; a run with no buffer is still
+                                 * reported (atomic) */
 } GpuprofPipeline;
 
 struct _GpuprofElement

@@ -92,17 +92,18 @@ static const ParamDef params[] = {
    "Live snapshots every this many seconds",
    "A thread of the tracer's own takes a snapshot of each running "
    "pipeline every interval, also when no data flows: JSON Lines and CSV "
-   "rows beside `stats=`, a few lines per interval on `report=` "
-   "([live.md](live.md)). The end-of-run report is unchanged."},
+   "rows beside `stats=`, a few lines per interval on `report=`, tracer "
+   "records, an `fps` counter per sink in `trace=` ([live.md](live.md)). "
+   "The end-of-run report is unchanged."},
   {"stall", PARAM_SECONDS, FIELD (stall), 0, NULL,
    "<seconds, 0 = auto>", NULL,
    "Seconds without a buffer that make a stall (watchdog)",
    "The watchdog runs on the live thread, with `interval=` or a `stall=` "
    "above 0. A pad that was flowing and has had no buffer for this long "
-   "gets one stderr line naming the element and pad, while it lasts (a "
-   "pipeline that never got a buffer is not reported yet). `0`: four "
-   "times the pad's normal gap "
-   "between buffers, at least 2 s ([live.md](live.md#stalls))."},
+   "gets one stderr line naming the element and pad and what the "
+   "pipeline's threads are doing now, while it lasts; so does a pipeline "
+   "set to PLAYING that never got a buffer. `0`: four times the pad's "
+   "normal gap between buffers, at least 2 s ([live.md](live.md#stalls))."},
   {"metrics", PARAM_PATH, FIELD (metrics), 0, NULL,
    "<HOST:PORT, :PORT or PORT>", "none",
    "Serve /metrics (Prometheus text format) on this address",

@@ -102,6 +102,21 @@ gpuprof_thread_add_busy (GpuprofThread * t, guint64 ns)
       __atomic_load_n (&t->busy_ns, __ATOMIC_RELAXED) + ns, __ATOMIC_RELAXED);
 }
 
+gboolean
+gpuprof_thread_read_doing (GpuprofThread * t, GpuprofDoingKind * kind,
+    guint32 * element_id, guint64 * since)
+{
+  guint64 word = __atomic_load_n (&t->doing, __ATOMIC_ACQUIRE);
+
+  *since = __atomic_load_n (&t->doing_since, __ATOMIC_RELAXED);
+  *kind = (GpuprofDoingKind) (word >> 32);
+  *element_id = (guint32) word;
+  /* the pair belongs together if the word did not move meanwhile (a
+   * same word with a newer time is as true) */
+  __atomic_thread_fence (__ATOMIC_ACQUIRE);
+  return __atomic_load_n (&t->doing, __ATOMIC_RELAXED) == word;
+}
+
 void
 gpuprof_thread_set_name (GpuprofThread * t, const gchar * name,
     gboolean from_task)
@@ -134,6 +149,7 @@ gpuprof_thread_reset_run (GpuprofThread * t)
   __atomic_store_n (&t->first_ts, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&t->last_ts, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&t->busy_ns, 0, __ATOMIC_RELAXED);
+  gpuprof_thread_set_doing (t, GPUPROF_DOING_NOTHING, 0, 0);
 }
 
 gchar *

@@ -87,6 +87,11 @@ struct _GpuprofThread
   guint64 last_ts;
   guint64 busy_ns;
 
+  /* what it does now, for the stall watchdog on another thread: the kind
+   * and element (gpuprof_thread_set_doing), since when */
+  guint64 doing;
+  guint64 doing_since;
+
   /* source loops: time between top-level pushes */
   guint64 loop_mark;
   guint64 loop_child_ns;
@@ -136,6 +141,31 @@ gpuprof_thread_touch (GpuprofThread * t, guint64 ts)
   __atomic_store_n (&t->last_ts, ts, __ATOMIC_RELAXED);
 }
 void gpuprof_thread_add_busy (GpuprofThread * t, guint64 ns);
+
+/* What a streaming thread does now, published by its hooks for the stall
+ * watchdog (docs/live.md): two relaxed stores where the hooks already
+ * touch the frame, no lock. */
+typedef enum
+{
+  GPUPROF_DOING_NOTHING,        /* not seen, or outside any element */
+  GPUPROF_DOING_CHAIN,          /* inside the element's chain (getrange, its
+                                 * push): a queue's means blocked on full */
+  GPUPROF_DOING_LOOP,           /* its task loop between pushes: producing,
+                                 * or waiting for input or on the clock */
+} GpuprofDoingKind;
+
+static inline void
+gpuprof_thread_set_doing (GpuprofThread * t, GpuprofDoingKind kind,
+    guint32 element_id, guint64 since)
+{
+  __atomic_store_n (&t->doing_since, since, __ATOMIC_RELAXED);
+  __atomic_store_n (&t->doing, (guint64) kind << 32 | element_id,
+      __ATOMIC_RELEASE);
+}
+
+/* read from another thread: FALSE when the word changed while read */
+gboolean gpuprof_thread_read_doing (GpuprofThread * t,
+    GpuprofDoingKind * kind, guint32 * element_id, guint64 * since);
 /* CPU time of the calling thread, ns (0 if the clock cannot be read): read
  * only where waits can be (source loops), never per chain call */
 guint64 gpuprof_thread_cpu_now (void);

@@ -122,6 +122,21 @@ charge_to_parent (GpuprofThread * t, guint64 ns)
   /* PUSH and CALL frames measure their own duration, which includes this */
 }
 
+/* Back from a call: the thread is again in the enclosing call's element
+ * (a chain, a getrange, its push), else outside any (the stall watchdog
+ * reads it). */
+static inline void
+doing_after_call (GpuprofThread * t, guint64 ts)
+{
+  GpuprofFrame *parent = gpuprof_thread_top (t);
+
+  if (parent && parent->element)
+    gpuprof_thread_set_doing (t, GPUPROF_DOING_CHAIN, parent->element->id,
+        parent->start);
+  else if (!parent)
+    gpuprof_thread_set_doing (t, GPUPROF_DOING_NOTHING, 0, ts);
+}
+
 /* A new frame on t's stack with what every kind has; NULL past the
  * deepest stack (that call is not timed). */
 static inline GpuprofFrame *
@@ -242,6 +257,7 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   f->key = buffer ? (gconstpointer) buffer : list;
   f->batch_id = 0;
   f->cpu_start = 0;
+  gpuprof_thread_set_doing (t, GPUPROF_DOING_CHAIN, e->id, ts);
   t->pipeline_id = element_pipeline_id (p, e);
   if (__atomic_load_n (&e->task_pushes, __ATOMIC_RELAXED))
     __atomic_store_n (&e->last_input_ts, ts, __ATOMIC_RELAXED);
@@ -358,6 +374,7 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   if (G_UNLIKELY (res != GST_FLOW_OK))
     mark_crossed (t);
   charge_to_parent (t, incl);
+  doing_after_call (t, ts);
 }
 
 /* A push from a task loop: the time since the previous push, less the
@@ -571,6 +588,8 @@ gpuprof_profiler_push_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   if (G_UNLIKELY (f->key))
     gpuprof_async_hold ((GpuprofAsync *) f->key, -1);
   if (t->depth == 0) {
+    if (f->element)
+      gpuprof_thread_set_doing (t, GPUPROF_DOING_LOOP, f->element->id, ts);
     t->loop_mark = ts;
     t->loop_child_ns = 0;
     /* the loop's work is read on the CPU clock where it can wait (its
@@ -632,6 +651,7 @@ gpuprof_profiler_pull_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad)
   f->pts = GST_CLOCK_TIME_NONE;
   f->size = 0;
   f->nvtx_open = p->params.nvtx;
+  gpuprof_thread_set_doing (t, GPUPROF_DOING_CHAIN, gpeer->element->id, ts);
   if (f->nvtx_open)
     gpuprof_nvtx_push (gpeer->element, gpeer->nvtx_msg, f->seq,
         GPUPROF_NVTX_CAT_PULL);
@@ -668,6 +688,7 @@ gpuprof_profiler_pull_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     __atomic_store_n (&up->seq, f->seq - 1, __ATOMIC_RELAXED);
   }
   charge_to_parent (t, incl);
+  doing_after_call (t, ts);
 }
 
 /* ------------------------------------------------------ events, queries */
@@ -999,6 +1020,18 @@ gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
     gpuprof_hooks_end_queues (p, e, ts);
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && e && e->async)
     gpuprof_async_drain (e->async);
+  /* a run that never gets a buffer is still reported: since it was set
+   * to PLAYING (a pipeline that cannot preroll stays on its way there) */
+  if ((transition == GST_STATE_CHANGE_READY_TO_PAUSED
+          || transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING)
+      && result != GST_STATE_CHANGE_FAILURE && GST_IS_PIPELINE (element)
+      && !GST_OBJECT_PARENT (element)
+      && GST_STATE_TARGET (element) == GST_STATE_PLAYING) {
+    GpuprofPipeline *pl = gpuprof_objects_pipeline (p->objects, element);
+    guint64 none = 0;
+    __atomic_compare_exchange_n (&pl->playing_since, &none, ts ? ts : 1,
+        FALSE, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  }
   /* the end of a run: a top-level pipeline back to NULL */
   if (transition == GST_STATE_CHANGE_READY_TO_NULL
       && GST_IS_PIPELINE (element) && !GST_OBJECT_PARENT (element))

@@ -596,6 +596,23 @@ gpuprof_queue_reset (GpuprofQueue * q)
   __atomic_store_n (&q->backpressure_ns, 0, __ATOMIC_RELAXED);
 }
 
+/* the level now, without the newest entries whose chain calls still run
+ * (waiting for room: not in the queue yet); lock held */
+static void
+current_level (GpuprofQueue * q, guint64 * buffers, guint64 * bytes)
+{
+  guint64 pending = q->pending;
+  guint i;
+
+  *buffers = q->level_buffers > pending ? q->level_buffers - pending : 0;
+  *bytes = q->level_bytes;
+  for (i = q->len; i > 0 && pending; i--) {
+    const GpuprofQueueItem *it = item_at (q, i - 1);
+    *bytes -= MIN (*bytes, it->size);
+    pending -= MIN (pending, it->n_buffers);
+  }
+}
+
 /**
  * gpuprof_queue_figures:
  * @q: a queue FIFO
@@ -620,6 +637,7 @@ gpuprof_queue_figures (GpuprofQueue * q, GpuprofQueueFigures * f)
   f->max_level_buffers = q->max_level_buffers;
   f->max_level_bytes = q->max_level_bytes;
   f->max_level_time = q->max_level_time;
+  current_level (q, &f->level_buffers, &f->level_bytes);
   g_mutex_unlock (&q->lock);
   f->backpressure_ns = __atomic_load_n (&q->backpressure_ns,
       __ATOMIC_RELAXED);

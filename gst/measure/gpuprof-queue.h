@@ -149,6 +149,8 @@ typedef struct
   guint64 max_level_buffers, max_level_bytes, max_level_time;
   guint64 backpressure_ns;
   guint64 upstream_wall_ns;     /* wall time of the enqueuing thread */
+  guint64 level_buffers;        /* queued now (blocked chain calls not) */
+  guint64 level_bytes;
 } GpuprofQueueFigures;
 
 void gpuprof_queue_figures (GpuprofQueue * q, GpuprofQueueFigures * f);

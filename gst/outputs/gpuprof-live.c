@@ -1,6 +1,8 @@
 /* gpuprof: the text of live snapshots (see gpuprof-live.h, docs/live.md).
  * Interval figures are differences between two cumulative snapshots of one
- * run, so the last cumulative object is the end-of-run summary itself. */
+ * run, so the last cumulative object is the end-of-run summary itself. The
+ * interval rows are the live tables of gpuprof-schema.h: JSON, CSV and
+ * tracer records are written from their descriptions. */
 #include "gpuprof-live.h"
 
 #include <string.h>
@@ -13,13 +15,6 @@ static guint64
 element_frames (const GpuprofElementRow * row)
 {
   return !g_strcmp0 (row->role, "sink") ? row->buffers_in : row->buffers_out;
-}
-
-static const GpuprofElementRow *
-previous_row (const GpuprofInterval * iv, const GpuprofElementRow * row)
-{
-  return iv->previous ?
-      gpuprof_snapshot_find_element (iv->previous, row->path) : NULL;
 }
 
 /* counters never go back within a run; a row new to this interval counts
@@ -36,13 +31,69 @@ rate (guint64 n, gdouble seconds)
   return seconds > 0.0 ? n / seconds : 0.0;
 }
 
+void
+gpuprof_live_interval_fill (GpuprofInterval * iv)
+{
+  const GpuprofSnapshot *snap = iv->snapshot;
+  guint i;
+
+  iv->elements = g_array_new (FALSE, TRUE, sizeof (GpuprofIntervalElementRow));
+  iv->queues = g_array_new (FALSE, TRUE, sizeof (GpuprofIntervalQueueRow));
+  for (i = 0; i < snap->elements->len; i++) {
+    const GpuprofElementRow *row =
+        &g_array_index (snap->elements, GpuprofElementRow, i);
+    const GpuprofElementRow *prev = iv->previous ?
+        gpuprof_snapshot_find_element (iv->previous, row->path) : NULL;
+    GpuprofIntervalElementRow r = { row->path };
+
+    r.buffers = delta (element_frames (row), prev ? element_frames (prev) : 0);
+    r.self_ns = delta (row->self_ns, prev ? prev->self_ns : 0);
+    r.blocked_ns = delta (row->blocked_ns, prev ? prev->blocked_ns : 0);
+    r.wait_input_ns = delta (row->wait_input_ns, prev ? prev->wait_input_ns
+        : 0);
+    r.fps = rate (r.buffers, iv->interval_s);
+    g_array_append_val (iv->elements, r);
+  }
+  for (i = 0; i < snap->queues->len; i++) {
+    const GpuprofQueueRow *row =
+        &g_array_index (snap->queues, GpuprofQueueRow, i);
+    const GpuprofQueueRow *prev = iv->previous ?
+        gpuprof_snapshot_find_queue (iv->previous, row->path) : NULL;
+    GpuprofIntervalQueueRow r = { row->path, row->level_buffers,
+      row->level_bytes, delta (row->buffers, prev ? prev->buffers : 0)
+    };
+
+    g_array_append_val (iv->queues, r);
+  }
+}
+
+void
+gpuprof_live_interval_clear (GpuprofInterval * iv)
+{
+  g_clear_pointer (&iv->elements, g_array_unref);
+  g_clear_pointer (&iv->queues, g_array_unref);
+}
+
+static GArray *
+live_rows (const GpuprofInterval * iv, GpuprofLiveTableId id)
+{
+  return id == GPUPROF_LIVE_INTERVAL_ELEMENTS ? iv->elements : iv->queues;
+}
+
+/* the cumulative table a live table's rows follow, row for row */
+static GpuprofSummaryTableId
+cumulative_table (GpuprofLiveTableId id)
+{
+  return id == GPUPROF_LIVE_INTERVAL_ELEMENTS ? GPUPROF_SUMMARY_ELEMENTS :
+      GPUPROF_SUMMARY_QUEUES;
+}
+
 gchar *
 gpuprof_live_json_line (const GpuprofInterval * iv)
 {
-  const GpuprofSnapshot *snap = iv->snapshot;
   GString *s = g_string_new ("{\"seq\": ");
   gchar *summary, *c;
-  guint i;
+  guint id, i;
 
   g_string_append_printf (s, "%" G_GUINT64_FORMAT ", \"t_s\": ", iv->seq);
   gpuprof_json_append_double (s, iv->t_s);
@@ -50,29 +101,25 @@ gpuprof_live_json_line (const GpuprofInterval * iv)
   gpuprof_json_append_double (s, iv->interval_s);
   g_string_append_printf (s, ", \"final\": %s, \"pipeline\": ",
       iv->final ? "true" : "false");
-  gpuprof_json_append_string (s, snap->pipeline);
-  g_string_append (s, ", \"interval\": {\"elements\": [");
-  for (i = 0; i < snap->elements->len; i++) {
-    const GpuprofElementRow *row =
-        &g_array_index (snap->elements, GpuprofElementRow, i);
-    const GpuprofElementRow *prev = previous_row (iv, row);
-    guint64 frames = delta (element_frames (row),
-        prev ? element_frames (prev) : 0);
+  gpuprof_json_append_string (s, iv->snapshot->pipeline);
+  g_string_append (s, ", \"interval\": {");
+  for (id = 0; id < GPUPROF_LIVE_N_TABLES; id++) {
+    const GpuprofSummaryTable *t = gpuprof_live_table (id);
+    GArray *rows = live_rows (iv, id);
 
-    g_string_append (s, i ? ", {\"path\": " : "{\"path\": ");
-    gpuprof_json_append_string (s, row->path);
-    g_string_append_printf (s, ", \"buffers\": %" G_GUINT64_FORMAT
-        ", \"self_ns\": %" G_GUINT64_FORMAT ", \"blocked_ns\": %"
-        G_GUINT64_FORMAT ", \"fps\": ", frames,
-        delta (row->self_ns, prev ? prev->self_ns : 0),
-        delta (row->blocked_ns, prev ? prev->blocked_ns : 0));
-    gpuprof_json_append_double (s, rate (frames, iv->interval_s));
-    g_string_append (s, "}");
+    g_string_append_printf (s, "%s\"%s\": [", id ? ", " : "", t->name);
+    for (i = 0; i < rows->len; i++) {
+      if (i)
+        g_string_append (s, ", ");
+      gpuprof_summary_append_json_row (s, t,
+          rows->data + (gsize) i * t->row_size);
+    }
+    g_string_append_c (s, ']');
   }
   /* cumulative: the summary as stats= writes it, on one line (the JSON
    * has newlines only between tokens) */
-  g_string_append (s, "]}, \"cumulative\": ");
-  summary = gpuprof_summary_to_json (snap);
+  g_string_append (s, "}, \"cumulative\": ");
+  summary = gpuprof_summary_to_json (iv->snapshot);
   for (c = summary; *c; c++)
     if (*c != '\n')
       g_string_append_c (s, *c);
@@ -81,45 +128,57 @@ gpuprof_live_json_line (const GpuprofInterval * iv)
   return g_string_free (s, FALSE);
 }
 
-const gchar *
-gpuprof_live_csv_header (void)
+#define CSV_PREFIX "seq,t_s,interval_s,final,pipeline,"
+
+gchar *
+gpuprof_live_csv_header (GpuprofLiveTableId id)
 {
-  return "seq,t_s,interval_s,final,pipeline,path,role,buffers_in,"
-      "buffers_out,self_ns,blocked_ns,interval_buffers,interval_self_ns,"
-      "interval_fps\n";
+  const GpuprofSummaryTable *t = gpuprof_live_table (id);
+  GString *s = g_string_new (CSV_PREFIX);
+
+  /* the cumulative row, then the interval's columns but its key */
+  gpuprof_summary_append_csv_header (s, gpuprof_summary_table
+      (cumulative_table (id)), NULL, 0);
+  g_string_append_c (s, ',');
+  gpuprof_summary_append_csv_header (s, t, "interval_", t->n_key);
+  g_string_append_c (s, '\n');
+  return g_string_free (s, FALSE);
 }
 
 void
-gpuprof_live_append_csv (GString * s, const GpuprofInterval * iv)
+gpuprof_live_append_csv (GString * s, const GpuprofInterval * iv,
+    GpuprofLiveTableId id)
 {
-  const GpuprofSnapshot *snap = iv->snapshot;
+  const GpuprofSummaryTable *t = gpuprof_live_table (id);
+  GpuprofSummaryTableId cid = cumulative_table (id);
+  GArray *rows = live_rows (iv, id);
   guint i;
 
-  for (i = 0; i < snap->elements->len; i++) {
-    const GpuprofElementRow *row =
-        &g_array_index (snap->elements, GpuprofElementRow, i);
-    const GpuprofElementRow *prev = previous_row (iv, row);
-    guint64 frames = delta (element_frames (row),
-        prev ? element_frames (prev) : 0);
-
+  for (i = 0; i < rows->len; i++) {
     g_string_append_printf (s, "%" G_GUINT64_FORMAT ",", iv->seq);
     gpuprof_json_append_double (s, iv->t_s);
     g_string_append_c (s, ',');
     gpuprof_json_append_double (s, iv->interval_s);
     g_string_append_printf (s, ",%d,", iv->final ? 1 : 0);
-    gpuprof_summary_append_csv (s, snap->pipeline);
+    gpuprof_summary_append_csv (s, iv->snapshot->pipeline);
     g_string_append_c (s, ',');
-    gpuprof_summary_append_csv (s, row->path);
+    gpuprof_summary_append_csv_row (s, gpuprof_summary_table (cid),
+        gpuprof_summary_row (iv->snapshot, cid, i), 0);
     g_string_append_c (s, ',');
-    gpuprof_summary_append_csv (s, row->role);
-    g_string_append_printf (s, ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
-        ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
-        ",%" G_GUINT64_FORMAT ",", row->buffers_in, row->buffers_out,
-        row->self_ns, row->blocked_ns, frames,
-        delta (row->self_ns, prev ? prev->self_ns : 0));
-    gpuprof_json_append_double (s, rate (frames, iv->interval_s));
+    gpuprof_summary_append_csv_row (s, t, rows->data + (gsize) i *
+        t->row_size, t->n_key);
     g_string_append_c (s, '\n');
   }
+}
+
+void
+gpuprof_live_log_records (const GpuprofInterval * iv)
+{
+  guint id;
+
+  for (id = 0; id < GPUPROF_LIVE_N_TABLES; id++)
+    gpuprof_summary_log_live_records (iv->snapshot->pipeline, iv->seq,
+        iv->t_s, id, live_rows (iv, id));
 }
 
 gchar *
@@ -132,39 +191,57 @@ gpuprof_live_path (const gchar * json_path, const gchar * ext)
   return g_strdup_printf ("%.*s-live.%s", (gint) len, json_path, ext);
 }
 
+gchar *
+gpuprof_live_csv_path (const gchar * json_path, GpuprofLiveTableId id)
+{
+  gchar *base, *path;
+
+  if (id == GPUPROF_LIVE_INTERVAL_ELEMENTS)
+    return gpuprof_live_path (json_path, "csv");
+  base = gpuprof_live_path (json_path, "");
+  base[strlen (base) - 1] = '\0';       /* "run-live." -> "run-live" */
+  path = g_strdup_printf ("%s-%s.csv", base, gpuprof_live_table (id)->name);
+  g_free (base);
+  return path;
+}
+
 /* "gpuprof live 12.5 s pipeline0: sink 30.0 fps (1500 buffers); busiest
- * infer 4.1 ms self in 0.5 s" */
+ * infer 4.1 ms self in 0.5 s; queue q 10 buffers (most 10)" */
 gchar *
 gpuprof_live_report (const GpuprofInterval * iv)
 {
   const GpuprofSnapshot *snap = iv->snapshot;
-  const GpuprofElementRow *busiest = NULL;
-  guint64 busiest_ns = 0;
+  const GpuprofIntervalElementRow *busiest = NULL;
   GString *s = g_string_new (NULL);
   guint i;
 
   g_string_append_printf (s, "gpuprof live %.1f s %s%s:", iv->t_s,
       snap->pipeline ? snap->pipeline : "?", iv->final ? " (end)" : "");
-  for (i = 0; i < snap->elements->len; i++) {
+  for (i = 0; i < iv->elements->len; i++) {
     const GpuprofElementRow *row =
         &g_array_index (snap->elements, GpuprofElementRow, i);
-    const GpuprofElementRow *prev = previous_row (iv, row);
-    guint64 self = delta (row->self_ns, prev ? prev->self_ns : 0);
+    const GpuprofIntervalElementRow *r =
+        &g_array_index (iv->elements, GpuprofIntervalElementRow, i);
 
-    if (self > busiest_ns) {
-      busiest_ns = self;
-      busiest = row;
-    }
-    if (!g_strcmp0 (row->role, "sink")) {
-      guint64 frames = delta (row->buffers_in, prev ? prev->buffers_in : 0);
+    if (r->self_ns && (!busiest || r->self_ns > busiest->self_ns))
+      busiest = r;
+    if (!g_strcmp0 (row->role, "sink"))
       g_string_append_printf (s, " %s %.1f fps (%" G_GUINT64_FORMAT
-          " buffers);", row->path, rate (frames, iv->interval_s),
-          row->buffers_in);
-    }
+          " buffers);", row->path, r->fps, row->buffers_in);
   }
   if (busiest)
     g_string_append_printf (s, " busiest %s %.1f ms self in %.2f s",
-        busiest->path, busiest_ns / 1e6, iv->interval_s);
+        busiest->path, busiest->self_ns / 1e6, iv->interval_s);
+  /* queues holding buffers now, against the most they held in the run */
+  for (i = 0; i < iv->queues->len; i++) {
+    const GpuprofQueueRow *row =
+        &g_array_index (snap->queues, GpuprofQueueRow, i);
+
+    if (row->level_buffers)
+      g_string_append_printf (s, "; queue %s %" G_GUINT64_FORMAT
+          " buffers (most %" G_GUINT64_FORMAT ")", row->path,
+          row->level_buffers, row->max_level_buffers);
+  }
   g_string_append_c (s, '\n');
   return g_string_free (s, FALSE);
 }

@@ -3,6 +3,7 @@
  * a record nobody logs costs a level check. */
 #include "gpuprof-output.h"
 #include "gpuprof-summary.h"
+#include "gpuprof-live.h"
 
 extern const GpuprofOutputClass gpuprof_output_records;
 
@@ -25,9 +26,17 @@ records_run_end (gpointer state, const GpuprofRunEnd * end)
   gpuprof_summary_log_records (end->snapshot);
 }
 
+/* interval=: a record per interval row */
+static void
+records_interval (gpointer state, const GpuprofInterval * iv)
+{
+  gpuprof_live_log_records (iv);
+}
+
 const GpuprofOutputClass gpuprof_output_records = {
   .name = "records",
   .enabled = records_enabled,
   .open = records_open,
   .run_end = records_run_end,
+  .interval = records_interval,
 };

@@ -11,9 +11,9 @@
 typedef struct
 {
   gchar *path;
-  /* interval=: <stats>-live.jsonl and -live.csv, kept open and flushed per
-   * interval so a reader sees each line as it comes */
-  FILE *jsonl, *csv;
+  /* interval=: <stats>-live.jsonl and a CSV file per live table, kept open
+   * and flushed per interval so a reader sees each line as it comes */
+  FILE *jsonl, *csv[GPUPROF_LIVE_N_TABLES];
   gboolean live_failed;         /* said once */
 } SummaryOutput;
 
@@ -46,10 +46,10 @@ summary_run_end (gpointer state, const GpuprofRunEnd * end)
   }
 }
 
+/* takes path */
 static FILE *
-open_live (SummaryOutput * s, const gchar * ext)
+open_live (SummaryOutput * s, gchar * path)
 {
-  gchar *path = gpuprof_live_path (s->path, ext);
   FILE *f = fopen (path, "w");
 
   if (!f && !s->live_failed) {
@@ -67,26 +67,34 @@ summary_interval (gpointer state, const GpuprofInterval * iv)
 {
   SummaryOutput *s = state;
   gchar *line;
-  GString *rows;
+  guint id;
 
   if (s->live_failed)
     return;
-  if (!s->jsonl && !(s->jsonl = open_live (s, "jsonl")))
+  if (!s->jsonl && !(s->jsonl = open_live (s, gpuprof_live_path (s->path,
+                  "jsonl"))))
     return;
-  if (!s->csv) {
-    if (!(s->csv = open_live (s, "csv")))
-      return;
-    fputs (gpuprof_live_csv_header (), s->csv);
+  for (id = 0; id < GPUPROF_LIVE_N_TABLES; id++) {
+    if (!s->csv[id]) {
+      if (!(s->csv[id] = open_live (s, gpuprof_live_csv_path (s->path, id))))
+        return;
+      line = gpuprof_live_csv_header (id);
+      fputs (line, s->csv[id]);
+      g_free (line);
+    }
   }
   line = gpuprof_live_json_line (iv);
   fputs (line, s->jsonl);
   fflush (s->jsonl);
   g_free (line);
-  rows = g_string_new (NULL);
-  gpuprof_live_append_csv (rows, iv);
-  fputs (rows->str, s->csv);
-  fflush (s->csv);
-  g_string_free (rows, TRUE);
+  for (id = 0; id < GPUPROF_LIVE_N_TABLES; id++) {
+    GString *rows = g_string_new (NULL);
+
+    gpuprof_live_append_csv (rows, iv, id);
+    fputs (rows->str, s->csv[id]);
+    fflush (s->csv[id]);
+    g_string_free (rows, TRUE);
+  }
 }
 
 static void
@@ -95,7 +103,10 @@ summary_close (gpointer state)
   SummaryOutput *s = state;
 
   g_clear_pointer (&s->jsonl, fclose);
-  g_clear_pointer (&s->csv, fclose);
+  guint id;
+
+  for (id = 0; id < GPUPROF_LIVE_N_TABLES; id++)
+    g_clear_pointer (&s->csv[id], fclose);
 }
 
 static void

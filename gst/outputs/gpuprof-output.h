@@ -58,6 +58,9 @@ typedef struct
  * @t_s: seconds since the tracer started
  * @interval_s: seconds since the previous snapshot (or the run's start)
  * @final: the run ended: @snapshot is the one run_end got
+ * @elements: the interval's figures per element (GpuprofIntervalElementRow,
+ *   the live table of gpuprof-schema.h), row for row with @snapshot's
+ * @queues: per queue (GpuprofIntervalQueueRow), likewise
  *
  * One live snapshot (interval=, docs/live.md).
  */
@@ -69,6 +72,8 @@ typedef struct
   gdouble t_s;
   gdouble interval_s;
   gboolean final;
+  GArray *elements;
+  GArray *queues;
 } GpuprofInterval;
 
 /**

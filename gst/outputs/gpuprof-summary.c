@@ -71,8 +71,17 @@ append_field (GString * s, const GpuprofSummaryField * f, gconstpointer row,
 
 /* --- JSON ---------------------------------------------------------------- */
 
-static void
-append_json_row (GString * s, const GpuprofSummaryTable * t, gconstpointer row)
+/**
+ * gpuprof_summary_append_json_row:
+ * @s: where to append
+ * @t: the row's table (a summary or a live table)
+ * @row: the row
+ *
+ * The row as one JSON object, its fields in schema order.
+ */
+void
+gpuprof_summary_append_json_row (GString * s, const GpuprofSummaryTable * t,
+    gconstpointer row)
 {
   guint j;
 
@@ -95,7 +104,8 @@ append_json_table (GString * s, const GpuprofSnapshot * snap,
   /* a table of at most one row is an object, null when empty */
   if (t->single) {
     if (n)
-      append_json_row (s, t, gpuprof_summary_row (snap, id, 0));
+      gpuprof_summary_append_json_row (s, t, gpuprof_summary_row (snap, id,
+              0));
     else
       g_string_append (s, "null");
     return;
@@ -104,7 +114,7 @@ append_json_table (GString * s, const GpuprofSnapshot * snap,
   for (i = 0; i < n; i++) {
     /* one row per line: diff-able, and grep-able */
     g_string_append (s, i ? ",\n    " : "\n    ");
-    append_json_row (s, t, gpuprof_summary_row (snap, id, i));
+    gpuprof_summary_append_json_row (s, t, gpuprof_summary_row (snap, id, i));
   }
   g_string_append (s, n ? "\n  ]" : "]");
 }
@@ -140,6 +150,48 @@ gpuprof_summary_to_json (const GpuprofSnapshot * snap)
 /* --- CSV ----------------------------------------------------------------- */
 
 /**
+ * gpuprof_summary_append_csv_header:
+ * @s: where to append
+ * @t: a table
+ * @prefix: (nullable): put before each column name ("interval_")
+ * @skip: leading columns left out (the key a row shares with another)
+ *
+ * The table's column names, comma-separated, no line end.
+ */
+void
+gpuprof_summary_append_csv_header (GString * s, const GpuprofSummaryTable * t,
+    const gchar * prefix, guint skip)
+{
+  guint j;
+
+  for (j = skip; j < t->n_fields; j++)
+    g_string_append_printf (s, "%s%s%s", j > skip ? "," : "",
+        prefix ? prefix : "", t->fields[j].name);
+}
+
+/**
+ * gpuprof_summary_append_csv_row:
+ * @s: where to append
+ * @t: the row's table
+ * @row: the row
+ * @skip: leading columns left out
+ *
+ * The row's cells, comma-separated, no line end.
+ */
+void
+gpuprof_summary_append_csv_row (GString * s, const GpuprofSummaryTable * t,
+    gconstpointer row, guint skip)
+{
+  guint j;
+
+  for (j = skip; j < t->n_fields; j++) {
+    if (j > skip)
+      g_string_append_c (s, ',');
+    append_field (s, &t->fields[j], row, TRUE);
+  }
+}
+
+/**
  * gpuprof_summary_table_to_csv:
  * @snap: a snapshot
  * @id: which table
@@ -155,19 +207,13 @@ gpuprof_summary_table_to_csv (const GpuprofSnapshot * snap,
 {
   const GpuprofSummaryTable *t = gpuprof_summary_table (id);
   GString *s = g_string_new (NULL);
-  guint i, j, n = gpuprof_summary_n_rows (snap, id);
+  guint i, n = gpuprof_summary_n_rows (snap, id);
 
-  for (j = 0; j < t->n_fields; j++)
-    g_string_append_printf (s, "%s%s", j ? "," : "", t->fields[j].name);
+  gpuprof_summary_append_csv_header (s, t, NULL, 0);
   g_string_append (s, "\r\n");
   for (i = 0; i < n; i++) {
-    gconstpointer row = gpuprof_summary_row (snap, id, i);
-
-    for (j = 0; j < t->n_fields; j++) {
-      if (j)
-        g_string_append_c (s, ',');
-      append_field (s, &t->fields[j], row, TRUE);
-    }
+    gpuprof_summary_append_csv_row (s, t, gpuprof_summary_row (snap, id, i),
+        0);
     g_string_append (s, "\r\n");
   }
   return g_string_free (s, FALSE);
@@ -318,34 +364,69 @@ record_str (GPtrArray * pool, const gchar * s)
 #define PREFIX_VALUE_GPU_KERNELS , pipeline
 #define PREFIX_VALUE_GPU_DEVICES , pipeline
 #define PREFIX_VALUE_GPU , pipeline
+/* a live record: which snapshot it belongs to */
+#define LIVE_SPEC PIPELINE_SPEC \
+  "seq", GST_TYPE_STRUCTURE, value_spec (G_TYPE_UINT64, "snapshot number"), \
+  "t_s", GST_TYPE_STRUCTURE, value_spec (G_TYPE_DOUBLE, "seconds since the tracer started"),
+#define PREFIX_SPEC_INTERVAL_ELEMENTS LIVE_SPEC
+#define PREFIX_SPEC_INTERVAL_QUEUES LIVE_SPEC
+#define PREFIX_VALUE_INTERVAL_ELEMENTS , pipeline, seq, t_s
+#define PREFIX_VALUE_INTERVAL_QUEUES , pipeline, seq, t_s
 
 static GstTracerRecord *records[GPUPROF_SUMMARY_N_TABLES];
+static GstTracerRecord *live_records[GPUPROF_LIVE_N_TABLES];
 
+#define RECORD_NEW_IN(array, ENUM, ID, record) \
+  array[ENUM] = gst_tracer_record_new ("gpuprof-" #record ".class", \
+      PREFIX_SPEC (ID) GPUPROF_SCHEMA_##ID (RECORD_SPEC) NULL);
 #define RECORD_NEW(ID, name, record, n_key, single) \
-  records[GPUPROF_SUMMARY_##ID] = gst_tracer_record_new \
-      ("gpuprof-" #record ".class", PREFIX_SPEC (ID) \
-      GPUPROF_SCHEMA_##ID (RECORD_SPEC) NULL);
+  RECORD_NEW_IN (records, GPUPROF_SUMMARY_##ID, ID, record)
+#define LIVE_RECORD_NEW(ID, name, record, n_key, single) \
+  RECORD_NEW_IN (live_records, GPUPROF_LIVE_##ID, ID, record)
+
+static void
+keep_records (GstTracerRecord ** array, guint n)
+{
+  guint i;
+
+  /* created once per process and kept: like the core tracers' records */
+  for (i = 0; i < n; i++)
+    GST_OBJECT_FLAG_SET (array[i], GST_OBJECT_FLAG_MAY_BE_LEAKED);
+}
 
 static gpointer
 records_new (gpointer unused)
 {
-  guint id;
-
   GPUPROF_SCHEMA_TABLES (RECORD_NEW)
-  /* created once per process and kept: like the core tracers' records */
-  for (id = 0; id < GPUPROF_SUMMARY_N_TABLES; id++)
-    GST_OBJECT_FLAG_SET (records[id], GST_OBJECT_FLAG_MAY_BE_LEAKED);
+  GPUPROF_SCHEMA_LIVE_TABLES (LIVE_RECORD_NEW)
+  keep_records (records, GPUPROF_SUMMARY_N_TABLES);
+  keep_records (live_records, GPUPROF_LIVE_N_TABLES);
   return records;
 }
 
-/* gst_tracer_record_log() is variadic: one call per table */
-#define RECORD_LOG(ID, name, record, n_key, single) \
-  case GPUPROF_SUMMARY_##ID: { \
-    const GPUPROF_SCHEMA_ROW_##ID *row = gpuprof_summary_row (snap, id, i); \
-    gst_tracer_record_log (records[id] PREFIX_VALUE (ID) \
+static void
+records_init (void)
+{
+  static GOnce once = G_ONCE_INIT;
+
+  g_once (&once, records_new, NULL);
+}
+
+/* gst_tracer_record_log() is variadic: one call per table, the row from
+ * row_expr (i its index) */
+#define RECORD_LOG_IN(array, ENUM, ID, row_expr) \
+  case ENUM: { \
+    const GPUPROF_SCHEMA_ROW_##ID *row = row_expr; \
+    gst_tracer_record_log (array[id] PREFIX_VALUE (ID) \
         GPUPROF_SCHEMA_##ID (RECORD_VALUE)); \
     break; \
   }
+#define RECORD_LOG(ID, name, record, n_key, single) \
+  RECORD_LOG_IN (records, GPUPROF_SUMMARY_##ID, ID, \
+      gpuprof_summary_row (snap, id, i))
+#define LIVE_RECORD_LOG(ID, name, record, n_key, single) \
+  RECORD_LOG_IN (live_records, GPUPROF_LIVE_##ID, ID, \
+      &g_array_index (rows, GPUPROF_SCHEMA_ROW_##ID, i))
 
 /**
  * gpuprof_summary_log_records:
@@ -360,13 +441,12 @@ records_new (gpointer unused)
 void
 gpuprof_summary_log_records (const GpuprofSnapshot * snap)
 {
-  static GOnce once = G_ONCE_INIT;
   GPtrArray *pool = g_ptr_array_new_with_free_func (g_free);
   const gchar *pipeline = LOG_STRING (snap->pipeline);
   GpuprofSummaryTableId id;
   guint i;
 
-  g_once (&once, records_new, NULL);
+  records_init ();
   for (id = 0; id < GPUPROF_SUMMARY_N_TABLES; id++) {
     for (i = 0; i < gpuprof_summary_n_rows (snap, id); i++) {
       switch (id) {
@@ -374,6 +454,36 @@ gpuprof_summary_log_records (const GpuprofSnapshot * snap)
         default:
           break;
       }
+    }
+  }
+  g_ptr_array_unref (pool);
+}
+
+/**
+ * gpuprof_summary_log_live_records:
+ * @pipeline_name: the pipeline's name
+ * @seq: the snapshot's number
+ * @t_s: its time, seconds since the tracer started
+ * @id: which live table
+ * @rows: (element-type the table's row): its rows
+ *
+ * One "gpuprof-interval-element" (...) record line per row, each starting
+ * with the pipeline, seq and t_s.
+ */
+void
+gpuprof_summary_log_live_records (const gchar * pipeline_name, guint64 seq,
+    gdouble t_s, GpuprofLiveTableId id, GArray * rows)
+{
+  GPtrArray *pool = g_ptr_array_new_with_free_func (g_free);
+  const gchar *pipeline = LOG_STRING (pipeline_name);
+  guint i;
+
+  records_init ();
+  for (i = 0; i < rows->len; i++) {
+    switch (id) {
+        GPUPROF_SCHEMA_LIVE_TABLES (LIVE_RECORD_LOG)
+      default:
+        break;
     }
   }
   g_ptr_array_unref (pool);

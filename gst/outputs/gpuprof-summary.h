@@ -36,6 +36,15 @@ gboolean gpuprof_summary_save (const GpuprofSnapshot * snap,
 void gpuprof_summary_log_records (const GpuprofSnapshot * snap);
 
 void gpuprof_summary_append_csv (GString * s, const gchar * str);
+/* one row of any table (summary or live), for writers of their own */
+void gpuprof_summary_append_json_row (GString * s,
+    const GpuprofSummaryTable * t, gconstpointer row);
+void gpuprof_summary_append_csv_header (GString * s,
+    const GpuprofSummaryTable * t, const gchar * prefix, guint skip);
+void gpuprof_summary_append_csv_row (GString * s,
+    const GpuprofSummaryTable * t, gconstpointer row, guint skip);
+void gpuprof_summary_log_live_records (const gchar * pipeline, guint64 seq,
+    gdouble t_s, GpuprofLiveTableId id, GArray * rows);
 GstStructure *gpuprof_summary_row_to_structure (GpuprofSummaryTableId id,
     gconstpointer row);
 

@@ -480,22 +480,43 @@ write_queue_out (GpuprofTrace * trace, const GpuprofEvent * ev,
     write_buffer_arrow (trace, ev, id);
 }
 
+/* a counter named for the element: "pipeline0/q level" */
+static void
+begin_counter (GpuprofTrace * trace, const GpuprofEvent * ev,
+    ElementName * en, const gchar * cat, const gchar * suffix)
+{
+  /* strip the closing quote and add the suffix */
+  gchar *name = g_strdup_printf ("%.*s %s\"", (gint) strlen (en->json) - 1,
+      en->json, suffix);
+
+  begin_event (trace, "C", cat, name, ev->thread_id);
+  g_free (name);
+  append_ts (trace, ev->ts);
+}
+
 static void
 write_queue_level (GpuprofTrace * trace, const GpuprofEvent * ev,
     ElementName * en)
 {
   GString *s = trace->out;
-  gchar *name;
 
-  /* "pipeline0/q level": strip the closing quote and add the suffix */
-  name = g_strdup_printf ("%.*s level\"", (gint) strlen (en->json) - 1,
-      en->json);
-  begin_event (trace, "C", "queue", name, ev->thread_id);
-  g_free (name);
-  append_ts (trace, ev->ts);
+  begin_counter (trace, ev, en, "queue", "level");
   append_member_u64 (s, ",\"args\":{\"buffers\":", ev->self);
   append_member_u64 (s, ",\"bytes\":", ev->size);
   g_string_append_c (s, '}');
+  end_event (trace);
+}
+
+/* interval=: "pipeline0/sink fps", one value per interval */
+static void
+write_rate (GpuprofTrace * trace, const GpuprofEvent * ev, ElementName * en)
+{
+  GString *s = trace->out;
+
+  begin_counter (trace, ev, en, "live", "fps");
+  g_string_append (s, ",\"args\":{\"fps\":");
+  gpuprof_json_append_double (s, ev->dur ? ev->self * 1e9 / ev->dur : 0.0);
+  g_string_append (s, "}");
   end_event (trace);
 }
 
@@ -641,6 +662,10 @@ gpuprof_trace_chrome_write_event (GpuprofTrace * trace,
       break;
     case GPUPROF_EVENT_GPU_OP:
       write_gpu_op (trace, ev, en);
+      break;
+    case GPUPROF_EVENT_RATE:
+      if (en)
+        write_rate (trace, ev, en);
       break;
     default:
       break;

@@ -13,6 +13,7 @@
 #include "gpuprof-gpu-tables.h"
 #include "gpuprof-links.h"
 #include "gpuprof-metrics.h"
+#include "gpuprof-live.h"
 #include "gpuprof-gputrace.h"
 #include "gpuprof-nvtx.h"
 #include "gpuprof-objects.h"
@@ -374,6 +375,8 @@ fill_queue_row (GpuprofQueueRow * row, GpuprofQueue * q)
   row->max_level_buffers = f.max_level_buffers;
   row->max_level_bytes = f.max_level_bytes;
   row->max_level_time_ns = f.max_level_time;
+  row->level_buffers = f.level_buffers;
+  row->level_bytes = f.level_bytes;
   row->drops = f.drops;
   row->flushed = f.flushed;
   row->left = f.left;
@@ -544,6 +547,7 @@ reset_pipeline (GpuprofProfiler * p, GpuprofPipeline * pl)
   }
   g_ptr_array_unref (threads);
   g_ptr_array_unref (all);
+  __atomic_store_n (&pl->playing_since, 0, __ATOMIC_RELAXED);
 }
 
 /* Records of destroyed objects whose runs were reported: freed while no
@@ -575,6 +579,39 @@ gpuprof_profiler_sweep_locked (GpuprofProfiler * p)
  * arrival drives it). The snapshot reads the counters the hooks keep, as
  * get-snapshot does: streaming threads are never waited for. */
 
+/* trace=: each sink's rate over the interval, a counter beside the queue
+ * levels the hooks write */
+static void
+live_trace_rates (GpuprofProfiler * p, GpuprofPipeline * pl,
+    const GpuprofInterval * iv, guint64 now)
+{
+  GPtrArray *all;
+  guint i, j;
+
+  if (!p->trace || iv->final || iv->interval_s <= 0.0)
+    return;
+  all = gpuprof_objects_elements (p->objects);
+  for (i = 0; i < all->len; i++) {
+    GpuprofElement *e = g_ptr_array_index (all, i);
+
+    if (e->pipeline != pl || e->role != GPUPROF_ROLE_SINK)
+      continue;
+    for (j = 0; j < iv->elements->len; j++) {
+      const GpuprofIntervalElementRow *r =
+          &g_array_index (iv->elements, GpuprofIntervalElementRow, j);
+      GpuprofEvent ev;
+
+      if (g_strcmp0 (r->path, e->path))
+        continue;
+      gpuprof_event_init (&ev, GPUPROF_EVENT_RATE, e->id, 0, 0, now);
+      ev.self = r->buffers;
+      ev.dur = (guint64) (iv->interval_s * GST_SECOND);
+      gpuprof_trace_push_locked (p->trace, &ev);
+    }
+  }
+  g_ptr_array_unref (all);
+}
+
 static void
 live_emit_locked (GpuprofProfiler * p, GpuprofPipeline * pl,
     GpuprofSnapshot * snap, guint64 now, gboolean final)
@@ -585,7 +622,10 @@ live_emit_locked (GpuprofProfiler * p, GpuprofPipeline * pl,
 
   iv.previous = g_hash_table_lookup (p->live_previous,
       GUINT_TO_POINTER (pl->id));
+  gpuprof_live_interval_fill (&iv);
+  live_trace_rates (p, pl, &iv, now);
   gpuprof_outputs_interval (p->outputs, &iv);
+  gpuprof_live_interval_clear (&iv);
 }
 
 /* report lock held */
@@ -688,6 +728,24 @@ live_stop (GpuprofProfiler * p)
   p->live_thread = NULL;
 }
 
+/* The report of a run that went to PLAYING and got no buffer on any pad
+ * (a udpsrc with no sender, an appsrc never fed): where it waited. */
+static gchar *
+nothing_flowed (GpuprofProfiler * p, GpuprofPipeline * pl, guint64 playing)
+{
+  GPtrArray *all = gpuprof_objects_elements (p->objects);
+  gchar *where = gpuprof_stall_sources (all, pl);
+  guint64 now = gpuprof_clock_now ();
+  gchar *text = g_strdup_printf ("\n=== gpuprof report: %s ===\nNothing "
+      "flowed: PLAYING for %.1f s and no buffer reached any pad; waiting for "
+      "input in %s.\n", pl->name, now > playing ? (now - playing) / 1e9 : 0.0,
+      where);
+
+  g_free (where);
+  g_ptr_array_unref (all);
+  return text;
+}
+
 /* report lock held */
 static void
 report_pipeline_locked (GpuprofProfiler * p, GpuprofPipeline * pl)
@@ -695,17 +753,20 @@ report_pipeline_locked (GpuprofProfiler * p, GpuprofPipeline * pl)
   GpuprofSnapshot *snap;
   gchar *text;
   guint64 first = 0, last = 0;
+  guint64 playing = __atomic_load_n (&pl->playing_since, __ATOMIC_RELAXED);
+  gboolean flowed = pipeline_active (p, pl);
 
-  if (!pipeline_active (p, pl))
+  if (!flowed && !playing)
     return;
   if (p->stall)
-    g_free (gpuprof_stall_run_end (p->stall, p->objects, pl, 0));
+    gpuprof_stall_run_end (p->stall, pl);
   if (p->gpu_on)
     gpuprof_cupti_flush (TRUE);
   snap = snapshot_pipeline_wall (p, pl, &first, &last);
   if (p->gpu_on)
     gpu_section (p, snap, first, last);
-  text = gpuprof_report_format (snap);
+  text = flowed ? gpuprof_report_format (snap) : nothing_flowed (p, pl,
+      playing);
   {
     GString *full = g_string_new (text);
     append_live_sections (p, full);

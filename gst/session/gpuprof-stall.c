@@ -9,6 +9,7 @@
 #include "gpuprof-stall.h"
 
 #include "gpuprof-clock.h"
+#include "gpuprof-thread.h"
 
 #include <string.h>
 
@@ -28,7 +29,6 @@ typedef struct
   gboolean stalled;             /* said; cleared when buffers flow again */
   guint64 stalled_since;
   gboolean said_nothing;        /* "no buffer yet" said */
-  gchar *waiting;               /* where, for the report */
 } PipeWatch;
 
 struct _GpuprofStall
@@ -39,15 +39,6 @@ struct _GpuprofStall
   GArray *counts;               /* scratch: GpuprofPadCount */
 };
 
-static void
-pipe_watch_free (gpointer data)
-{
-  PipeWatch *w = data;
-
-  g_free (w->waiting);
-  g_free (w);
-}
-
 GpuprofStall *
 gpuprof_stall_new (gdouble stall_s)
 {
@@ -55,7 +46,7 @@ gpuprof_stall_new (gdouble stall_s)
 
   s->stall_ns = (guint64) (stall_s * GST_SECOND);
   s->pads = g_hash_table_new_full (NULL, NULL, NULL, g_free);
-  s->pipes = g_hash_table_new_full (NULL, NULL, NULL, pipe_watch_free);
+  s->pipes = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   s->counts = g_array_new (FALSE, FALSE, sizeof (GpuprofPadCount));
   return s;
 }
@@ -95,11 +86,13 @@ static gboolean
 pipeline_playing (GpuprofPipeline * pl)
 {
   /* a racy read of the state is enough for a watchdog: pl->element is a
-   * weak pointer cleared under the registry lock when it goes */
+   * weak pointer cleared under the registry lock when it goes. A pipeline
+   * whose sinks got no buffer stays on its way to PLAYING (READY or PAUSED:
+   * they cannot preroll): it is waiting all the same. */
   GstElement *e = pl->element;
 
-  return e && GST_STATE (e) == GST_STATE_PLAYING
-      && GST_STATE_PENDING (e) == GST_STATE_VOID_PENDING;
+  return e && GST_STATE_TARGET (e) == GST_STATE_PLAYING
+      && GST_STATE (e) >= GST_STATE_READY;
 }
 
 /* what one element's pads did by now: any input moving, output stopped */
@@ -164,6 +157,93 @@ look_at_element (GpuprofStall * s, GpuprofObjects * o, GpuprofElement * e,
   }
 }
 
+static const GpuprofElement *
+view_element (GArray * views, guint32 id)
+{
+  guint i;
+
+  for (i = 0; i < views->len; i++)
+    if (g_array_index (views, ElementView, i).element->id == id)
+      return g_array_index (views, ElementView, i).element;
+  return NULL;
+}
+
+/* the order threads are told in: stuck inside an element first (the
+ * cause), then blocked on a full queue (its upstream), then waiting */
+static guint
+doing_rank (GpuprofDoingKind kind, const GpuprofElement * e)
+{
+  if (kind == GPUPROF_DOING_LOOP)
+    return 2;
+  return e->role == GPUPROF_ROLE_QUEUE ? 1 : 0;
+}
+
+static void
+append_doing (GString * s, const gchar * thread, GpuprofDoingKind kind,
+    const GpuprofElement * e, guint64 ns)
+{
+  const gchar *what;
+
+  if (kind == GPUPROF_DOING_CHAIN && e->role == GPUPROF_ROLE_QUEUE)
+    what = "blocked in full queue %s";
+  else if (kind == GPUPROF_DOING_CHAIN && e->role == GPUPROF_ROLE_SINK
+      && e->waits_on_clock)
+    what = "waiting on the clock in %s (synced sink)";
+  else if (kind == GPUPROF_DOING_CHAIN)
+    what = "inside %s's chain";
+  else if (e->role == GPUPROF_ROLE_QUEUE)
+    what = "waiting for data in queue %s";
+  else if (e->waits_on_clock)
+    what = "waiting on the clock in %s (live source)";
+  else
+    what = "waiting for input in %s";
+  g_string_append_printf (s, "%sthread %s ", s->len ? "; " : "", thread);
+  g_string_append_printf (s, what, e->path);
+  g_string_append_printf (s, " for %.1f s", ns / 1e9);
+}
+
+/* What the pipeline's threads have been doing for at least min_ns, as the
+ * hooks publish it (gpuprof_thread_set_doing); *stuck: one is inside an
+ * element's chain. NULL when none. */
+static gchar *
+threads_now (GArray * views, GpuprofPipeline * pl, guint64 now,
+    guint64 min_ns, gboolean * stuck)
+{
+  GPtrArray *threads = gpuprof_thread_list ();
+  GString *s = g_string_new (NULL);
+  guint rank, i;
+
+  *stuck = FALSE;
+  for (rank = 0; rank < 3; rank++) {
+    for (i = 0; i < threads->len; i++) {
+      GpuprofThread *t = g_ptr_array_index (threads, i);
+      const GpuprofElement *e;
+      GpuprofDoingKind kind;
+      guint32 id;
+      guint64 since;
+      gchar *name;
+
+      if (__atomic_load_n (&t->pipeline_id, __ATOMIC_RELAXED) != pl->id
+          || !gpuprof_thread_read_doing (t, &kind, &id, &since)
+          || kind == GPUPROF_DOING_NOTHING || since > now
+          || now - since < min_ns || !(e = view_element (views, id))
+          || doing_rank (kind, e) != rank)
+        continue;
+      name = gpuprof_thread_dup_name (t);
+      append_doing (s, name, kind, e, now - since);
+      g_free (name);
+      if (rank < 2)
+        *stuck = TRUE;
+    }
+  }
+  g_ptr_array_unref (threads);
+  if (!s->len) {
+    g_string_free (s, TRUE);
+    return NULL;
+  }
+  return g_string_free (s, FALSE);
+}
+
 static void
 say (const gchar * line)
 {
@@ -201,25 +281,14 @@ check_pipeline (GpuprofStall * s, GpuprofObjects * o, GpuprofPipeline * pl,
   if (!total) {
     if (!pw->said_nothing && now - pw->playing_since >= MAX (s->stall_ns,
             MIN_STALL_NS)) {
-      GString *where = g_string_new ("waiting for input in");
-      gchar *line;
-      guint n = 0;
+      gchar *where = gpuprof_stall_sources (all, pl);
+      gchar *line = g_strdup_printf ("gpuprof: stall: %s: no buffer yet "
+          "since PLAYING %.1f s ago; waiting for input in %s", pl->name,
+          (now - pw->playing_since) / 1e9, where);
 
-      for (i = 0; i < views->len; i++) {
-        const ElementView *v = &g_array_index (views, ElementView, i);
-        if (v->element->role == GPUPROF_ROLE_SOURCE)
-          g_string_append_printf (where, "%s %s", n++ ? "," : "",
-              v->element->path);
-      }
-      if (!n)
-        g_string_append (where, " its sources (none seen yet)");
-      line = g_strdup_printf ("gpuprof: stall: %s: PLAYING for %.1f s and "
-          "no buffer yet; %s", pl->name, (now - pw->playing_since) / 1e9,
-          where->str);
       say (line);
       g_free (line);
-      g_free (pw->waiting);
-      pw->waiting = g_string_free (where, FALSE);
+      g_free (where);
       pw->said_nothing = TRUE;
     }
     goto done;
@@ -248,14 +317,29 @@ check_pipeline (GpuprofStall * s, GpuprofObjects * o, GpuprofPipeline * pl,
   }
 
   if (culprit && !pw->stalled) {
-    gchar *line = g_strdup_printf ("gpuprof: stall: %s:%s: no buffer for "
-        "%.1f s (normally every %.1f ms); %s", culprit->element->path,
+    gboolean stuck;
+    gchar *doing = threads_now (views, pl, now, culprit->stopped_ns / 2,
+        &stuck);
+    GString *line = g_string_new (NULL);
+
+    g_string_printf (line, "gpuprof: stall: %s:%s: no buffer for %.1f s "
+        "(normally every %.1f ms)", culprit->element->path,
         culprit->stopped_pad, culprit->stopped_ns / 1e9,
-        culprit->normal_gap_ns / 1e6, culprit->input_moving ?
-        "buffers still reach it: it holds or drops them" :
-        "nothing moves upstream of it either: waiting for input");
-    say (line);
-    g_free (line);
+        culprit->normal_gap_ns / 1e6);
+    /* a thread stuck inside an element explains more than the pads */
+    if (stuck)
+      ;
+    else if (culprit->input_moving)
+      g_string_append (line, "; buffers still reach it: it holds or drops "
+          "them");
+    else
+      g_string_append (line, "; nothing moves upstream of it either: "
+          "waiting for input");
+    if (doing)
+      g_string_append_printf (line, "; now: %s", doing);
+    say (line->str);
+    g_string_free (line, TRUE);
+    g_free (doing);
     pw->stalled = TRUE;
     pw->stalled_since = now - culprit->stopped_ns;
   } else if (!culprit && pw->stalled) {
@@ -282,18 +366,24 @@ gpuprof_stall_check (GpuprofStall * s, GpuprofObjects * o, guint64 now)
   g_ptr_array_unref (pipelines);
 }
 
-gchar *
-gpuprof_stall_run_end (GpuprofStall * s, GpuprofObjects * o,
-    GpuprofPipeline * pl, guint64 now)
+void
+gpuprof_stall_run_end (GpuprofStall * s, GpuprofPipeline * pl)
 {
-  PipeWatch *pw = g_hash_table_lookup (s->pipes, GUINT_TO_POINTER (pl->id));
-  gchar *note = NULL;
+  g_hash_table_remove (s->pipes, GUINT_TO_POINTER (pl->id));
+}
 
-  if (pw && pw->playing_since && pw->said_nothing)
-    note = g_strdup_printf ("\n=== gpuprof report: %s ===\nNothing flowed: "
-        "PLAYING for %.1f s and no buffer reached any pad; %s.\n", pl->name,
-        (now - pw->playing_since) / 1e9, pw->waiting);
-  if (pw)
-    g_hash_table_remove (s->pipes, GUINT_TO_POINTER (pl->id));
-  return note;
+gchar *
+gpuprof_stall_sources (GPtrArray * all, GpuprofPipeline * pl)
+{
+  GString *where = g_string_new (NULL);
+  guint i;
+
+  for (i = 0; i < all->len; i++) {
+    GpuprofElement *e = g_ptr_array_index (all, i);
+    if (e->pipeline == pl && e->role == GPUPROF_ROLE_SOURCE)
+      g_string_append_printf (where, "%s%s", where->len ? ", " : "", e->path);
+  }
+  if (!where->len)
+    g_string_append (where, "its sources (none seen yet)");
+  return g_string_free (where, FALSE);
 }

@@ -17,9 +17,10 @@ GpuprofStall *gpuprof_stall_new (gdouble stall_s);
 void gpuprof_stall_free (GpuprofStall * s);
 /* report lock held */
 void gpuprof_stall_check (GpuprofStall * s, GpuprofObjects * o, guint64 now);
-/* the end of a run of pl: a note for its report when nothing flowed (or
- * NULL), and its watch starts again */
-gchar *gpuprof_stall_run_end (GpuprofStall * s, GpuprofObjects * o,
-    GpuprofPipeline * pl, guint64 now);
+/* the end of a run of pl: its watch starts again */
+void gpuprof_stall_run_end (GpuprofStall * s, GpuprofPipeline * pl);
+/* "pipeline0/src, pipeline0/src2": the sources of pl among all (the
+ * registry's elements) */
+gchar *gpuprof_stall_sources (GPtrArray * all, GpuprofPipeline * pl);
 
 G_END_DECLS

@@ -21,12 +21,17 @@
 #define F_GPU_KERNELS(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_GPU_KERNELS, m, t, d)
 #define F_GPU_DEVICES(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_GPU_DEVICES, m, t, d)
 #define F_GPU(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_GPU, m, t, d)
+#define F_INTERVAL_ELEMENTS(m, t, d) \
+  FIELD (GPUPROF_SCHEMA_ROW_INTERVAL_ELEMENTS, m, t, d)
+#define F_INTERVAL_QUEUES(m, t, d) \
+  FIELD (GPUPROF_SCHEMA_ROW_INTERVAL_QUEUES, m, t, d)
 
 #define FIELD_ARRAY(ID, name, record, n_key, single) \
   static const GpuprofSummaryField fields_##ID[] = { \
     GPUPROF_SCHEMA_##ID (F_##ID) \
   };
 GPUPROF_SCHEMA_TABLES (FIELD_ARRAY)
+GPUPROF_SCHEMA_LIVE_TABLES (FIELD_ARRAY)
 
 #define TABLE(ID, name, record, n_key, single) \
   { #name, #record, sizeof (GPUPROF_SCHEMA_ROW_##ID), fields_##ID, \
@@ -34,6 +39,10 @@ GPUPROF_SCHEMA_TABLES (FIELD_ARRAY)
 
 static const GpuprofSummaryTable tables[GPUPROF_SUMMARY_N_TABLES] = {
   GPUPROF_SCHEMA_TABLES (TABLE)
+};
+
+static const GpuprofSummaryTable live_tables[GPUPROF_LIVE_N_TABLES] = {
+  GPUPROF_SCHEMA_LIVE_TABLES (TABLE)
 };
 
 /**
@@ -47,6 +56,19 @@ gpuprof_summary_table (GpuprofSummaryTableId id)
 {
   g_return_val_if_fail (id < GPUPROF_SUMMARY_N_TABLES, NULL);
   return &tables[id];
+}
+
+/**
+ * gpuprof_live_table:
+ * @id: which live table
+ *
+ * Returns: (transfer none): the description of live table @id
+ */
+const GpuprofSummaryTable *
+gpuprof_live_table (GpuprofLiveTableId id)
+{
+  g_return_val_if_fail (id < GPUPROF_LIVE_N_TABLES, NULL);
+  return &live_tables[id];
 }
 
 /**

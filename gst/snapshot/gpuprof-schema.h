@@ -74,6 +74,8 @@ G_BEGIN_DECLS
   F (residency_max_ns, U64, "largest residency, ns") \
   F (residency_mean_ns, U64, "mean residency, ns") \
   F (max_level_buffers, U64, "most buffers queued at once") \
+  F (level_buffers, U64, "buffers queued at the snapshot (0 at the end of a run: the queue was emptied)") \
+  F (level_bytes, U64, "bytes queued at the snapshot") \
   F (max_level_bytes, U64, "most bytes queued at once") \
   F (max_level_time_ns, U64, "most buffer duration queued at once, ns") \
   F (backpressure_ns, U64, "time the upstream thread was blocked on the full queue, ns") \
@@ -220,6 +222,24 @@ G_BEGIN_DECLS
   F (graph_records, U64, "records launched by a CUDA graph") \
   F (early, U64, "records starting before their API call (clock mismatch; 0 expected)")
 
+/* Live tables (interval=, docs/live.md): the figures of one interval, the
+ * differences between two snapshots of a run. They are the "interval"
+ * object of the JSON Lines, the interval columns of the live CSV files and
+ * the "gpuprof-interval-*" tracer records; not tables of the summary. */
+#define GPUPROF_SCHEMA_INTERVAL_ELEMENTS(F) \
+  F (path, STRING, "element path") \
+  F (buffers, U64, "buffers in the interval: a sink's received, otherwise pushed") \
+  F (self_ns, U64, "self time in the interval, ns") \
+  F (blocked_ns, U64, "time upstream threads waited inside its chain calls in the interval, ns") \
+  F (wait_input_ns, U64, "its loop's wait for input in the interval, ns") \
+  F (fps, DOUBLE, "buffers / interval_s")
+
+#define GPUPROF_SCHEMA_INTERVAL_QUEUES(F) \
+  F (path, STRING, "queue path") \
+  F (level_buffers, U64, "buffers queued at the snapshot") \
+  F (level_bytes, U64, "bytes queued at the snapshot") \
+  F (buffers, U64, "buffers dequeued in the interval")
+
 typedef enum
 {
   GPUPROF_FIELD_STRING,         /* gchar *, may be NULL */
@@ -295,5 +315,22 @@ typedef enum
 } GpuprofSummaryTableId;
 
 const GpuprofSummaryTable *gpuprof_summary_table (GpuprofSummaryTableId id);
+
+/* the live tables, as GPUPROF_SCHEMA_TABLES: name is the key in the JSON
+ * Lines "interval" object */
+#define GPUPROF_SCHEMA_LIVE_TABLES(T) \
+  T (INTERVAL_ELEMENTS, elements, interval-element, 1, FALSE) \
+  T (INTERVAL_QUEUES, queues, interval-queue, 1, FALSE)
+
+#define GPUPROF_SCHEMA_LIVE_ENUM(ID, name, record, n_key, single) \
+  GPUPROF_LIVE_##ID,
+
+typedef enum
+{
+  GPUPROF_SCHEMA_LIVE_TABLES (GPUPROF_SCHEMA_LIVE_ENUM)
+  GPUPROF_LIVE_N_TABLES
+} GpuprofLiveTableId;
+
+const GpuprofSummaryTable *gpuprof_live_table (GpuprofLiveTableId id);
 
 G_END_DECLS

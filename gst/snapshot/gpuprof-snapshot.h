@@ -30,6 +30,10 @@ typedef struct { GPUPROF_SCHEMA_GPU_KERNELS (GPUPROF_SCHEMA_MEMBER) } GpuprofGpu
 typedef struct { GPUPROF_SCHEMA_GPU_DEVICES (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuDeviceRow;
 typedef struct { GPUPROF_SCHEMA_GPU (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuRow;
 
+/* the live tables' rows (interval=): path points into the snapshot */
+typedef struct { GPUPROF_SCHEMA_INTERVAL_ELEMENTS (GPUPROF_SCHEMA_MEMBER) } GpuprofIntervalElementRow;
+typedef struct { GPUPROF_SCHEMA_INTERVAL_QUEUES (GPUPROF_SCHEMA_MEMBER) } GpuprofIntervalQueueRow;
+
 /* The run table's one row is the snapshot itself: its first members. */
 typedef struct
 {
@@ -65,6 +69,8 @@ typedef struct
 #define GPUPROF_SCHEMA_ROW_GPU_KERNELS GpuprofGpuKernelRow
 #define GPUPROF_SCHEMA_ROW_GPU_DEVICES GpuprofGpuDeviceRow
 #define GPUPROF_SCHEMA_ROW_GPU GpuprofGpuRow
+#define GPUPROF_SCHEMA_ROW_INTERVAL_ELEMENTS GpuprofIntervalElementRow
+#define GPUPROF_SCHEMA_ROW_INTERVAL_QUEUES GpuprofIntervalQueueRow
 
 GpuprofSnapshot *gpuprof_snapshot_new (const gchar * pipeline);
 void gpuprof_snapshot_free (GpuprofSnapshot * snap);

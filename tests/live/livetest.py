@@ -79,5 +79,52 @@ def run_to_eos(Gst, pipe, timeout_s=120):
     pipe.set_state(Gst.State.NULL)
 
 
+def converse(argv, answer, limit_s=120):
+    """Runs argv (stdin a pipe), reading its stdout and stderr together line
+    by line; answer(line) may return text to write to its stdin (the child
+    waits on it, so a block lasts until what the test waits for came, not
+    a fixed time). The lines, once it ended (killed past limit_s)."""
+    import subprocess
+    import threading
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, bufsize=1)
+    timer = threading.Timer(limit_s, proc.kill)
+    timer.start()
+    lines = []
+    for line in proc.stdout:
+        line = line.rstrip("\n")
+        lines.append(line)
+        reply = answer(line)
+        if reply and proc.poll() is None:
+            try:
+                if callable(reply):
+                    reply(proc)
+                else:
+                    proc.stdin.write(reply)
+                    proc.stdin.flush()
+            except (BrokenPipeError, ProcessLookupError):
+                pass
+    proc.wait()
+    timer.cancel()
+    print("\n".join(lines))
+    return lines
+
+
+def wait_for_parent():
+    """In a child of converse(): blocks until the parent answers."""
+    return sys.stdin.readline()
+
+
+def index(lines, prefix):
+    """the first line starting with prefix, or None"""
+    return next((i for i, l in enumerate(lines) if l.startswith(prefix)),
+                None)
+
+
+def stall_lines(lines):
+    return [i for i, l in enumerate(lines) if l.startswith("gpuprof: stall:")]
+
+
 def finish():
     sys.exit(1 if failures else 0)
