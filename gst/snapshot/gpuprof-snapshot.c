@@ -121,7 +121,8 @@ gpuprof_snapshot_sort (GpuprofSnapshot * s)
 /* Input-bound: a source whose loop waited for data (off the CPU) over
  * half its thread's wall time; the pipeline then mostly waits for it,
  * whatever the busiest element is. The source that waited longest is
- * named. */
+ * named. Only sources: a muxer's task waiting for busy sources (the new
+ * nvstreammux) waits for work upstream, not for data from outside. */
 static void
 compute_input_bound (GpuprofSnapshot * s)
 {
@@ -134,7 +135,8 @@ compute_input_bound (GpuprofSnapshot * s)
   for (i = 0; i < s->elements->len; i++) {
     const GpuprofElementRow *r =
         &g_array_index (s->elements, GpuprofElementRow, i);
-    if (r->wait_input_ns && (!src || r->wait_input_ns > src->wait_input_ns))
+    if (r->wait_input_ns && !g_strcmp0 (r->role, "source")
+        && (!src || r->wait_input_ns > src->wait_input_ns))
       src = r;
   }
   if (!src)

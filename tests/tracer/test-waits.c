@@ -347,6 +347,40 @@ GST_START_TEST (test_worker_thread_cpu_is_work)
 
 GST_END_TEST;
 
+/* A muxer's task waiting for busy sources is not an input-bound pipeline:
+ * the sources work (planted CPU), they wait for nothing; only a source
+ * that waits for data makes the pipeline input-bound */
+GST_START_TEST (test_mux_waiting_for_busy_sources)
+{
+  GstElement *p = gpuprof_test_parse ("videotestsrc num-buffers=30 ! "
+      "video/x-raw,width=64,height=48 ! gpuprofwork name=a work-us=3000 "
+      "spin=true ! mux.sink_0 videotestsrc num-buffers=30 ! "
+      "video/x-raw,width=64,height=48 ! gpuprofwork name=b work-us=3000 "
+      "spin=true ! mux.sink_1 compositor name=mux ! fakesink sync=false");
+  gchar *report, *mux = gpuprof_test_path (p, "mux");
+  gchar *a = gpuprof_test_path (p, "a"), *b = gpuprof_test_path (p, "b");
+  GstStructure *m;
+
+  gpuprof_test_play_to_eos (p);
+  m = gpuprof_test_element_stats (mux);
+  report = gpuprof_test_live_report (p);
+  /* the muxer's task did wait for its inputs (what made it look
+   * input-bound), yet the verdict names a working source */
+  fail_unless (gpuprof_test_get_u64 (m, "wait_input_ns") * 2 >
+      gpuprof_test_get_u64 (m, "thread_wall_ns"), "%s", report);
+  fail_if (strstr (report, "input-bound") != NULL, "%s", report);
+  fail_unless (report_says (report, "bottleneck", a)
+      || report_says (report, "bottleneck", b), "%s", report);
+  g_free (a);
+  g_free (b);
+  gst_structure_free (m);
+  g_free (report);
+  g_free (mux);
+  gpuprof_test_stop (p);
+}
+
+GST_END_TEST;
+
 static Suite *
 waits_suite (void)
 {
@@ -357,6 +391,7 @@ waits_suite (void)
   tcase_add_test (tc, test_appsrc_fed_every_10ms);
   tcase_add_test (tc, test_udpsrc_loopback_not_busy);
   tcase_add_test (tc, test_worker_thread_cpu_is_work);
+  tcase_add_test (tc, test_mux_waiting_for_busy_sources);
   return s;
 }
 
