@@ -322,6 +322,25 @@ fill_async_row (GpuprofElementRow * row, GpuprofAsync * a)
   }
 }
 
+/* Waiting on the GPU is not work: the self time of the calls it happened
+ * in (wall clock) loses it, and so does its main thread's, for what waited
+ * there; the percentiles keep it. Waits on its own threads outside calls
+ * are not in self time (worker time is on the thread CPU clock). */
+static void
+fill_gpu_wait (GpuprofElementRow * row, GpuprofElement * e,
+    const GpuprofThreadSlot * slot)
+{
+  GpuprofGpuWait w;
+
+  gpuprof_gpu_get_wait (GPUPROF_GPU_CHANNEL_TRACER, e->id,
+      slot ? (guint32) slot->thread->tid : 0, &w);
+  row->gpu_wait_ns = w.wait_ns;
+  row->self_ns -= MIN (w.in_call_ns, row->self_ns);
+  row->thread_self_ns -= MIN (w.in_call_tid_ns, row->thread_self_ns);
+  row->busy = row->thread_wall_ns ?
+      (gdouble) row->thread_self_ns / row->thread_wall_ns : 0.0;
+}
+
 static void
 fill_element_row (GpuprofProfiler * p, GpuprofElementRow * row,
     GpuprofElement * e)
@@ -356,6 +375,8 @@ fill_element_row (GpuprofProfiler * p, GpuprofElementRow * row,
   } else {
     row->thread = g_strdup ("");
   }
+  if (p->gpu_on)
+    fill_gpu_wait (row, e, slot);
   if (G_UNLIKELY (e->async) && gpuprof_async_confirmed (e->async))
     fill_async_row (row, e->async);
 }
