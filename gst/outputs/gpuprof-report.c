@@ -431,8 +431,10 @@ format_advice (const GpuprofSnapshot * s, GString * out)
 
 #define MS(ns) ((ns) / 1e6)
 
+/* @wait: with the GPU wait column (some thread waited) */
 static void
-format_gpu_element (const GpuprofGpuElementRow * r, GString * out)
+format_gpu_element (const GpuprofGpuElementRow * r, gboolean wait,
+    GString * out)
 {
   g_string_append_printf (out, "  %-40s %10.3f %10.3f %10.3f %10.3f %8"
       G_GUINT64_FORMAT " %7" G_GUINT64_FORMAT " %10.2f", r->path,
@@ -444,7 +446,9 @@ format_gpu_element (const GpuprofGpuElementRow * r, GString * out)
         r->buffers, r->gpu_ns / 1e3 / r->buffers);
   else
     g_string_append_printf (out, " %8s %10s", "-", "-");
-  g_string_append_printf (out, " %11.3f\n", MS (r->wait_ns));
+  if (wait)
+    g_string_append_printf (out, " %11.3f", MS (r->wait_ns));
+  g_string_append_c (out, '\n');
 }
 
 static void
@@ -511,18 +515,22 @@ static void
 format_gpu (const GpuprofSnapshot * s, GString * out)
 {
   const GpuprofGpuRow *t = &g_array_index (s->gpu, GpuprofGpuRow, 0);
+  gboolean wait = FALSE;
   guint i;
 
   g_string_append_printf (out, "\nGPU (CUPTI): %" G_GUINT64_FORMAT
       " records, %" G_GUINT64_FORMAT " dropped by CUPTI, %" G_GUINT64_FORMAT
       " settled without their API record, %" G_GUINT64_FORMAT
       " still pending\n", t->records, t->dropped, t->unjoined, t->pending);
+  for (i = 0; i < s->gpu_elements->len && !wait; i++)
+    wait = g_array_index (s->gpu_elements, GpuprofGpuElementRow, i).wait_ns;
   g_string_append_printf (out, "  %-40s %10s %10s %10s %10s %8s %7s %10s %8s "
-      "%10s %11s\n", "element", "GPU ms", "kernel ms", "copy ms", "memset ms",
-      "kernels", "copies", "MiB", "buffers", "us/buffer", "GPU wait ms");
+      "%10s%s\n", "element", "GPU ms", "kernel ms", "copy ms", "memset ms",
+      "kernels", "copies", "MiB", "buffers", "us/buffer",
+      wait ? " GPU wait ms" : "");
   for (i = 0; i < s->gpu_elements->len; i++)
     format_gpu_element (&g_array_index (s->gpu_elements, GpuprofGpuElementRow,
-            i), out);
+            i), wait, out);
   g_string_append_printf (out, "  %-40s %10.3f   = %.3f %s + %.3f "
       "by thread + %.3f unattributed\n", "total", MS (t->total_ns),
       MS (t->external_ns), gpu_call_source (t->path), MS (t->thread_ns),
