@@ -531,16 +531,19 @@ collector_main (gpointer data)
 
 /* ---- session ---- */
 
-/* the synchronizing ids (sync_ids below): a bit per id and domain */
-#define SYNC_BITS 1024
-static guint32 sync_bits[2][SYNC_BITS / 32];
+/* the synchronizing ids (sync_ids below): a byte per id, driver then
+ * runtime (their domains are 1 and 2), the cheapest test on the launch
+ * path */
+#define SYNC_IDS 1024
+G_STATIC_ASSERT (CUPTI_CB_DOMAIN_RUNTIME_API ==
+    CUPTI_CB_DOMAIN_DRIVER_API + 1);
+static guint8 sync_tab[2][SYNC_IDS];
 
+/* @domain: driver or runtime */
 static inline gboolean
 is_sync_id (CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
 {
-  guint d = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
-
-  return cbid < SYNC_BITS && (sync_bits[d][cbid / 32] & (1u << (cbid % 32)));
+  return cbid < SYNC_IDS && sync_tab[domain - CUPTI_CB_DOMAIN_DRIVER_API][cbid];
 }
 
 static void CUPTIAPI
@@ -603,13 +606,10 @@ enable_sync_callbacks (void)
 
   if (!subscriber || !cupti.EnableCallback)
     return 0;
-  for (i = 0; i < G_N_ELEMENTS (sync_ids); i++) {
-    guint d = sync_ids[i].domain == CUPTI_CB_DOMAIN_RUNTIME_API;
-    guint32 id = sync_ids[i].cbid;
-
-    if (id < SYNC_BITS)
-      sync_bits[d][id / 32] |= 1u << (id % 32);
-  }
+  for (i = 0; i < G_N_ELEMENTS (sync_ids); i++)
+    if (sync_ids[i].cbid < SYNC_IDS)
+      sync_tab[sync_ids[i].domain - CUPTI_CB_DOMAIN_DRIVER_API]
+          [sync_ids[i].cbid] = 1;
   for (i = 0; i < G_N_ELEMENTS (sync_ids); i++)
     if (cupti.EnableCallback (1, subscriber, sync_ids[i].domain,
             sync_ids[i].cbid) == CUPTI_SUCCESS)
