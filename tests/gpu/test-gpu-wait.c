@@ -102,7 +102,8 @@ app_syncs (gpointer data)
         1000 * 1000);
 }
 
-/* the tracer's figure @field of element @name (get-element-stats) */
+/* the tracer's figure @field of element @name (get-element-stats; the
+ * GstCheck helpers of gpuprof-test-util.h need a check suite) */
 static guint64
 stat_u64 (GstElement * p, const gchar * name, const gchar * field)
 {
@@ -234,15 +235,8 @@ test_owner (void)
 int
 main (int argc, char **argv)
 {
-  gchar *params = g_strdup_printf ("cupti-path=%s",
-      argc > 1 ? argv[1] : "callback");
-  gboolean fake = gpuprof_test_fake_cupti_tracers (params);
-
-  g_free (params);
-  if (!fake) {
-    g_print ("no fake libcupti: skipped\n");
+  if (!gpuprof_test_fake_cupti_tracers_args (argc, argv))
     return 77;
-  }
   g_test_init (&argc, &argv, NULL);
   gst_init (&argc, &argv);
   fake_sync = gpuprof_test_fake_cupti_symbol ("fake_cupti_sync");
