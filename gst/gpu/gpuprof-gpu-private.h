@@ -83,7 +83,6 @@ typedef struct
 gboolean _gpuprof_gpu_launch_lookup (guint32 corr, GpuprofGpuLaunch * out);
 
 /* gpuprof-gpu-wait.c: host threads waiting on the GPU */
-guint64 _gpuprof_gpu_thread_wait (GpuprofGpuChannel channel, guint32 tid);
 void _gpuprof_gpu_waiting_threads (GpuprofGpuChannel channel, GArray * tids);
 void _gpuprof_gpu_waits_forget (void);
 

@@ -660,7 +660,7 @@ add_thread_waits (GpuprofGpuChannel channel, GArray * rows)
       g_array_append_val (rows, t);
     }
     g_array_index (rows, GpuprofGpuThreadStats, i).wait_ns =
-        tid ? _gpuprof_gpu_thread_wait (channel, tid) : 0;
+        tid ? gpuprof_gpu_get_thread_wait (channel, tid, NULL) : 0;
   }
   g_array_unref (tids);
 }

@@ -188,19 +188,36 @@ gpuprof_gpu_get_wait (GpuprofGpuChannel channel, guint32 element_id,
   }
 }
 
-/* gpuprof_gpu_get_unattributed(): the unattributed waits of thread @tid */
+/**
+ * gpuprof_gpu_get_thread_wait:
+ * @channel: the channel
+ * @tid: an OS thread id (gpuprof_gpu_current_thread_id() on it)
+ * @in_calls_ns: (out) (optional): its waits inside elements' calls
+ *
+ * Returns: its waits outside any call on no element's thread (its
+ *   unattributed row's)
+ */
 guint64
-_gpuprof_gpu_thread_wait (GpuprofGpuChannel channel, guint32 tid)
+gpuprof_gpu_get_thread_wait (GpuprofGpuChannel channel, guint32 tid,
+    guint64 * in_calls_ns)
 {
-  guint64 ns = 0;
+  guint64 ns = 0, in_calls = 0;
   guint i;
 
   for (i = 0; i < N_WAIT_SLOTS; i++) {
     guint64 k = __atomic_load_n (&wait_slots[i].key, __ATOMIC_ACQUIRE);
-    if (k && key_kind (k) == WAIT_THREAD && key_channel (k) == channel
-        && key_tid (k) == (tid & TID_MASK))
-      ns += __atomic_load_n (&wait_slots[i].ns, __ATOMIC_RELAXED);
+    guint64 v;
+
+    if (!k || key_channel (k) != channel || key_tid (k) != (tid & TID_MASK))
+      continue;
+    v = __atomic_load_n (&wait_slots[i].ns, __ATOMIC_RELAXED);
+    if (key_kind (k) == WAIT_THREAD)
+      ns += v;
+    else if (key_kind (k) == WAIT_IN_CALL)
+      in_calls += v;
   }
+  if (in_calls_ns)
+    *in_calls_ns = in_calls;
   return ns;
 }
 

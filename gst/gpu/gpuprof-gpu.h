@@ -402,6 +402,8 @@ typedef struct
 
 void gpuprof_gpu_get_wait (GpuprofGpuChannel channel, guint32 element_id,
     guint32 call_tid, GpuprofGpuWait * wait);
+guint64 gpuprof_gpu_get_thread_wait (GpuprofGpuChannel channel, guint32 tid,
+    guint64 * in_calls_ns);
 
 /**
  * GpuprofGpuThreadStats:

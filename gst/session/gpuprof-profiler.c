@@ -421,6 +421,7 @@ fill_thread_rows (GpuprofSnapshot * snap, GPtrArray * elements,
     GpuprofElement *top = NULL;
     GpuprofThreadKind kind;
     guint32 owner_id;
+    guint64 in_call_wait;
 
     if (!first || t->pipeline_id != pipeline_id)
       continue;
@@ -429,6 +430,11 @@ fill_thread_rows (GpuprofSnapshot * snap, GPtrArray * elements,
     row.name = gpuprof_thread_dup_name (t);
     row.wall_ns = last > first ? last - first : 0;
     row.busy_ns = __atomic_load_n (&t->busy_ns, __ATOMIC_RELAXED);
+    /* its GPU waits inside calls are in the elements' self time: not work
+     * (fill_gpu_wait); 0 with GPU attribution off */
+    gpuprof_gpu_get_thread_wait (GPUPROF_GPU_CHANNEL_TRACER, (guint32) t->tid,
+        &in_call_wait);
+    row.busy_ns -= MIN (in_call_wait, row.busy_ns);
     for (j = 0; j < elements->len; j++) {
       GpuprofElement *e = g_ptr_array_index (elements, j);
       for (k = 0; k < GPUPROF_THREAD_SLOTS; k++) {

@@ -87,7 +87,7 @@ G_BEGIN_DECLS
 #define GPUPROF_SCHEMA_THREADS(F) \
   F (name, STRING, "thread name, from its GstTask") \
   F (wall_ns, U64, "wall time of the thread during the run, ns") \
-  F (busy_ns, U64, "sum of element self time on the thread, ns") \
+  F (busy_ns, U64, "sum of element self time on the thread (its GPU waits inside calls taken out), ns") \
   F (top_element, STRING, "element with the most self time on the thread") \
   F (owner, STRING, "element that owns the thread (its pad task, created by it, or pushing on its src pad outside a chain call); empty: the application") \
   F (kind, STRING, "streaming, worker, output or application")

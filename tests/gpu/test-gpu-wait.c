@@ -102,26 +102,72 @@ app_syncs (gpointer data)
         1000 * 1000);
 }
 
-/* the tracer's figure @field of element @name (get-element-stats; the
- * GstCheck helpers of gpuprof-test-util.h need a check suite) */
-static guint64
-stat_u64 (GstElement * p, const gchar * name, const gchar * field)
+/* the tracer's row of element @name (get-element-stats; the GstCheck
+ * helpers of gpuprof-test-util.h need a check suite) */
+static GstStructure *
+stats_of (GstElement * p, const gchar * name)
 {
-  GstElement *e = gst_bin_get_by_name (GST_BIN (p), name);
   gchar *path = g_strdup_printf ("%s/%s", GST_OBJECT_NAME (p), name);
   GstStructure *s = NULL;
-  guint64 v = 0;
 
-  g_assert_nonnull (e);
   g_assert_nonnull (gpuprof_test_find_tracer ());
   g_signal_emit_by_name (gpuprof_test_find_tracer (), "get-element-stats",
       path, &s);
-  if (!s || !gst_structure_get_uint64 (s, field, &v))
-    g_error ("no %s for %s", field, path);
-  gst_structure_free (s);
+  if (!s)
+    g_error ("no statistics for %s", path);
   g_free (path);
-  gst_object_unref (e);
+  return s;
+}
+
+static guint64
+stat_u64 (GstElement * p, const gchar * name, const gchar * field)
+{
+  GstStructure *s = stats_of (p, name);
+  guint64 v = 0;
+
+  if (!gst_structure_get_uint64 (s, field, &v))
+    g_error ("no %s for %s", field, name);
+  gst_structure_free (s);
   return v;
+}
+
+static gchar *
+stat_string (GstElement * p, const gchar * name, const gchar * field)
+{
+  GstStructure *s = stats_of (p, name);
+  gchar *v = g_strdup (gst_structure_get_string (s, field));
+
+  g_assert_nonnull (v);
+  gst_structure_free (s);
+  return v;
+}
+
+/* "busy ms" of thread @name in the report's Threads table, in ns */
+static guint64
+thread_busy_ns (const gchar * report, const gchar * name)
+{
+  const gchar *table = strstr (report, "\nThreads\n");
+  gchar **lines, **cols;
+  guint64 ns = G_MAXUINT64;
+  guint i;
+
+  g_assert_nonnull (table);
+  lines = g_strsplit (table + 1, "\n", -1);
+  for (i = 2; lines[i] && *lines[i] && ns == G_MAXUINT64; i++) {
+    cols = g_strsplit_set (g_strstrip (lines[i]), " ", -1);
+    if (!g_strcmp0 (cols[0], name)) {
+      guint c, n = 0;
+      /* thread, wall ms, busy ms: the second number after the name */
+      for (c = 1; cols[c] && n < 2; c++)
+        if (*cols[c] && ++n == 2)
+          ns = (guint64) (g_ascii_strtod (cols[c], NULL) * 1e6);
+    }
+    g_strfreev (cols);
+  }
+  g_strfreev (lines);
+  if (ns == G_MAXUINT64)
+    g_error ("no thread %s in:\n%s", name, report);
+  return ns;
 }
 
 static void
@@ -149,6 +195,7 @@ test_in_call (void)
   GArray *un;
   gchar *report = NULL;
   GpuprofGpuWait w;
+  gchar *thread;
   guint64 self, thread_self, wait;
   gboolean found = FALSE;
   guint i;
@@ -163,6 +210,7 @@ test_in_call (void)
   /* waiting is not work: self time (wall, the wait excluded) covers the
    * planted work, and far less than the wait on top of it */
   self = stat_u64 (p, "waiter", "self_ns");
+  thread = stat_string (p, "waiter", "thread");
   thread_self = stat_u64 (p, "waiter", "thread_self_ns");
   if (self < chain_work_ns || (gpuprof_test_timing ()
           && self > chain_work_ns + chain_wait.inner / 2))
@@ -179,7 +227,15 @@ test_in_call (void)
       GST_OBJECT_NAME (p), &report);
   g_assert_nonnull (report);
   g_assert_nonnull (strstr (report, "GPU wait ms"));
+  /* the waiter's thread is not busy waiting either (Threads table) */
+  thread_self = thread_busy_ns (report, thread);
+  if (gpuprof_test_timing ()
+      && thread_self > chain_work_ns + chain_wait.inner / 2)
+    g_error ("thread %s busy %" G_GUINT64_FORMAT " ns: work %"
+        G_GUINT64_FORMAT ", wait %" G_GUINT64_FORMAT, thread, thread_self,
+        chain_work_ns, chain_wait.inner);
   g_free (report);
+  g_free (thread);
 
   /* a thread nobody owns, outside any call: listed by its name */
   gpuprof_test_gate_start (&app, "waitthread", app_syncs, NULL);
