@@ -558,10 +558,12 @@ subscriber_callback (void *userdata, CUpti_CallbackDomain domain,
       && domain != CUPTI_CB_DOMAIN_RUNTIME_API)
     return;
   if (G_UNLIKELY (is_sync_id (domain, cbid))) {
+    gboolean runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+
     if (cd->callbackSite == CUPTI_API_ENTER)
-      gpuprof_gpu_sync_enter ();
+      gpuprof_gpu_sync_enter (runtime, cbid);
     else
-      gpuprof_gpu_sync_exit ();
+      gpuprof_gpu_sync_exit (runtime, cbid);
     return;
   }
   /* CUPTI calls at exit too (no way to ask for entry only): nothing to do */

@@ -8,7 +8,7 @@
  * thread is doing, as a launch would be (gpuprof-gpu-launch.c): the element
  * in a call, else the thread's owner, else the thread itself
  * (unattributed). A runtime call waits through its driver call: only the
- * outermost one counts.
+ * runtime one counts.
  *
  * Lock-free: a fixed open-addressed table of sums, a slot per (what, channel,
  * element, thread) claimed once with a CAS, added to with atomics; the
@@ -44,9 +44,16 @@ typedef struct
 static WaitSlot wait_slots[N_WAIT_SLOTS];
 static guint64 wait_lost_ns;    /* table full: counted nowhere else */
 
-/* per thread: the outermost synchronizing call's entry, its nesting */
+/* per thread: the outermost synchronizing call in progress (0: none) and
+ * its entry. Only a driver call nests in a runtime one; any other entry
+ * starts a new wait, so a wait whose exit never came (the callbacks turned
+ * off during it) is forgotten at the thread's next one. */
+#define SYNC_CALL(runtime, cbid) \
+  ((1u << 31) | ((runtime) ? 1u << 30 : 0) | ((cbid) & 0x3fffffff))
+#define SYNC_RUNTIME(call) (((call) >> 30) & 1)
+
+static __thread guint32 sync_call;
 static __thread guint64 sync_start;
-static __thread guint sync_depth;
 
 static inline guint64
 wait_key (WaitKind kind, guint channel, guint32 element, guint32 tid)
@@ -100,35 +107,44 @@ wait_add (guint64 key, guint64 ns)
 
 /**
  * gpuprof_gpu_sync_enter:
+ * @runtime: a runtime API call (else a driver one)
+ * @cbid: its callback id in its domain
  *
  * On the waiting thread, at the entry of a synchronizing API call. O(1), no
  * lock, no allocation.
  */
 void
-gpuprof_gpu_sync_enter (void)
+gpuprof_gpu_sync_enter (gboolean runtime, guint32 cbid)
 {
-  if (sync_depth++ == 0)
-    sync_start = gpuprof_cupti_monotonic_ns ();
+  guint32 call = SYNC_CALL (runtime, cbid);
+
+  /* a runtime call waits through its driver call: the outer one counts */
+  if (sync_call && SYNC_RUNTIME (sync_call) && !runtime)
+    return;
+  sync_call = call;
+  sync_start = gpuprof_cupti_monotonic_ns ();
 }
 
 /**
  * gpuprof_gpu_sync_exit:
+ * @runtime: as given to gpuprof_gpu_sync_enter()
+ * @cbid: as given to gpuprof_gpu_sync_enter()
  *
  * At the exit of that call: its duration goes to the element in a call on
  * this thread, else the thread's owner, else the thread (each enabled
  * channel). O(1) (a probe of the wait table), no lock, no allocation.
  */
 void
-gpuprof_gpu_sync_exit (void)
+gpuprof_gpu_sync_exit (gboolean runtime, guint32 cbid)
 {
   gint on = g_atomic_int_get (&_gpuprof_gpu_channels_on);
   guint64 ns;
   guint c;
 
-  if (sync_depth == 0)
-    return;                     /* entered before the callbacks were on */
-  if (--sync_depth > 0)
+  /* a nested call's exit, or a call entered before the callbacks were on */
+  if (sync_call != SYNC_CALL (runtime, cbid))
     return;
+  sync_call = 0;
   ns = gpuprof_cupti_monotonic_ns () - sync_start;
   for (c = 0; c < GPUPROF_GPU_N_CHANNELS; c++) {
     guint32 element, tid;

@@ -181,8 +181,8 @@ void gpuprof_gpu_use_pthread_ids (gboolean use);
 
 /* synchronizing calls (both paths): the calling thread's wait on the GPU,
  * charged at exit to what it is doing (gpuprof-gpu-wait.c) */
-void gpuprof_gpu_sync_enter (void);
-void gpuprof_gpu_sync_exit (void);
+void gpuprof_gpu_sync_enter (gboolean runtime, guint32 cbid);
+void gpuprof_gpu_sync_exit (gboolean runtime, guint32 cbid);
 
 /* ---- record side ---- */
 
