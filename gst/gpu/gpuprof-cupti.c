@@ -14,6 +14,8 @@
  *    work only. No API or external correlation records, no join.
  *  - activity: both API kinds and external correlation: external correlation
  *    records only come with an API kind enabled (measured on the GPU host).
+ * Both paths enable the callbacks of the synchronizing calls (sync_ids):
+ * the time a thread waits on the GPU (gpuprof-gpu-wait.c).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -529,20 +531,93 @@ collector_main (gpointer data)
 
 /* ---- session ---- */
 
+/* the synchronizing ids (sync_ids below): a byte per id, driver then
+ * runtime (their domains are 1 and 2), the cheapest test on the launch
+ * path */
+#define SYNC_IDS 1024
+G_STATIC_ASSERT (CUPTI_CB_DOMAIN_RUNTIME_API ==
+    CUPTI_CB_DOMAIN_DRIVER_API + 1);
+static guint8 sync_tab[2][SYNC_IDS];
+
+/* @domain: driver or runtime */
+static inline gboolean
+is_sync_id (CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+  return cbid < SYNC_IDS && sync_tab[domain - CUPTI_CB_DOMAIN_DRIVER_API][cbid];
+}
+
 static void CUPTIAPI
 subscriber_callback (void *userdata, CUpti_CallbackDomain domain,
     CUpti_CallbackId cbid, const void *data)
 {
   const CUpti_CallbackData *cd = data;
 
-  /* activity path: subscribed only to find out whether another CUPTI
-   * client is there; callback path: only launch/copy/memset ids enabled */
+  /* only launch/copy/memset ids (callback path) and the synchronizing ids
+   * (both paths) are enabled */
   if (domain != CUPTI_CB_DOMAIN_DRIVER_API
       && domain != CUPTI_CB_DOMAIN_RUNTIME_API)
     return;
+  if (G_UNLIKELY (is_sync_id (domain, cbid))) {
+    gboolean runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+
+    if (cd->callbackSite == CUPTI_API_ENTER)
+      gpuprof_gpu_sync_enter (runtime, cbid);
+    else
+      gpuprof_gpu_sync_exit (runtime, cbid);
+    return;
+  }
   /* CUPTI calls at exit too (no way to ask for entry only): nothing to do */
   if (cd->callbackSite == CUPTI_API_ENTER)
     gpuprof_gpu_launch_enter (cd->correlationId);
+}
+
+/* Calls that block the host until the GPU is done, driver and runtime (a
+ * runtime call waits through its driver call: gpuprof-gpu-wait.c counts the
+ * outermost). cuStreamWaitEvent is a GPU-side wait, not a host one.
+ * Synchronous copies (cuMemcpyHtoD...) are left out: their time is mostly
+ * the copy itself, already the element's copy_ns, and telling them from the
+ * asynchronous ones would cost the launch path an exit callback. */
+static const struct
+{
+  CUpti_CallbackDomain domain;
+  CUpti_CallbackId cbid;
+} sync_ids[] = {
+  {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize},
+  {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2},
+  {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize},
+  {CUPTI_CB_DOMAIN_DRIVER_API,
+      CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz},
+  {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize},
+  {CUPTI_CB_DOMAIN_RUNTIME_API,
+      CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020},
+  {CUPTI_CB_DOMAIN_RUNTIME_API,
+      CUPTI_RUNTIME_TRACE_CBID_cudaThreadSynchronize_v3020},
+  {CUPTI_CB_DOMAIN_RUNTIME_API,
+      CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020},
+  {CUPTI_CB_DOMAIN_RUNTIME_API,
+      CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000},
+  {CUPTI_CB_DOMAIN_RUNTIME_API,
+      CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020},
+};
+
+/* Returns how many synchronizing callbacks were enabled */
+static guint
+enable_sync_callbacks (void)
+{
+  guint i, n_on = 0;
+
+  if (!subscriber || !cupti.EnableCallback)
+    return 0;
+  for (i = 0; i < G_N_ELEMENTS (sync_ids); i++)
+    if (sync_ids[i].cbid < SYNC_IDS)
+      sync_tab[sync_ids[i].domain - CUPTI_CB_DOMAIN_DRIVER_API]
+          [sync_ids[i].cbid] = 1;
+  for (i = 0; i < G_N_ELEMENTS (sync_ids); i++)
+    if (cupti.EnableCallback (1, subscriber, sync_ids[i].domain,
+            sync_ids[i].cbid) == CUPTI_SUCCESS)
+      n_on++;
+  GST_INFO ("%u synchronize callbacks on: gpu_wait_ns measured", n_on);
+  return n_on;
 }
 
 /* API calls that make GPU records: kernel and graph launches, copies and
@@ -664,6 +739,7 @@ start_session_locked (void)
       path_on = GPUPROF_CUPTI_PATH_ACTIVITY;
     }
   }
+  enable_sync_callbacks ();
   for (i = 0; i < G_N_ELEMENTS (other_kinds); i++) {
     if (path_on == GPUPROF_CUPTI_PATH_CALLBACK && i >= N_GPU_KINDS)
       break;

@@ -1,12 +1,13 @@
 /* gpuprof: GPU attribution, what its modules share. Not installed.
  *
- * gpuprof-gpu.h is split over five files:
+ * gpuprof-gpu.h is split over these files:
  *  - gpuprof-gpu-hotpath.c: enter/exit around chain calls, the per-thread
  *    slots, the backend (streaming threads; no lock)
  *  - gpuprof-gpu-join.c: correlation entries, settle, evict: activity, API
  *    and external records in, attributed ops out (record side)
  *  - gpuprof-gpu-stats.c: per-element/kernel/device aggregates, gaps, the
  *    buffer ring, the public getters (record side)
+ *  - gpuprof-gpu-wait.c: time threads wait on the GPU (synchronize calls)
  *  - gpuprof-gpu-names.c: element paths of each channel, labels
  *  - gpuprof-gpu.c: this shared state, configure/reset, the listeners
  *
@@ -80,6 +81,10 @@ typedef struct
 } GpuprofGpuLaunch;
 
 gboolean _gpuprof_gpu_launch_lookup (guint32 corr, GpuprofGpuLaunch * out);
+
+/* gpuprof-gpu-wait.c: host threads waiting on the GPU */
+void _gpuprof_gpu_waiting_threads (GpuprofGpuChannel channel, GArray * tids);
+void _gpuprof_gpu_waits_forget (void);
 
 /* gpuprof-gpu-join.c */
 void _gpuprof_gpu_join_init_locked (void);

@@ -639,6 +639,32 @@ thread_cmp (gconstpointer a, gconstpointer b)
   return x < y ? 1 : x > y ? -1 : 0;
 }
 
+/* Unattributed waits (gpuprof-gpu-wait.c): on the rows of their threads,
+ * a row for a thread that only waited */
+static void
+add_thread_waits (GpuprofGpuChannel channel, GArray * rows)
+{
+  GArray *tids = g_array_new (FALSE, FALSE, sizeof (guint32));
+  guint i;
+
+  for (i = 0; i < rows->len; i++)
+    g_array_append_val (tids,
+        g_array_index (rows, GpuprofGpuThreadStats, i).thread_id);
+  _gpuprof_gpu_waiting_threads (channel, tids);
+  for (i = 0; i < tids->len; i++) {
+    guint32 tid = g_array_index (tids, guint32, i);
+    if (i >= rows->len) {
+      GpuprofGpuThreadStats t = { 0, };
+      t.thread_id = tid;
+      _gpuprof_gpu_thread_name (tid, t.name, sizeof (t.name));
+      g_array_append_val (rows, t);
+    }
+    g_array_index (rows, GpuprofGpuThreadStats, i).wait_ns =
+        tid ? gpuprof_gpu_get_thread_wait (channel, tid, NULL) : 0;
+  }
+  g_array_unref (tids);
+}
+
 /**
  * gpuprof_gpu_get_unattributed:
  * @channel: the channel
@@ -659,6 +685,7 @@ gpuprof_gpu_get_unattributed (GpuprofGpuChannel channel)
   while (g_hash_table_iter_next (&it, NULL, &v))
     g_array_append_vals (out, v, 1);
   g_mutex_unlock (&_gpuprof_gpu.lock);
+  add_thread_waits (channel, out);
   g_array_sort (out, thread_cmp);
   return out;
 }

@@ -70,6 +70,7 @@ gpuprof_gpu_reset (void)
   clear_locked ();
   g_mutex_unlock (&_gpuprof_gpu.lock);
   _gpuprof_gpu_threads_forget ();
+  _gpuprof_gpu_waits_forget ();
 }
 
 /* ------------------------------------------------------------------ */

@@ -179,6 +179,11 @@ void gpuprof_gpu_launch_table_init (void);
 void gpuprof_gpu_launch_enter (guint32 correlation_id);
 void gpuprof_gpu_use_pthread_ids (gboolean use);
 
+/* synchronizing calls (both paths): the calling thread's wait on the GPU,
+ * charged at exit to what it is doing (gpuprof-gpu-wait.c) */
+void gpuprof_gpu_sync_enter (gboolean runtime, guint32 cbid);
+void gpuprof_gpu_sync_exit (gboolean runtime, guint32 cbid);
+
 /* ---- record side ---- */
 
 typedef enum
@@ -379,17 +384,42 @@ typedef struct
 } GpuprofGpuElementStats;
 
 /**
+ * GpuprofGpuWait:
+ * @wait_ns: time threads waited on the GPU (synchronize calls) for the
+ *   element: inside its calls, or on a thread it owns outside calls
+ * @in_call_ns: the part waited inside its calls (chain, event, query...),
+ *   which their self time includes
+ * @in_call_tid_ns: the part of @in_call_ns on the thread asked about
+ * @waits: synchronizing calls
+ */
+typedef struct
+{
+  guint64 wait_ns;
+  guint64 in_call_ns;
+  guint64 in_call_tid_ns;
+  guint64 waits;
+} GpuprofGpuWait;
+
+void gpuprof_gpu_get_wait (GpuprofGpuChannel channel, guint32 element_id,
+    guint32 call_tid, GpuprofGpuWait * wait);
+guint64 gpuprof_gpu_get_thread_wait (GpuprofGpuChannel channel, guint32 tid,
+    guint64 * in_calls_ns);
+
+/**
  * GpuprofGpuThreadStats:
  * @thread_id: OS thread id (gettid) that launched the work, 0 when unknown
  *   (no API record arrived)
  * @name: thread name: set by gpuprof_gpu_set_thread_name(), else the OS name
  * @cost: GPU work with no external id and no last active element
+ * @wait_ns: time the thread waited on the GPU outside any call, on no
+ *   element's thread (synchronize calls)
  */
 typedef struct
 {
   guint32 thread_id;
   gchar name[48];
   GpuprofGpuCost cost;
+  guint64 wait_ns;
 } GpuprofGpuThreadStats;
 
 /**

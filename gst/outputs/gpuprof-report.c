@@ -150,11 +150,16 @@ format_elements (const GpuprofSnapshot * s, GString * out)
   static const gchar *const headers[] = {
     "element", "role", "thread", "buf in", "buf out", "self ms",
     "self/call µs", "p50 µs", "p95 µs", "p99 µs", "max µs", "incl/call µs",
-    "busy %", "blocked ms", NULL
+    "busy %", "blocked ms", "GPU wait ms", NULL
   };
-  GpuprofTable *t = gpuprof_table_new (14, headers);
+  GpuprofTable *t;
+  gboolean gpu_wait = FALSE;
   guint i;
 
+  /* the GPU wait column only where CUPTI measured a wait */
+  for (i = 0; i < s->elements->len && !gpu_wait; i++)
+    gpu_wait = g_array_index (s->elements, GpuprofElementRow, i).gpu_wait_ns;
+  t = gpuprof_table_new (gpu_wait ? 15 : 14, headers);
   for (i = 0; i < s->elements->len; i++) {
     const GpuprofElementRow *r =
         &g_array_index (s->elements, GpuprofElementRow, i);
@@ -165,12 +170,15 @@ format_elements (const GpuprofSnapshot * s, GString * out)
       u64 (r->buffers_out), ms (r->self_ns), us (r->self_ns / calls),
       us (r->self_p50_ns), us (r->self_p95_ns), us (r->self_p99_ns),
       us (r->self_max_ns), us (r->incl_ns / calls), pct (r->busy),
-      ms (r->blocked_ns), NULL
+      ms (r->blocked_ns), gpu_wait ? ms (r->gpu_wait_ns) : NULL, NULL
     };
     add_owned_row (t, cells);
   }
   g_string_append (out, "Elements (by self time; busy = self time / wall time "
       "of its thread; blocked = upstream threads waiting inside it)\n");
+  if (gpu_wait)
+    g_string_append (out, "(GPU wait = its threads waiting on the GPU in "
+        "synchronize calls: not in self time nor busy)\n");
   gpuprof_table_print (t, out);
   gpuprof_table_free (t);
 }
@@ -423,8 +431,10 @@ format_advice (const GpuprofSnapshot * s, GString * out)
 
 #define MS(ns) ((ns) / 1e6)
 
+/* @wait: with the GPU wait column (some thread waited) */
 static void
-format_gpu_element (const GpuprofGpuElementRow * r, GString * out)
+format_gpu_element (const GpuprofGpuElementRow * r, gboolean wait,
+    GString * out)
 {
   g_string_append_printf (out, "  %-40s %10.3f %10.3f %10.3f %10.3f %8"
       G_GUINT64_FORMAT " %7" G_GUINT64_FORMAT " %10.2f", r->path,
@@ -432,10 +442,13 @@ format_gpu_element (const GpuprofGpuElementRow * r, GString * out)
       r->kernels, r->copies,
       (r->copy_bytes + r->memset_bytes) / (1024.0 * 1024.0));
   if (r->buffers)
-    g_string_append_printf (out, " %8" G_GUINT64_FORMAT " %10.1f\n",
+    g_string_append_printf (out, " %8" G_GUINT64_FORMAT " %10.1f",
         r->buffers, r->gpu_ns / 1e3 / r->buffers);
   else
-    g_string_append_printf (out, " %8s %10s\n", "-", "-");
+    g_string_append_printf (out, " %8s %10s", "-", "-");
+  if (wait)
+    g_string_append_printf (out, " %11.3f", MS (r->wait_ns));
+  g_string_append_c (out, '\n');
 }
 
 static void
@@ -502,18 +515,22 @@ static void
 format_gpu (const GpuprofSnapshot * s, GString * out)
 {
   const GpuprofGpuRow *t = &g_array_index (s->gpu, GpuprofGpuRow, 0);
+  gboolean wait = FALSE;
   guint i;
 
   g_string_append_printf (out, "\nGPU (CUPTI): %" G_GUINT64_FORMAT
       " records, %" G_GUINT64_FORMAT " dropped by CUPTI, %" G_GUINT64_FORMAT
       " settled without their API record, %" G_GUINT64_FORMAT
       " still pending\n", t->records, t->dropped, t->unjoined, t->pending);
+  for (i = 0; i < s->gpu_elements->len && !wait; i++)
+    wait = g_array_index (s->gpu_elements, GpuprofGpuElementRow, i).wait_ns;
   g_string_append_printf (out, "  %-40s %10s %10s %10s %10s %8s %7s %10s %8s "
-      "%10s\n", "element", "GPU ms", "kernel ms", "copy ms", "memset ms",
-      "kernels", "copies", "MiB", "buffers", "us/buffer");
+      "%10s%s\n", "element", "GPU ms", "kernel ms", "copy ms", "memset ms",
+      "kernels", "copies", "MiB", "buffers", "us/buffer",
+      wait ? " GPU wait ms" : "");
   for (i = 0; i < s->gpu_elements->len; i++)
     format_gpu_element (&g_array_index (s->gpu_elements, GpuprofGpuElementRow,
-            i), out);
+            i), wait, out);
   g_string_append_printf (out, "  %-40s %10.3f   = %.3f %s + %.3f "
       "by thread + %.3f unattributed\n", "total", MS (t->total_ns),
       MS (t->external_ns), gpu_call_source (t->path), MS (t->thread_ns),

@@ -322,6 +322,25 @@ fill_async_row (GpuprofElementRow * row, GpuprofAsync * a)
   }
 }
 
+/* Waiting on the GPU is not work: the self time of the calls it happened
+ * in (wall clock) loses it, and so does its main thread's, for what waited
+ * there; the percentiles keep it. Waits on its own threads outside calls
+ * are not in self time (worker time is on the thread CPU clock). */
+static void
+fill_gpu_wait (GpuprofElementRow * row, GpuprofElement * e,
+    const GpuprofThreadSlot * slot)
+{
+  GpuprofGpuWait w;
+
+  gpuprof_gpu_get_wait (GPUPROF_GPU_CHANNEL_TRACER, e->id,
+      slot ? (guint32) slot->thread->tid : 0, &w);
+  row->gpu_wait_ns = w.wait_ns;
+  row->self_ns -= MIN (w.in_call_ns, row->self_ns);
+  row->thread_self_ns -= MIN (w.in_call_tid_ns, row->thread_self_ns);
+  row->busy = row->thread_wall_ns ?
+      (gdouble) row->thread_self_ns / row->thread_wall_ns : 0.0;
+}
+
 static void
 fill_element_row (GpuprofProfiler * p, GpuprofElementRow * row,
     GpuprofElement * e)
@@ -356,6 +375,8 @@ fill_element_row (GpuprofProfiler * p, GpuprofElementRow * row,
   } else {
     row->thread = g_strdup ("");
   }
+  if (p->gpu_on)
+    fill_gpu_wait (row, e, slot);
   if (G_UNLIKELY (e->async) && gpuprof_async_confirmed (e->async))
     fill_async_row (row, e->async);
 }
@@ -400,6 +421,7 @@ fill_thread_rows (GpuprofSnapshot * snap, GPtrArray * elements,
     GpuprofElement *top = NULL;
     GpuprofThreadKind kind;
     guint32 owner_id;
+    guint64 in_call_wait;
 
     if (!first || t->pipeline_id != pipeline_id)
       continue;
@@ -408,6 +430,11 @@ fill_thread_rows (GpuprofSnapshot * snap, GPtrArray * elements,
     row.name = gpuprof_thread_dup_name (t);
     row.wall_ns = last > first ? last - first : 0;
     row.busy_ns = __atomic_load_n (&t->busy_ns, __ATOMIC_RELAXED);
+    /* its GPU waits inside calls are in the elements' self time: not work
+     * (fill_gpu_wait); 0 with GPU attribution off */
+    gpuprof_gpu_get_thread_wait (GPUPROF_GPU_CHANNEL_TRACER, (guint32) t->tid,
+        &in_call_wait);
+    row.busy_ns -= MIN (in_call_wait, row.busy_ns);
     for (j = 0; j < elements->len; j++) {
       GpuprofElement *e = g_ptr_array_index (elements, j);
       for (k = 0; k < GPUPROF_THREAD_SLOTS; k++) {

@@ -36,11 +36,14 @@ fill_elements (GpuprofSnapshot * snap, GpuprofGpuChannel channel,
     const GpuprofGpuElementStats *e =
         &g_array_index (els, GpuprofGpuElementStats, i);
     GpuprofGpuElementRow r = { 0, };
+    GpuprofGpuWait w;
 
     r.path = gpuprof_gpu_label (path_func, user_data, e->element_id);
     r.thread = g_strdup ("");
     set_cost (&r, &e->cost, e->buffers);
     r.by_thread_ns = e->by_thread_ns;
+    gpuprof_gpu_get_wait (channel, e->element_id, 0, &w);
+    r.wait_ns = w.wait_ns;
     g_array_append_val (snap->gpu_elements, r);
   }
   for (i = 0; i < un->len; i++) {
@@ -51,6 +54,7 @@ fill_elements (GpuprofSnapshot * snap, GpuprofGpuChannel channel,
     r.path = g_strdup_printf ("unattributed (thread %s)", u->name);
     r.thread = g_strdup (u->name);
     set_cost (&r, &u->cost, 0);
+    r.wait_ns = u->wait_ns;
     g_array_append_val (snap->gpu_elements, r);
   }
   g_array_unref (els);

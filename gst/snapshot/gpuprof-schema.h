@@ -57,7 +57,7 @@ G_BEGIN_DECLS
   F (blocked_ns, U64, "time upstream threads waited inside its chain calls (full queue, a muxer's hand-over), ns") \
   F (waits_on_clock, BOOLEAN, "synced sink or live source: times include clock waits") \
   F (wait_input_ns, U64, "its loop off the CPU between pushes: waiting for data (appsrc, socket, clock), ns") \
-  F (gpu_wait_ns, U64, "time waiting on the GPU (CUDA synchronize, event waits), ns; 0 until measured") \
+  F (gpu_wait_ns, U64, "time its threads waited on the GPU (CUDA synchronize, event waits; CUPTI on), inside its calls or on a thread it owns; not in self_ns nor busy, ns") \
   F (async, BOOLEAN, "asynchronous: its buffers leave on a thread it owns, outside its chain calls; self_ns is then its work on all its threads") \
   F (worker_ns, U64, "CPU time of its worker threads, part of self_ns (asynchronous elements), ns") \
   F (residency_p50_ns, U64, "median time a buffer spent inside it, chain arrival -> push out (asynchronous elements), ns") \
@@ -87,7 +87,7 @@ G_BEGIN_DECLS
 #define GPUPROF_SCHEMA_THREADS(F) \
   F (name, STRING, "thread name, from its GstTask") \
   F (wall_ns, U64, "wall time of the thread during the run, ns") \
-  F (busy_ns, U64, "sum of element self time on the thread, ns") \
+  F (busy_ns, U64, "sum of element self time on the thread (its GPU waits inside calls taken out), ns") \
   F (top_element, STRING, "element with the most self time on the thread") \
   F (owner, STRING, "element that owns the thread (its pad task, created by it, or pushing on its src pad outside a chain call); empty: the application") \
   F (kind, STRING, "streaming, worker, output or application")
@@ -184,7 +184,8 @@ G_BEGIN_DECLS
   F (memset_bytes, U64, "bytes set") \
   F (by_thread_ns, U64, "part of gpu_ns attributed by the launching thread's last element, ns") \
   F (buffers, U64, "buffers (or batches) that carried GPU work; 0 for unattributed rows") \
-  F (ns_per_buffer, DOUBLE, "gpu_ns / buffers, ns; 0 when no buffers")
+  F (ns_per_buffer, DOUBLE, "gpu_ns / buffers, ns; 0 when no buffers") \
+  F (wait_ns, U64, "unattributed rows: time the thread waited on the GPU (synchronize calls) outside any element, ns; element rows: its gpu_wait_ns")
 
 /* the most expensive kernels, per (name, element), at most 10 */
 #define GPUPROF_SCHEMA_GPU_KERNELS(F) \

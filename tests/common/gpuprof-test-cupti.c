@@ -61,6 +61,19 @@ gpuprof_test_fake_cupti_tracers (const gchar * params)
   return TRUE;
 }
 
+const gchar *
+gpuprof_test_fake_cupti_tracers_args (gint argc, gchar ** argv)
+{
+  const gchar *path = argc > 1 ? argv[1] : "callback";
+  gchar *params = g_strdup_printf ("cupti-path=%s", path);
+  gboolean fake = gpuprof_test_fake_cupti_tracers (params);
+
+  g_free (params);
+  if (!fake)
+    g_print ("no fake libcupti: skipped\n");
+  return fake ? path : NULL;
+}
+
 gboolean
 gpuprof_test_fake_cupti_start (GpuprofCuptiPath path)
 {

@@ -28,6 +28,10 @@ gint gpuprof_test_fake_cupti_int (const gchar * name, gint arg);
  * ("name=value,...", or %NULL). Returns FALSE, setting nothing, where the
  * build has no fake libcupti. */
 gboolean gpuprof_test_fake_cupti_tracers (const gchar * params);
+/* The same with cupti-path=argv[1] ("callback" without it), for a test run
+ * once per path; returns the path, or %NULL (a line printed: exit 77 to
+ * skip) where the build has no fake libcupti. */
+const gchar *gpuprof_test_fake_cupti_tracers_args (gint argc, gchar ** argv);
 
 /* Forgets the GPU engine's records and starts the CUPTI loader on the fake
  * libcupti with cupti=on and @path, the tracer channel on. Returns FALSE

@@ -19,6 +19,8 @@
  * Like the real one, it registers an exit handler when a client subscribes
  * and, once that ran, aborts on any call that needs its session (the real
  * CUPTI crashes there).
+ * fake_cupti_sync() is a synchronizing call (cuStreamSynchronize...): the
+ * callbacks at entry and exit around a sleep it measures itself.
  * Environment: FAKE_CUPTI_SUBSCRIBE_RESULT, FAKE_CUPTI_ENABLE_RESULT (a
  * CUptiResult to return), FAKE_CUPTI_DROPPED (records reported dropped once).
  */
@@ -146,18 +148,91 @@ static const uint32_t kind_cbid[3] = {
 };
 
 static void
-call_back (CUpti_ApiCallbackSite site, uint32_t cbid, uint32_t corr)
+call_back_in (int d, CUpti_ApiCallbackSite site, uint32_t cbid, uint32_t corr)
 {
   CUpti_CallbackData cd;
 
-  if (!sub_cb || cbid >= N_CBIDS || !cb_on[0][cbid])
+  if (!sub_cb || d < 0 || d > 1 || cbid >= N_CBIDS || !cb_on[d][cbid])
     return;
   memset (&cd, 0, sizeof (cd));
   cd.callbackSite = site;
   cd.functionName = "fake";
   cd.correlationId = corr;
   __atomic_fetch_add (&callbacks_made, 1, __ATOMIC_RELAXED);
-  sub_cb (sub_data, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &cd);
+  sub_cb (sub_data, d ? CUPTI_CB_DOMAIN_RUNTIME_API :
+      CUPTI_CB_DOMAIN_DRIVER_API, cbid, &cd);
+}
+
+static void
+call_back (CUpti_ApiCallbackSite site, uint32_t cbid, uint32_t corr)
+{
+  call_back_in (0, site, cbid, corr);
+}
+
+static uint64_t
+monotonic_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t) ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+static uint32_t
+next_correlation (void)
+{
+  uint32_t corr;
+
+  pthread_mutex_lock (&lock);
+  corr = next_corr++;
+  pthread_mutex_unlock (&lock);
+  return corr;
+}
+
+/**
+ * fake_cupti_sync:
+ * @domain: 0 driver, 1 runtime (which, as CUDA's, waits through the driver's
+ *   cuStreamSynchronize: its callbacks nest inside)
+ * @cbid: the synchronizing call's id in @domain
+ * @dur_ns: how long it blocks (sleeps) the calling thread
+ * @outer_ns: (out) (nullable): the time from before its entry callback to
+ *   after its exit callback
+ *
+ * A host wait on the GPU: the subscriber's callbacks at entry and exit
+ * (when @cbid is enabled) around a sleep.
+ *
+ * Returns: the time from its entry callback's return to its exit
+ *   callback's call, measured here (CLOCK_MONOTONIC): what a subscriber
+ *   reading the clock in both sees, give or take its clock reads
+ */
+EXPORT uint64_t
+fake_cupti_sync (int domain, uint32_t cbid, uint64_t dur_ns,
+    uint64_t * outer_ns)
+{
+  uint32_t corr = next_correlation (), inner_corr = 0;
+  uint64_t t0, t1, t2, t3;
+  struct timespec req;
+
+  t0 = monotonic_ns ();
+  call_back_in (domain, CUPTI_API_ENTER, cbid, corr);
+  if (domain == 1) {
+    inner_corr = next_correlation ();
+    call_back_in (0, CUPTI_API_ENTER,
+        CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, inner_corr);
+  }
+  t1 = monotonic_ns ();
+  req.tv_sec = dur_ns / 1000000000u;
+  req.tv_nsec = dur_ns % 1000000000u;
+  while (nanosleep (&req, &req) != 0);
+  t2 = monotonic_ns ();
+  if (domain == 1)
+    call_back_in (0, CUPTI_API_EXIT,
+        CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, inner_corr);
+  call_back_in (domain, CUPTI_API_EXIT, cbid, corr);
+  t3 = monotonic_ns ();
+  if (outer_ns)
+    *outer_ns = t3 - t0;
+  return t2 - t1;
 }
 
 /* Returns: subscriber callbacks made so far (entry and exit) */
@@ -175,9 +250,7 @@ fake_cupti_launch (int kind, const char *name, uint64_t dur_ns, uint64_t bytes)
   uint32_t corr, cbid = kind_cbid[kind < 0 || kind > 2 ? 0 : kind];
   int k;
 
-  pthread_mutex_lock (&lock);
-  corr = next_corr++;
-  pthread_mutex_unlock (&lock);
+  corr = next_correlation ();
   call_back (CUPTI_API_ENTER, cbid, corr);
   t = now_ns ();
   pthread_mutex_lock (&lock);

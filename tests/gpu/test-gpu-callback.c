@@ -19,6 +19,12 @@
 
 static GpuprofTestLaunch launch;
 
+/* synchronizing calls with callbacks on both paths (gpuprof-cupti.c):
+ * cuCtxSynchronize(_v2), cuStreamSynchronize(_ptsz), cuEventSynchronize;
+ * cudaDevice-, cudaThread-, cudaStream- (and _ptsz), cudaEventSynchronize */
+#define N_SYNC_DRIVER 5
+#define N_SYNC_RUNTIME 5
+
 /* whether the fake has activity kind @kind on */
 static gboolean
 kind_on (gint kind)
@@ -69,16 +75,17 @@ GST_START_TEST (test_callback_path)
 
   if (!gpuprof_test_fake_cupti_start (GPUPROF_CUPTI_PATH_CALLBACK))
     return;
-  /* GPU work only; launch/copy/memset callbacks only (the fake names 4
-   * driver ids and 1 runtime id that launch, the others not) */
+  /* GPU work only; launch/copy/memset callbacks (the fake names 4 driver
+   * ids and 1 runtime id that launch, the others not) and the 5 + 5
+   * synchronizing ids (gpu_wait_ns) */
   fail_unless (kind_on (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
   fail_unless (kind_on (CUPTI_ACTIVITY_KIND_MEMCPY));
   fail_unless (kind_on (CUPTI_ACTIVITY_KIND_MEMSET));
   fail_if (kind_on (CUPTI_ACTIVITY_KIND_DRIVER));
   fail_if (kind_on (CUPTI_ACTIVITY_KIND_RUNTIME));
   fail_if (kind_on (CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION));
-  fail_unless_equals_int (callbacks_on (0), 4);
-  fail_unless_equals_int (callbacks_on (1), 1);
+  fail_unless_equals_int (callbacks_on (0), 4 + N_SYNC_DRIVER);
+  fail_unless_equals_int (callbacks_on (1), 1 + N_SYNC_RUNTIME);
 
   gpuprof_test_fake_cupti_pattern (NULL, NULL);
   /* entry and exit of each launch */
@@ -107,7 +114,9 @@ GST_START_TEST (test_activity_path)
     return;
   fail_unless (kind_on (CUPTI_ACTIVITY_KIND_DRIVER));
   fail_unless (kind_on (CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION));
-  fail_unless_equals_int (callbacks_on (0), 0);
+  /* the synchronizing calls' only (gpu_wait_ns) */
+  fail_unless_equals_int (callbacks_on (0), N_SYNC_DRIVER);
+  fail_unless_equals_int (callbacks_on (1), N_SYNC_RUNTIME);
   gpuprof_test_fake_cupti_pattern (NULL, NULL);
   fail_unless_equals_uint64 (fake_callbacks (), 0);
   gpuprof_cupti_flush (TRUE);
