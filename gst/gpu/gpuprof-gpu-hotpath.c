@@ -45,6 +45,10 @@ typedef struct
 {
   ThreadSlot *slot;             /* NULL until first use (or table full) */
   guint32 tid;                  /* as CUPTI reports it, 0 until first use */
+  /* outside calls on an owned thread (tracer channel): the owner's batch
+   * its launches go to, and whether it waited on the GPU since */
+  guint64 owner_batch;
+  gboolean synced, ever_synced;
 } GpuThread;
 
 static ThreadSlot thread_slots[N_THREAD_SLOTS];
@@ -284,17 +288,50 @@ gpuprof_gpu_set_owner_batch_func (GpuprofGpuOwnerBatchFunc func,
   g_atomic_pointer_set (&owner_batch_func, func);
 }
 
-/* The owner's batch as a sequence: GPUPROF_GPU_SEQ_NONE when none */
+/* The owner's oldest batch in flight above @after as a sequence:
+ * GPUPROF_GPU_SEQ_NONE when none */
 guint64
-_gpuprof_gpu_owner_batch (GpuprofGpuChannel channel, guint32 owner)
+_gpuprof_gpu_owner_batch (GpuprofGpuChannel channel, guint32 owner,
+    guint64 after)
 {
   GpuprofGpuOwnerBatchFunc f = g_atomic_pointer_get (&owner_batch_func);
   guint64 batch;
 
   if (!f || !owner || channel != GPUPROF_GPU_CHANNEL_TRACER)
     return GPUPROF_GPU_SEQ_NONE;
-  batch = f (owner, owner_batch_data);
+  batch = f (owner, after, owner_batch_data);
   return batch ? batch : GPUPROF_GPU_SEQ_NONE;
+}
+
+void
+_gpuprof_gpu_thread_synced (void)
+{
+  me.synced = me.ever_synced = TRUE;
+}
+
+/* A launch on a thread its owner made, outside calls. The oldest batch in
+ * flight is right for a thread that finishes a batch before it takes the
+ * next; an input thread that already launches batch N while N-1 waits to
+ * be pushed would charge N's work to N-1. So a thread seen waiting on the
+ * GPU keeps the batch of its first launch until its next wait, then moves
+ * to the oldest batch above it (the element takes batches in order). */
+static guint64
+owner_launch_batch (GpuThread * t, GpuprofGpuChannel channel, guint32 owner)
+{
+  guint64 b;
+
+  /* never waited: the oldest, remembered for after its first wait */
+  if (!t->ever_synced)
+    return t->owner_batch = _gpuprof_gpu_owner_batch (channel, owner, 0);
+  if (t->owner_batch != GPUPROF_GPU_SEQ_NONE && t->owner_batch && !t->synced)
+    return t->owner_batch;
+  b = _gpuprof_gpu_owner_batch (channel, owner,
+      t->owner_batch == GPUPROF_GPU_SEQ_NONE ? 0 : t->owner_batch);
+  if (b == GPUPROF_GPU_SEQ_NONE)
+    b = _gpuprof_gpu_owner_batch (channel, owner, 0);
+  t->owner_batch = b;
+  t->synced = FALSE;
+  return b;
 }
 
 /**
@@ -313,8 +350,8 @@ _gpuprof_gpu_owner_batch (GpuprofGpuChannel channel, guint32 owner)
  *   with an owner, or neither
  */
 GpuprofGpuContext
-_gpuprof_gpu_launch_context (GpuprofGpuChannel channel, guint32 * element_id,
-    guint64 * seq, guint32 * tid)
+_gpuprof_gpu_launch_context (GpuprofGpuChannel channel, gboolean launch,
+    guint32 * element_id, guint64 * seq, guint32 * tid)
 {
   GpuThread *t = &me;            /* one TLS look-up */
   ThreadSlot *s;
@@ -340,7 +377,9 @@ _gpuprof_gpu_launch_context (GpuprofGpuChannel channel, guint32 * element_id,
   owner = (guint32) g_atomic_int_get (&s->owner[channel]);
   if (owner) {
     *element_id = owner;
-    *seq = _gpuprof_gpu_owner_batch (channel, owner);
+    *seq = launch && channel == GPUPROF_GPU_CHANNEL_TRACER ?
+        owner_launch_batch (t, channel, owner) :
+        _gpuprof_gpu_owner_batch (channel, owner, 0);
     return GPUPROF_GPU_CONTEXT_OWNER;
   }
   *element_id = (guint32) g_atomic_int_get (&s->last[channel]);

@@ -215,7 +215,7 @@ attribute_locked (GpuprofGpuChannel c, const Entry * e,
       so->by = GPUPROF_GPU_BY_THREAD;
     /* activity path: the owner's oldest batch now, not at launch */
     if (owner && so->element_id == owner)
-      so->seq = _gpuprof_gpu_owner_batch (c, owner);
+      so->seq = _gpuprof_gpu_owner_batch (c, owner, 0);
   }
   so->thread_id = have_api ? e->thread_id : 0;
   so->api_start = have_api ? e->api_start : 0;

@@ -77,7 +77,8 @@ gpuprof_gpu_launch_enter (guint32 correlation_id)
     s->l.ext[c] = 0;
     if (!(on & (1 << c)))
       continue;
-    switch (_gpuprof_gpu_launch_context (c, &element, &seq, &s->l.thread_id)) {
+    switch (_gpuprof_gpu_launch_context (c, TRUE, &element, &seq,
+            &s->l.thread_id)) {
       case GPUPROF_GPU_CONTEXT_CALL:
         s->l.flags |= GPUPROF_GPU_LAUNCH_EXT (c);
         s->l.ext[c] = gpuprof_gpu_encode_id (element, seq);

@@ -52,7 +52,11 @@ guint32 _gpuprof_gpu_thread_last (guint32 tid, GpuprofGpuChannel channel,
     guint32 * owner);
 void _gpuprof_gpu_thread_name (guint32 tid, gchar * out, gsize size);
 void _gpuprof_gpu_threads_forget (void);
-guint64 _gpuprof_gpu_owner_batch (GpuprofGpuChannel channel, guint32 owner);
+guint64 _gpuprof_gpu_owner_batch (GpuprofGpuChannel channel, guint32 owner,
+    guint64 after);
+/* the calling thread finished a host wait on the GPU (a synchronize): its
+ * next launch outside calls is for the next batch of its owner */
+void _gpuprof_gpu_thread_synced (void);
 
 /* what a thread launching GPU work is doing */
 typedef enum
@@ -63,7 +67,7 @@ typedef enum
 } GpuprofGpuContext;
 
 GpuprofGpuContext _gpuprof_gpu_launch_context (GpuprofGpuChannel channel,
-    guint32 * element_id, guint64 * seq, guint32 * tid);
+    gboolean launch, guint32 * element_id, guint64 * seq, guint32 * tid);
 
 /* gpuprof-gpu-launch.c: the callback path's table, correlation id -> what
  * the launching thread was doing at API entry */

@@ -153,7 +153,7 @@ gpuprof_gpu_sync_exit (gboolean runtime, guint32 cbid)
 
     if (!(on & (1 << c)))
       continue;
-    switch (_gpuprof_gpu_launch_context (c, &element, &seq, &tid)) {
+    switch (_gpuprof_gpu_launch_context (c, FALSE, &element, &seq, &tid)) {
       case GPUPROF_GPU_CONTEXT_CALL:
         kind = WAIT_IN_CALL;
         break;
@@ -166,6 +166,7 @@ gpuprof_gpu_sync_exit (gboolean runtime, guint32 cbid)
     }
     wait_add (wait_key (kind, c, element, tid), ns);
   }
+  _gpuprof_gpu_thread_synced ();
 }
 
 /**

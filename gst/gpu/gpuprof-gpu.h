@@ -167,9 +167,10 @@ void gpuprof_gpu_set_thread_element (GpuprofGpuChannel channel,
 guint32 gpuprof_gpu_current_thread_id (void);
 void gpuprof_gpu_set_thread_owner (guint32 tid, guint32 element_id);
 
-/* element_id's oldest batch in flight, 0 for none (gst/measure/gpuprof-batch.h) */
+/* element_id's oldest batch in flight whose number is above @after (0: the
+ * oldest), 0 for none (gst/measure/gpuprof-batch.h) */
 typedef guint64 (*GpuprofGpuOwnerBatchFunc) (guint32 element_id,
-    gpointer user_data);
+    guint64 after, gpointer user_data);
 void gpuprof_gpu_set_owner_batch_func (GpuprofGpuOwnerBatchFunc func,
     gpointer user_data);
 

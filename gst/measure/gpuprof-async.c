@@ -1,5 +1,6 @@
 /* gpuprof: asynchronous elements (see gpuprof-async.h). */
 #include "gpuprof-async.h"
+#include "gpuprof-batch.h"
 
 #include "gpuprof-nvtx.h"
 
@@ -216,6 +217,23 @@ gpuprof_async_depart (GpuprofAsync * a, gconstpointer key, guint64 ts,
   ADD (&a->residency_sum, res);
   gpuprof_histogram_record (&a->residency, res);
   return TRUE;
+}
+
+guint64
+gpuprof_async_batch_after (const GpuprofAsync * a, guint64 after)
+{
+  guint64 tail = LOAD (&a->tail), head, i;
+
+  head = __atomic_load_n (&a->head, __ATOMIC_ACQUIRE);
+  for (i = tail; i < head && i < tail + MAX_SEARCH; i++) {
+    const Arrival *ar = &a->ring[i % N_ARRIVALS];
+    guint64 batch = LOAD (&ar->batch);
+
+    if (__atomic_load_n (&ar->n, __ATOMIC_ACQUIRE) == i + 1 && batch
+        && gpuprof_batch_id_num (batch) > after)
+      return batch;
+  }
+  return 0;
 }
 
 guint64

@@ -78,6 +78,9 @@ gboolean gpuprof_async_depart (GpuprofAsync * a, gconstpointer key,
 /* GpuprofBatchId of the oldest arrival still inside, 0 when none (or it
  * carries no batch): gpuprof_batches_oldest_in_flight() */
 guint64 gpuprof_async_oldest_batch (const GpuprofAsync * a);
+/* the oldest batch inside whose number is above @after (0: none); looks
+ * at the first MAX_SEARCH arrivals inside. Lock-free. */
+guint64 gpuprof_async_batch_after (const GpuprofAsync * a, guint64 after);
 
 /* Worker threads (tids, the element's WORKER threads) to read; a thread
  * already listed keeps its reading. Off the buffer path. */

@@ -784,9 +784,9 @@ gpuprof_batches_oldest_in_flight (GpuprofElement * e)
 }
 
 guint64
-gpuprof_batches_oldest_in_flight_of_id (guint32 element_id)
+gpuprof_batches_in_flight_after_of_id (guint32 element_id, guint64 after)
 {
   GpuprofAsync *a = gpuprof_async_of_id (element_id);
 
-  return a ? gpuprof_batch_id_num (gpuprof_async_oldest_batch (a)) : 0;
+  return a ? gpuprof_batch_id_num (gpuprof_async_batch_after (a, after)) : 0;
 }

@@ -90,9 +90,11 @@ void gpuprof_batches_carry (GpuprofBatches * b, GstBuffer * buffer,
  * on any thread, in CUPTI callbacks too.
  */
 guint64 gpuprof_batches_oldest_in_flight (GpuprofElement * e);
-/* the same by element id (GpuprofElement.id), for GPU launches on threads
- * the element owns (gpuprof_gpu_set_owner_batch_func()) */
-guint64 gpuprof_batches_oldest_in_flight_of_id (guint32 element_id);
+/* By element id (GpuprofElement.id), for GPU launches on threads the
+ * element owns (gpuprof_gpu_set_owner_batch_func()): the oldest batch in
+ * flight whose number is above @after (0: the oldest), 0 when none */
+guint64 gpuprof_batches_in_flight_after_of_id (guint32 element_id,
+    guint64 after);
 /* EOS pushed from 'pad': a partial last batch was pushed by EOS */
 void gpuprof_batches_eos (GpuprofBatches * b, GpuprofPad * pad);
 

@@ -141,12 +141,13 @@ owner_to_gpu (gint tid, guint32 element_id, gpointer user_data)
   gpuprof_gpu_set_thread_owner ((guint32) tid, element_id);
 }
 
-/* GPU work launched on a thread an element owns goes to its oldest batch
- * in flight (an asynchronous element, gpuprof-async.h) */
+/* GPU work launched on a thread an element owns goes to a batch in flight
+ * in it (an asynchronous element, gpuprof-async.h): the oldest above
+ * @after (gpuprof_gpu_set_owner_batch_func()) */
 static guint64
-owner_batch_cb (guint32 element_id, gpointer user_data)
+owner_batch_cb (guint32 element_id, guint64 after, gpointer user_data)
 {
-  return gpuprof_batches_oldest_in_flight_of_id (element_id);
+  return gpuprof_batches_in_flight_after_of_id (element_id, after);
 }
 
 static void

@@ -188,11 +188,16 @@ static guint n_in_flight;
 static gint owner_batch_calls;
 
 static guint64
-oldest_in_flight (guint32 element_id, gpointer user_data)
+oldest_in_flight (guint32 element_id, guint64 after, gpointer user_data)
 {
+  guint i;
+
   g_atomic_int_inc (&owner_batch_calls);
   fail_unless_equals_pointer (user_data, &in_flight);
-  return element_id == 12 && n_in_flight ? in_flight[0] : 0;
+  for (i = 0; element_id == 12 && i < n_in_flight; i++)
+    if (in_flight[i] > after)
+      return in_flight[i];
+  return 0;
 }
 
 static void
