@@ -271,7 +271,8 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   }
   /* a call processing a batch is labelled with the batch number, so NVTX
    * and GPU records land per batch */
-  has_origin = gpuprof_streams_chain (p->streams, e, gp, buffer, ts, &origin);
+  has_origin = __atomic_load_n (&p->streams_on, __ATOMIC_RELAXED)
+      && gpuprof_streams_chain (p->streams, e, gp, buffer, ts, &origin);
   batch = gpuprof_batches_chain_pre (p->batches, t, f, buffer, ts,
       has_origin ? &origin : NULL);
   payload = batch ? batch : f->seq;
@@ -549,7 +550,8 @@ gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   f->seq = seq;
   /* an aggregator's push forms a batch: a range with its number */
   batch = gpuprof_batches_push_pre (p->batches, gp, buffer, f->seq, ts);
-  gpuprof_streams_push (p->streams, e, buffer, n, ts);
+  if (__atomic_load_n (&p->streams_on, __ATOMIC_RELAXED))
+    gpuprof_streams_push (p->streams, e, buffer, n, ts);
   if (batch && p->params.nvtx) {
     gpuprof_nvtx_push (e, gp->nvtx_msg, batch, GPUPROF_NVTX_CAT_CHAIN);
     f->nvtx_open = TRUE;

@@ -23,6 +23,10 @@ struct _GpuprofProfiler
   gchar *gpu_off_reason;        /* why not, for the report (cupti=on) */
   GpuprofBatches *batches;      /* per-batch analysis (gpuprof-batch.h) */
   GpuprofStreams *streams;      /* per-source figures (gpuprof-streams.h) */
+  /* frames are followed per source only once there is something to tell
+   * apart: a second source or a batching aggregator (element_init) */
+  gint n_sources;
+  gboolean streams_on;
 
   GMutex report_lock;           /* guards below; reports are rare */
   gchar *last_report;

@@ -37,6 +37,12 @@ element_init (GpuprofElement * e, gpointer user_data)
 {
   GpuprofProfiler *p = user_data;
 
+  /* per-stream following costs ~140 instructions per pad crossed: paid
+   * only where streams differ from the pipeline's own figures */
+  if ((e->role == GPUPROF_ROLE_SOURCE
+          && __atomic_add_fetch (&p->n_sources, 1, __ATOMIC_RELAXED) >= 2)
+      || e->role == GPUPROF_ROLE_AGGREGATOR)
+    __atomic_store_n (&p->streams_on, TRUE, __ATOMIC_RELAXED);
   /* NVTX rows are named by the path in the pipeline: an element with none
    * yet gets its domain when it has one (element_resolved) */
   if (p->params.nvtx && e->pipeline)
