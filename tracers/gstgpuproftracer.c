@@ -291,7 +291,7 @@ static GstStructure *
 get_metrics (GstGpuprofTracer * self, const gchar * pipeline)
 {
   GpuprofSnapshot *snap = self->profiler ?
-      gpuprof_profiler_snapshot (self->profiler, pipeline) : NULL;
+      gpuprof_profiler_metrics_snapshot (self->profiler, pipeline) : NULL;
   GstStructure *s;
 
   if (!snap)
@@ -576,8 +576,9 @@ gst_gpuprof_tracer_class_init (GstGpuprofTracerClass * klass)
    * Returns: (transfer full) (nullable): the pipeline's figures so far, a
    * "gpuprof-metrics" structure: "pipeline" (string), "wall_ns" (guint64),
    * "streams" and "elements" (arrays of the "gpuprof-stream" and
-   * "gpuprof-element" structures, fields as in the summary's tables), or
-   * %NULL when there is no such pipeline. See docs/signals.md.
+   * "gpuprof-element" structures, fields as in the summary's tables), with
+   * GPU attribution on also "gpu_elements" (array of "gpuprof-gpu-element":
+   * gpu_ns per element), or %NULL when there is no such pipeline. See docs/signals.md.
    *
    * Since: 0.1
    */

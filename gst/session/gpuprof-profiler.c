@@ -807,13 +807,30 @@ gpuprof_profiler_report_unreported (GpuprofProfiler * p)
   g_mutex_unlock (&p->report_lock);
 }
 
-GpuprofSnapshot *
-gpuprof_profiler_snapshot (GpuprofProfiler * p, const gchar * pipeline)
+/* a live snapshot with the GPU tables when attribution is on (metrics=,
+ * get-metrics); the caller holds the report lock and flushed CUPTI */
+static GpuprofSnapshot *
+snapshot_pipeline_gpu (GpuprofProfiler * p, GpuprofPipeline * pl)
+{
+  guint64 first = 0, last = 0;
+  GpuprofSnapshot *snap = snapshot_pipeline_wall (p, pl, &first, &last);
+
+  if (p->gpu_on)
+    gpu_section (p, snap, first, last);
+  return snap;
+}
+
+static GpuprofSnapshot *
+find_snapshot (GpuprofProfiler * p, const gchar * pipeline, gboolean gpu)
 {
   GPtrArray *pipelines;
   GpuprofSnapshot *snap = NULL;
   guint i;
 
+  /* the GPU records CUPTI completed: unforced, so none is settled before
+   * its API record arrives (the run end forces) */
+  if (gpu && p->gpu_on)
+    gpuprof_cupti_flush (FALSE);
   /* records are freed under the report lock only */
   g_mutex_lock (&p->report_lock);
   pipelines = gpuprof_objects_pipelines (p->objects);
@@ -822,11 +839,23 @@ gpuprof_profiler_snapshot (GpuprofProfiler * p, const gchar * pipeline)
   for (i = pipelines->len; i > 0 && !snap; i--) {
     GpuprofPipeline *pl = g_ptr_array_index (pipelines, i - 1);
     if (pipeline ? !g_strcmp0 (pl->name, pipeline) : pipeline_active (p, pl))
-      snap = snapshot_pipeline (p, pl);
+      snap = gpu ? snapshot_pipeline_gpu (p, pl) : snapshot_pipeline (p, pl);
   }
   g_ptr_array_unref (pipelines);
   g_mutex_unlock (&p->report_lock);
   return snap;
+}
+
+GpuprofSnapshot *
+gpuprof_profiler_snapshot (GpuprofProfiler * p, const gchar * pipeline)
+{
+  return find_snapshot (p, pipeline, FALSE);
+}
+
+GpuprofSnapshot *
+gpuprof_profiler_metrics_snapshot (GpuprofProfiler * p, const gchar * pipeline)
+{
+  return find_snapshot (p, pipeline, TRUE);
 }
 
 /* metrics=: one scrape, on the server's thread; snapshots as get-snapshot
@@ -842,23 +871,15 @@ metrics_body (gpointer data)
   gchar *text;
   guint i;
 
-  /* the GPU records CUPTI completed: unforced, so none is settled before
-   * its API record arrives (the run end forces) */
   if (p->gpu_on)
     gpuprof_cupti_flush (FALSE);
   g_mutex_lock (&p->report_lock);
   pipelines = gpuprof_objects_pipelines (p->objects);
   for (i = 0; i < pipelines->len; i++) {
     GpuprofPipeline *pl = g_ptr_array_index (pipelines, i);
-    guint64 first = 0, last = 0;
-    GpuprofSnapshot *snap;
 
-    if (!pipeline_active (p, pl))
-      continue;
-    snap = snapshot_pipeline_wall (p, pl, &first, &last);
-    if (p->gpu_on)
-      gpu_section (p, snap, first, last);
-    g_ptr_array_add (snaps, snap);
+    if (pipeline_active (p, pl))
+      g_ptr_array_add (snaps, snapshot_pipeline_gpu (p, pl));
   }
   g_ptr_array_unref (pipelines);
   g_mutex_unlock (&p->report_lock);
