@@ -370,8 +370,10 @@ record_str (GPtrArray * pool, const gchar * s)
   "t_s", GST_TYPE_STRUCTURE, value_spec (G_TYPE_DOUBLE, "seconds since the tracer started"),
 #define PREFIX_SPEC_INTERVAL_ELEMENTS LIVE_SPEC
 #define PREFIX_SPEC_INTERVAL_QUEUES LIVE_SPEC
+#define PREFIX_SPEC_INTERVAL_STREAMS LIVE_SPEC
 #define PREFIX_VALUE_INTERVAL_ELEMENTS , pipeline, seq, t_s
 #define PREFIX_VALUE_INTERVAL_QUEUES , pipeline, seq, t_s
+#define PREFIX_VALUE_INTERVAL_STREAMS , pipeline, seq, t_s
 
 static GstTracerRecord *records[GPUPROF_SUMMARY_N_TABLES];
 static GstTracerRecord *live_records[GPUPROF_LIVE_N_TABLES];

@@ -240,6 +240,16 @@ G_BEGIN_DECLS
   F (level_bytes, U64, "bytes queued at the snapshot") \
   F (buffers, U64, "buffers dequeued in the interval")
 
+/* per source, row for row with the streams table */
+#define GPUPROF_SCHEMA_INTERVAL_STREAMS(F) \
+  F (source, STRING, "source element path") \
+  F (source_id, U64, "its source_id, as in the streams table") \
+  F (frames, U64, "frames the source pushed in the interval") \
+  F (fps, DOUBLE, "frames / interval_s") \
+  F (delivered, U64, "frames of the stream that reached a sink in the interval") \
+  F (drops, U64, "frames newly counted as dropped in the interval") \
+  F (latency_p50_ns, U64, "median source push -> sink latency so far (cumulative: the snapshot keeps no per-interval percentile), ns")
+
 typedef enum
 {
   GPUPROF_FIELD_STRING,         /* gchar *, may be NULL */
@@ -320,7 +330,8 @@ const GpuprofSummaryTable *gpuprof_summary_table (GpuprofSummaryTableId id);
  * Lines "interval" object */
 #define GPUPROF_SCHEMA_LIVE_TABLES(T) \
   T (INTERVAL_ELEMENTS, elements, interval-element, 1, FALSE) \
-  T (INTERVAL_QUEUES, queues, interval-queue, 1, FALSE)
+  T (INTERVAL_QUEUES, queues, interval-queue, 1, FALSE) \
+  T (INTERVAL_STREAMS, streams, interval-stream, 1, FALSE)
 
 #define GPUPROF_SCHEMA_LIVE_ENUM(ID, name, record, n_key, single) \
   GPUPROF_LIVE_##ID,

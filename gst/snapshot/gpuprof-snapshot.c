@@ -232,3 +232,24 @@ gpuprof_snapshot_find_queue (const GpuprofSnapshot * s, const gchar * path)
   }
   return NULL;
 }
+
+/* the row of @rows whose first member, its key string, is @key */
+static gconstpointer
+find_by_key (GArray * rows, const gchar * key)
+{
+  gsize size = g_array_get_element_size (rows);
+  guint i;
+
+  for (i = 0; i < rows->len; i++) {
+    gconstpointer r = rows->data + (gsize) i * size;
+    if (!g_strcmp0 (*(gchar * const *) r, key))
+      return r;
+  }
+  return NULL;
+}
+
+const GpuprofStreamRow *
+gpuprof_snapshot_find_stream (const GpuprofSnapshot * s, const gchar * source)
+{
+  return find_by_key (s->streams, source);
+}

@@ -33,6 +33,7 @@ typedef struct { GPUPROF_SCHEMA_GPU (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuRow;
 /* the live tables' rows (interval=): path points into the snapshot */
 typedef struct { GPUPROF_SCHEMA_INTERVAL_ELEMENTS (GPUPROF_SCHEMA_MEMBER) } GpuprofIntervalElementRow;
 typedef struct { GPUPROF_SCHEMA_INTERVAL_QUEUES (GPUPROF_SCHEMA_MEMBER) } GpuprofIntervalQueueRow;
+typedef struct { GPUPROF_SCHEMA_INTERVAL_STREAMS (GPUPROF_SCHEMA_MEMBER) } GpuprofIntervalStreamRow;
 
 /* The run table's one row is the snapshot itself: its first members. */
 typedef struct
@@ -71,6 +72,7 @@ typedef struct
 #define GPUPROF_SCHEMA_ROW_GPU GpuprofGpuRow
 #define GPUPROF_SCHEMA_ROW_INTERVAL_ELEMENTS GpuprofIntervalElementRow
 #define GPUPROF_SCHEMA_ROW_INTERVAL_QUEUES GpuprofIntervalQueueRow
+#define GPUPROF_SCHEMA_ROW_INTERVAL_STREAMS GpuprofIntervalStreamRow
 
 GpuprofSnapshot *gpuprof_snapshot_new (const gchar * pipeline);
 void gpuprof_snapshot_free (GpuprofSnapshot * snap);
@@ -84,6 +86,8 @@ const GpuprofStageRow *gpuprof_snapshot_find_stage (const GpuprofSnapshot *
     snap, const gchar * path);
 const GpuprofQueueRow *gpuprof_snapshot_find_queue (const GpuprofSnapshot *
     snap, const gchar * path);
+const GpuprofStreamRow *gpuprof_snapshot_find_stream (const GpuprofSnapshot *
+    snap, const gchar * source);
 
 
 G_END_DECLS
