@@ -452,6 +452,8 @@ snapshot_pipeline_wall (GpuprofProfiler * p, GpuprofPipeline * pl,
       GpuprofElementRow row = { 0 };
       fill_element_row (p, &row, e);
       g_array_append_val (snap->elements, row);
+      gpuprof_snapshot_add_histogram (snap, "element_self", e->path,
+          &e->stats.self_hist, TRUE);
     }
     for (j = 0; e->queues && j < e->queues->len; j++) {
       GpuprofQueueRow row = { 0 };

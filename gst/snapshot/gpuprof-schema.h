@@ -161,6 +161,35 @@ G_BEGIN_DECLS
   F (latency_p99_ns, U64, "99th percentile of that latency, ns") \
   F (latency_max_ns, U64, "largest latency, ns")
 
+/* distributions as cumulative counts on a fixed ladder of doubling upper
+ * bounds (Prometheus histograms, docs/metrics.md#histograms): copies of
+ * the in-memory histograms taken at the snapshot. The ladder's edges are
+ * powers of two of the recorded unit (ns, frames), bucket edges of the
+ * log-linear histograms, so the counts are exact */
+#define GPUPROF_SCHEMA_HISTOGRAMS(F) \
+  F (name, STRING, "batch_latency (push -> sink, s), batch_frames (frames per batch), stream_latency (source push -> sink, s) or element_self (self time per call, s)") \
+  F (owner, STRING, "aggregator, source or element path") \
+  F (count, U64, "samples: the sum of the buckets read") \
+  F (sum, DOUBLE, "sum of the samples, in the histogram's unit (seconds or frames)") \
+  F (le_first, DOUBLE, "upper bound of le_00 in that unit (2^19 ns = 0.000524288 s, or 1 frame); le_k's is le_first * 2^k") \
+  F (le_00, U64, "samples <= le_first * 2^0, cumulative") \
+  F (le_01, U64, "samples <= le_first * 2^1, cumulative") \
+  F (le_02, U64, "samples <= le_first * 2^2, cumulative") \
+  F (le_03, U64, "samples <= le_first * 2^3, cumulative") \
+  F (le_04, U64, "samples <= le_first * 2^4, cumulative") \
+  F (le_05, U64, "samples <= le_first * 2^5, cumulative") \
+  F (le_06, U64, "samples <= le_first * 2^6, cumulative") \
+  F (le_07, U64, "samples <= le_first * 2^7, cumulative") \
+  F (le_08, U64, "samples <= le_first * 2^8, cumulative") \
+  F (le_09, U64, "samples <= le_first * 2^9, cumulative") \
+  F (le_10, U64, "samples <= le_first * 2^10, cumulative") \
+  F (le_11, U64, "samples <= le_first * 2^11, cumulative") \
+  F (le_12, U64, "samples <= le_first * 2^12, cumulative") \
+  F (le_13, U64, "samples <= le_first * 2^13, cumulative") \
+  F (le_14, U64, "samples <= le_first * 2^14, cumulative") \
+  F (le_15, U64, "samples <= le_first * 2^15, cumulative") \
+  F (le_inf, U64, "samples above le_15's bound: count - le_15")
+
 #define GPUPROF_SCHEMA_ADVICE(F) \
   F (rule, STRING, "mux-batch, mux-timeout, infer-batch, queue, interval or drop-osd") \
   F (stage, STRING, "element whose knob it is") \
@@ -310,6 +339,7 @@ typedef struct
   T (STAGES, stages, stage, 1, FALSE) \
   T (ADVICE, advice, advice, 2, FALSE) \
   T (STREAMS, streams, stream, 1, FALSE) \
+  T (HISTOGRAMS, histograms, histogram, 2, FALSE) \
   T (GPU_ELEMENTS, gpu_elements, gpu-element, 1, FALSE) \
   T (GPU_KERNELS, gpu_kernels, gpu-kernel, 2, FALSE) \
   T (GPU_DEVICES, gpu_devices, gpu-device, 1, FALSE) \
