@@ -39,6 +39,7 @@
 
 #include "gstgpuproftracer.h"
 #include "gpuprof-metrics.h"
+#include "gpuprof-overhead.h"
 #include "gpuprof-summary.h"
 
 #include <stdlib.h>
@@ -67,45 +68,90 @@ static GList *live_tracers;     /* guarded by live_lock */
 #define PROF(self) (GST_GPUPROF_TRACER_CAST (self)->profiler)
 #define GST_GPUPROF_TRACER_CAST(obj) ((GstGpuprofTracer *) (obj))
 
+/* The buffer path's hooks, each sampled for the tracer's own CPU time
+ * (gpuprof-overhead.h): one push in GPUPROF_OVERHEAD_EVERY per thread and
+ * the three hooks that close it read the clock around themselves. */
+static void
+do_push_pre (GObject * self, GstClockTime ts, GstPad * pad,
+    GstBuffer * buffer, GstBufferList * list)
+{
+  if (G_UNLIKELY (++_gpuprof_ovh_count >= GPUPROF_OVERHEAD_EVERY) &&
+      !_gpuprof_ovh_level) {
+    guint64 c = gpuprof_overhead_begin ();
+    gpuprof_profiler_push_pre (PROF (self), ts, pad, buffer, list);
+    gpuprof_overhead_end (c, FALSE);
+    _gpuprof_ovh_count = 0;
+    _gpuprof_ovh_level = 1;
+    return;
+  }
+  gpuprof_profiler_push_pre (PROF (self), ts, pad, buffer, list);
+}
+
 static void
 do_push_buffer_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstBuffer * buffer)
 {
-  gpuprof_profiler_push_pre (PROF (self), ts, pad, buffer, NULL);
+  do_push_pre (self, ts, pad, buffer, NULL);
 }
 
 static void
 do_push_list_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstBufferList * list)
 {
-  gpuprof_profiler_push_pre (PROF (self), ts, pad, NULL, list);
+  do_push_pre (self, ts, pad, NULL, list);
 }
 
 static void
 do_push_post (GObject * self, GstClockTime ts, GstPad * pad,
     GstFlowReturn res)
 {
+  if (G_UNLIKELY (_gpuprof_ovh_level == 1)) {
+    guint64 c = gpuprof_overhead_begin ();
+    gpuprof_profiler_push_post (PROF (self), ts, pad, res);
+    gpuprof_overhead_end (c, TRUE);
+    _gpuprof_ovh_level = 0;
+    return;
+  }
   gpuprof_profiler_push_post (PROF (self), ts, pad, res);
+}
+
+static void
+do_chain_pre_any (GObject * self, GstClockTime ts, GstPad * pad,
+    GstBuffer * buffer, GstBufferList * list)
+{
+  if (G_UNLIKELY (_gpuprof_ovh_level) && _gpuprof_ovh_level++ == 1) {
+    guint64 c = gpuprof_overhead_begin ();
+    gpuprof_profiler_chain_pre (PROF (self), ts, pad, buffer, list);
+    gpuprof_overhead_end (c, FALSE);
+    return;
+  }
+  gpuprof_profiler_chain_pre (PROF (self), ts, pad, buffer, list);
 }
 
 static void
 do_chain_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstBuffer * buffer)
 {
-  gpuprof_profiler_chain_pre (PROF (self), ts, pad, buffer, NULL);
+  do_chain_pre_any (self, ts, pad, buffer, NULL);
 }
 
 static void
 do_chain_list_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstBufferList * list)
 {
-  gpuprof_profiler_chain_pre (PROF (self), ts, pad, NULL, list);
+  do_chain_pre_any (self, ts, pad, NULL, list);
 }
 
 static void
 do_chain_post (GObject * self, GstClockTime ts, GstPad * pad,
     GstFlowReturn res)
 {
+  if (G_UNLIKELY (_gpuprof_ovh_level > 1) && --_gpuprof_ovh_level == 1) {
+    guint64 c = gpuprof_overhead_begin ();
+    gpuprof_profiler_chain_post (PROF (self), ts, pad, res);
+    gpuprof_overhead_end (c, FALSE);
+    return;
+  }
   gpuprof_profiler_chain_post (PROF (self), ts, pad, res);
 }
 
@@ -575,6 +621,7 @@ gst_gpuprof_tracer_class_init (GstGpuprofTracerClass * klass)
    *
    * Returns: (transfer full) (nullable): the pipeline's figures so far, a
    * "gpuprof-metrics" structure: "pipeline" (string), "wall_ns" (guint64),
+   * "tracer_overhead_ns" (guint64, the tracer's own hook time, estimated),
    * "streams" and "elements" (arrays of the "gpuprof-stream" and
    * "gpuprof-element" structures, fields as in the summary's tables), with
    * GPU attribution on also "gpu_elements" (array of "gpuprof-gpu-element":

@@ -109,6 +109,10 @@ static const Family families[] = {
    "batch_frames", 1, NULL, "Frames per batch"},
   {"gpuprof_stream_latency_seconds", "histogram", ST, "stream_latency", 1,
    NULL, "Source push -> a sink receives the frame or its batch"},
+  /* ours (docs/metrics.md#overhead) */
+  {"gpuprof_tracer_overhead_seconds_total", "counter", GPUPROF_SUMMARY_RUN,
+   "tracer_overhead_ns", NS, NULL,
+   "Estimated CPU time of gpuprof's own push and chain hooks"},
   /* GPU records lost */
   {"gpuprof_gpu_records_dropped_total", "counter", GPUPROF_SUMMARY_GPU,
    "dropped", 1, NULL, "GPU records CUPTI dropped (buffers full)"},
@@ -348,7 +352,8 @@ gpuprof_metrics_structure (const GpuprofSnapshot * snap)
 {
   GstStructure *s = gst_structure_new ("gpuprof-metrics",
       "pipeline", G_TYPE_STRING, snap->pipeline,
-      "wall_ns", G_TYPE_UINT64, snap->wall_ns, NULL);
+      "wall_ns", G_TYPE_UINT64, snap->wall_ns,
+      "tracer_overhead_ns", G_TYPE_UINT64, snap->tracer_overhead_ns, NULL);
 
   set_rows (s, "streams", snap, GPUPROF_SUMMARY_STREAMS);
   set_rows (s, "elements", snap, GPUPROF_SUMMARY_ELEMENTS);

@@ -428,8 +428,28 @@ fill_thread_rows (GpuprofSnapshot * snap, GPtrArray * elements,
     row.owner = g_strdup (top ? top->path : "");
     row.kind = g_strdup (gpuprof_thread_kind_name (kind));
     g_array_append_val (snap->threads, row);
+    /* the sampled hook time, scaled in snapshot_pipeline_wall */
+    snap->tracer_overhead_ns += __atomic_load_n (&t->ovh_ns, __ATOMIC_RELAXED);
+    snap->tracer_overhead_samples += __atomic_load_n (&t->ovh_samples,
+        __ATOMIC_RELAXED);
   }
   g_ptr_array_unref (threads);
+}
+
+/* the hooks' own time: the mean sampled push times every push (the
+ * buffers the elements pushed), gpuprof-overhead.h */
+static void
+scale_overhead (GpuprofSnapshot * snap)
+{
+  guint64 pushes = 0;
+  guint i;
+
+  for (i = 0; i < snap->elements->len; i++)
+    pushes += g_array_index (snap->elements, GpuprofElementRow,
+        i).buffers_out;
+  snap->tracer_overhead_ns = snap->tracer_overhead_samples ?
+      (guint64) ((gdouble) snap->tracer_overhead_ns * pushes /
+      snap->tracer_overhead_samples) : 0;
 }
 
 static GpuprofSnapshot *
@@ -462,6 +482,7 @@ snapshot_pipeline_wall (GpuprofProfiler * p, GpuprofPipeline * pl,
     }
   }
   fill_thread_rows (snap, mine, pl->id, &first, &last);
+  scale_overhead (snap);
   gpuprof_links_fill (snap, p->objects, mine);
   gpuprof_batches_snapshot (p->batches, mine, snap);
   gpuprof_streams_snapshot (p->streams, p->objects, mine, snap);

@@ -35,7 +35,9 @@ G_BEGIN_DECLS
   F (bottleneck_ns_per_buffer, U64, "self time per buffer of the bottleneck, ns") \
   F (input_bound, BOOLEAN, "the pipeline mostly waits for a source: 'input_source' waited for data over half its thread's wall time") \
   F (input_source, STRING, "source that waited longest for input; null when none waited") \
-  F (input_wait_ns, U64, "time that source waited for input, ns")
+  F (input_wait_ns, U64, "time that source waited for input, ns") \
+  F (tracer_overhead_ns, U64, "estimated CPU time of gpuprof's own buffer-path hooks (push, chain; docs/metrics.md#overhead): mean of the sampled pushes times the buffers pushed, ns") \
+  F (tracer_overhead_samples, U64, "pushes sampled for it (1 in 1024 per thread); 0: no estimate")
 
 #define GPUPROF_SCHEMA_ELEMENTS(F) \
   F (path, STRING, "element path, e.g. pipeline0/infer") \

@@ -197,7 +197,8 @@ try:
                 "gpuprof_element_wait_input_seconds_total",
                 "gpuprof_element_blocked_seconds_total",
                 "gpuprof_queue_max_level_buffers", "gpuprof_batches_total",
-                "gpuprof_stream_dropped_total"):
+                "gpuprof_stream_dropped_total",
+                "gpuprof_tracer_overhead_seconds_total"):
         t.check("\n# TYPE %s " % fam in "\n" + body, "family %s" % fam)
     for i in range(4):
         t.check('metric_name="stream_fps",source_id="%d",' % i in body,
