@@ -1,4 +1,4 @@
-/* gpuprof: the tracer's own CPU time on the buffer path, sampled (see
+/* gpuprof: the tracer's own time on the buffer path, sampled (see
  * gpuprof-overhead.h). */
 #include "gpuprof-overhead.h"
 #include "gpuprof-thread.h"
@@ -21,11 +21,6 @@ now_ns (void)
   clock_gettime (CLOCK_MONOTONIC, &ts);
   return (guint64) ts.tv_sec * G_GUINT64_CONSTANT (1000000000) + ts.tv_nsec;
 }
-
-__thread guint _gpuprof_ovh_count
-    __attribute__ ((tls_model ("initial-exec")));
-__thread guint _gpuprof_ovh_level
-    __attribute__ ((tls_model ("initial-exec")));
 
 /* the time between two back-to-back reads: what each sampled window
  * measures on top of the hook itself. The least of a few pairs: a pair

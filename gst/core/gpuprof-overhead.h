@@ -1,13 +1,13 @@
-/* gpuprof: the tracer's own CPU time on the buffer path, sampled.
+/* gpuprof: the tracer's own time on the buffer path, sampled.
  *
  * One push in GPUPROF_OVERHEAD_EVERY on each thread is a sample: the four
  * hooks of that push (push-pre, the peer's chain-pre and chain-post,
  * push-post) read the monotonic clock around themselves; the readings,
  * less the cost of a clock read pair calibrated at start, are that push's
- * hook time (a window preempted is dropped). The run's estimate is the mean over the samples times the
- * pushes (docs/metrics.md#overhead). Off a sample, a hook costs a counter
- * (push-pre) or a test of the level (the other three): no clock read, no
- * lock. Nested pushes inside the sampled chain call count as pushes but are
+ * hook time (a window preempted is dropped). The run's estimate is the
+ * mean over the samples times the pushes (docs/metrics.md#overhead). Off a
+ * sample, a hook costs a counter (push-pre) or a test of the level (the
+ * other three, tracers/gstgpuproftracer.c): no clock read, no lock. Nested pushes inside the sampled chain call count as pushes but are
  * not part of the sample.
  */
 #pragma once
@@ -17,14 +17,6 @@
 G_BEGIN_DECLS
 
 #define GPUPROF_OVERHEAD_EVERY 1024
-
-/* per thread: pushes since the last sample; where the sample is: 0 none,
- * 1 in the sampled push, 2 in its chain call, more: chain calls nested in
- * it */
-extern __thread guint _gpuprof_ovh_count
-    __attribute__ ((tls_model ("initial-exec")));
-extern __thread guint _gpuprof_ovh_level
-    __attribute__ ((tls_model ("initial-exec")));
 
 /* the clock for a sampled hook */
 guint64 gpuprof_overhead_begin (void);

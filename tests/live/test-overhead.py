@@ -14,7 +14,7 @@ import tempfile
 
 import livetest as t
 
-N = 5000
+N = 20000
 PUSHES = 11
 d = tempfile.mkdtemp(prefix="gpuprof-overhead-")
 
