@@ -122,24 +122,28 @@ push_pre_counted (GObject * self, GstClockTime ts, GstPad * pad,
   ovh_level = 1;
 }
 
+static inline void
+push_pre (GObject * self, GstClockTime ts, GstPad * pad, GstBuffer * buffer,
+    GstBufferList * list)
+{
+  if (G_UNLIKELY (++ovh_count >= GPUPROF_OVERHEAD_EVERY))
+    push_pre_counted (self, ts, pad, buffer, list);
+  else
+    gpuprof_profiler_push_pre (PROF (self), ts, pad, buffer, list);
+}
+
 static void
 do_push_buffer_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstBuffer * buffer)
 {
-  if (G_UNLIKELY (++ovh_count >= GPUPROF_OVERHEAD_EVERY))
-    push_pre_counted (self, ts, pad, buffer, NULL);
-  else
-    gpuprof_profiler_push_pre (PROF (self), ts, pad, buffer, NULL);
+  push_pre (self, ts, pad, buffer, NULL);
 }
 
 static void
 do_push_list_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstBufferList * list)
 {
-  if (G_UNLIKELY (++ovh_count >= GPUPROF_OVERHEAD_EVERY))
-    push_pre_counted (self, ts, pad, NULL, list);
-  else
-    gpuprof_profiler_push_pre (PROF (self), ts, pad, NULL, list);
+  push_pre (self, ts, pad, NULL, list);
 }
 
 static G_GNUC_NO_INLINE void
@@ -174,24 +178,28 @@ chain_pre_sampling (GObject * self, GstClockTime ts, GstPad * pad,
     gpuprof_profiler_chain_pre (PROF (self), ts, pad, buffer, list);
 }
 
+static inline void
+chain_pre (GObject * self, GstClockTime ts, GstPad * pad, GstBuffer * buffer,
+    GstBufferList * list)
+{
+  if (G_UNLIKELY (ovh_level))
+    chain_pre_sampling (self, ts, pad, buffer, list);
+  else
+    gpuprof_profiler_chain_pre (PROF (self), ts, pad, buffer, list);
+}
+
 static void
 do_chain_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstBuffer * buffer)
 {
-  if (G_UNLIKELY (ovh_level))
-    chain_pre_sampling (self, ts, pad, buffer, NULL);
-  else
-    gpuprof_profiler_chain_pre (PROF (self), ts, pad, buffer, NULL);
+  chain_pre (self, ts, pad, buffer, NULL);
 }
 
 static void
 do_chain_list_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstBufferList * list)
 {
-  if (G_UNLIKELY (ovh_level))
-    chain_pre_sampling (self, ts, pad, NULL, list);
-  else
-    gpuprof_profiler_chain_pre (PROF (self), ts, pad, NULL, list);
+  chain_pre (self, ts, pad, NULL, list);
 }
 
 static G_GNUC_NO_INLINE void

@@ -9,9 +9,7 @@ intervals inside its activity is within 20 % of the probe's own rate
 ((frames - 1) / span), and the report's live lines give each stream's
 fps."""
 import csv
-import json
 import os
-import time
 
 import livetest as t
 
@@ -21,34 +19,11 @@ RATES = (10, 15, 25, 30)
 SECONDS = 3
 
 
-def source_probe(pad):
-    seen = {"n": 0, "first": None, "last": None}
-
-    def cb(pad, info):
-        now = time.monotonic_ns()
-        seen["n"] += 1
-        seen["first"] = seen["first"] or now
-        seen["last"] = now
-        return Gst.PadProbeReturn.OK
-    pad.add_probe(Gst.PadProbeType.BUFFER, cb)
-    return seen
-
-
-mux = ("analyticsmux name=m batch-size=4 batched-push-timeout=40000"
-       if Gst.ElementFactory.find("analyticsmux") else "funnel name=m")
-pipe = Gst.parse_launch(mux + " ! fakesink name=sink " + " ".join(
-    "videotestsrc name=src%d is-live=true num-buffers=%d ! "
-    "video/x-raw,width=64,height=48,framerate=%d/1 ! queue ! m.sink_%d"
-    % (i, r * SECONDS, r, i) for i, r in enumerate(RATES)))
-probes = [source_probe(pipe.get_by_name("src%d" % i).get_static_pad("src"))
-          for i in range(len(RATES))]
+pipe, probes, mux = t.mux_sources(Gst, RATES, SECONDS)
 t.run_to_eos(Gst, pipe)
 pipe = None
 
-jsonl = os.path.join(d, "run-live.jsonl")
-if not t.check(os.path.exists(jsonl), "run-live.jsonl written"):
-    t.finish()
-lines = [json.loads(l) for l in open(jsonl)]
+lines = t.live_lines(d)
 t.check(len(lines) >= 5, "%d lines (>= 4 intervals + the final)" % len(lines))
 t.check(all("streams" in l["interval"] for l in lines),
         "every line has interval.streams")
