@@ -5,9 +5,10 @@
 
 #include <time.h>
 
-/* A window longer than this was preempted (the hooks take well under a
- * microsecond): dropped rather than counted */
-#define PREEMPTED_NS 200000
+/* A window longer than this was disturbed (preempted, interrupted, a page
+ * fault; the hooks take well under a microsecond): dropped rather than
+ * counted, as each sampled ns stands for ~1024 */
+#define PREEMPTED_NS 5000
 
 /* The monotonic clock, not the thread CPU clock: it is read in the vDSO
  * (~20 ns, no system call). A thread CPU clock read is a system call whose

@@ -4,7 +4,8 @@
 gst-launch-1.0 under the tracer with N and 10 N buffers. Each estimate is
 above 0, sampled about once per 1024 pushes, and below the CPU time the
 whole process used (getrusage of the child, measured in the same run); the
-run with 10x the pushes reports about 10x (within a factor 2)."""
+run with 10x the pushes reports about 10x (within a factor 2); the report
+has its line."""
 import json
 import os
 import resource
@@ -22,8 +23,9 @@ d = tempfile.mkdtemp(prefix="gpuprof-overhead-")
 def run(n):
     """(run table, the child's CPU seconds)"""
     stats = os.path.join(d, "run-%d.json" % n)
-    env = t.child_env(dict(os.environ, GST_TRACERS="gpuprof(report=off,"
-                           "cupti=off,stats=%s)" % stats))
+    report = os.path.join(d, "report-%d.txt" % n)
+    env = t.child_env(dict(os.environ, GST_TRACERS="gpuprof(report=%s,"
+                           "cupti=off,stats=%s)" % (report, stats)))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     r = subprocess.run(
         ["gst-launch-1.0", "-q", "fakesrc", "num-buffers=%d" % n,
@@ -36,7 +38,13 @@ def run(n):
     if not t.check(r.returncode == 0, "%d buffers: ran (%s)" %
                    (n, r.stderr.strip()[-300:])):
         t.finish()
-    return json.load(open(stats))["run"], cpu
+    row = json.load(open(stats))["run"]
+    line = "gpuprof's own hooks: ~%.1f ms (estimated from %d sampled " \
+        "pushes)" % (row.get("tracer_overhead_ns", 0) / 1e6,
+                     row.get("tracer_overhead_samples", 0))
+    t.check(line in open(report).read(), "%d buffers: the report says %r"
+            % (n, line))
+    return row, cpu
 
 
 small, small_cpu = run(N)
