@@ -39,6 +39,7 @@
 
 #include "gstgpuproftracer.h"
 #include "gpuprof-metrics.h"
+#include "gpuprof-overhead.h"
 #include "gpuprof-summary.h"
 
 #include <stdlib.h>
@@ -67,46 +68,159 @@ static GList *live_tracers;     /* guarded by live_lock */
 #define PROF(self) (GST_GPUPROF_TRACER_CAST (self)->profiler)
 #define GST_GPUPROF_TRACER_CAST(obj) ((GstGpuprofTracer *) (obj))
 
+/* The buffer path's hooks, each sampled for the tracer's own time
+ * (gpuprof-overhead.h): one push in GPUPROF_OVERHEAD_EVERY per thread and
+ * the three hooks that close it read the clock around themselves. Per
+ * thread: pushes since the last sample, and where the sample is: 0 none, 1
+ * in the sampled push, 2 in its chain call, more: chain calls nested in
+ * it. Here, not in the library, so a hook reads them in one instruction;
+ * the sampled paths are out of line, so the others stay tail calls. */
+static __thread guint ovh_count __attribute__ ((tls_model ("initial-exec")));
+static __thread guint ovh_level __attribute__ ((tls_model ("initial-exec")));
+
+typedef enum
+{
+  HOOK_PUSH_PRE,
+  HOOK_PUSH_POST,
+  HOOK_CHAIN_PRE,
+  HOOK_CHAIN_POST,
+} Hook;
+
+static G_GNUC_NO_INLINE void
+sampled (Hook hook, GObject * self, GstClockTime ts, GstPad * pad,
+    GstBuffer * buffer, GstBufferList * list, GstFlowReturn res)
+{
+  guint64 c = gpuprof_overhead_begin ();
+
+  switch (hook) {
+    case HOOK_PUSH_PRE:
+      gpuprof_profiler_push_pre (PROF (self), ts, pad, buffer, list);
+      break;
+    case HOOK_PUSH_POST:
+      gpuprof_profiler_push_post (PROF (self), ts, pad, res);
+      break;
+    case HOOK_CHAIN_PRE:
+      gpuprof_profiler_chain_pre (PROF (self), ts, pad, buffer, list);
+      break;
+    case HOOK_CHAIN_POST:
+      gpuprof_profiler_chain_post (PROF (self), ts, pad, res);
+      break;
+  }
+  gpuprof_overhead_end (c, hook == HOOK_PUSH_POST);
+}
+
+static G_GNUC_NO_INLINE void
+push_pre_counted (GObject * self, GstClockTime ts, GstPad * pad,
+    GstBuffer * buffer, GstBufferList * list)
+{
+  if (ovh_level) {              /* inside a sample: the next push is one */
+    gpuprof_profiler_push_pre (PROF (self), ts, pad, buffer, list);
+    return;
+  }
+  ovh_count = 0;
+  sampled (HOOK_PUSH_PRE, self, ts, pad, buffer, list, GST_FLOW_OK);
+  ovh_level = 1;
+}
+
+static inline void
+push_pre (GObject * self, GstClockTime ts, GstPad * pad, GstBuffer * buffer,
+    GstBufferList * list)
+{
+  if (G_UNLIKELY (++ovh_count >= GPUPROF_OVERHEAD_EVERY))
+    push_pre_counted (self, ts, pad, buffer, list);
+  else
+    gpuprof_profiler_push_pre (PROF (self), ts, pad, buffer, list);
+}
+
 static void
 do_push_buffer_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstBuffer * buffer)
 {
-  gpuprof_profiler_push_pre (PROF (self), ts, pad, buffer, NULL);
+  push_pre (self, ts, pad, buffer, NULL);
 }
 
 static void
 do_push_list_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstBufferList * list)
 {
-  gpuprof_profiler_push_pre (PROF (self), ts, pad, NULL, list);
+  push_pre (self, ts, pad, NULL, list);
+}
+
+static G_GNUC_NO_INLINE void
+push_post_sampling (GObject * self, GstClockTime ts, GstPad * pad,
+    GstFlowReturn res)
+{
+  if (ovh_level != 1) {         /* a push nested in the sampled chain */
+    gpuprof_profiler_push_post (PROF (self), ts, pad, res);
+    return;
+  }
+  sampled (HOOK_PUSH_POST, self, ts, pad, NULL, NULL, res);
+  ovh_level = 0;
 }
 
 static void
 do_push_post (GObject * self, GstClockTime ts, GstPad * pad,
     GstFlowReturn res)
 {
-  gpuprof_profiler_push_post (PROF (self), ts, pad, res);
+  if (G_UNLIKELY (ovh_level))
+    push_post_sampling (self, ts, pad, res);
+  else
+    gpuprof_profiler_push_post (PROF (self), ts, pad, res);
+}
+
+static G_GNUC_NO_INLINE void
+chain_pre_sampling (GObject * self, GstClockTime ts, GstPad * pad,
+    GstBuffer * buffer, GstBufferList * list)
+{
+  if (ovh_level++ == 1)
+    sampled (HOOK_CHAIN_PRE, self, ts, pad, buffer, list, GST_FLOW_OK);
+  else
+    gpuprof_profiler_chain_pre (PROF (self), ts, pad, buffer, list);
+}
+
+static inline void
+chain_pre (GObject * self, GstClockTime ts, GstPad * pad, GstBuffer * buffer,
+    GstBufferList * list)
+{
+  if (G_UNLIKELY (ovh_level))
+    chain_pre_sampling (self, ts, pad, buffer, list);
+  else
+    gpuprof_profiler_chain_pre (PROF (self), ts, pad, buffer, list);
 }
 
 static void
 do_chain_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstBuffer * buffer)
 {
-  gpuprof_profiler_chain_pre (PROF (self), ts, pad, buffer, NULL);
+  chain_pre (self, ts, pad, buffer, NULL);
 }
 
 static void
 do_chain_list_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstBufferList * list)
 {
-  gpuprof_profiler_chain_pre (PROF (self), ts, pad, NULL, list);
+  chain_pre (self, ts, pad, NULL, list);
+}
+
+static G_GNUC_NO_INLINE void
+chain_post_sampling (GObject * self, GstClockTime ts, GstPad * pad,
+    GstFlowReturn res)
+{
+  /* level 1: a chain call that began before the sample */
+  if (ovh_level > 1 && --ovh_level == 1)
+    sampled (HOOK_CHAIN_POST, self, ts, pad, NULL, NULL, res);
+  else
+    gpuprof_profiler_chain_post (PROF (self), ts, pad, res);
 }
 
 static void
 do_chain_post (GObject * self, GstClockTime ts, GstPad * pad,
     GstFlowReturn res)
 {
-  gpuprof_profiler_chain_post (PROF (self), ts, pad, res);
+  if (G_UNLIKELY (ovh_level))
+    chain_post_sampling (self, ts, pad, res);
+  else
+    gpuprof_profiler_chain_post (PROF (self), ts, pad, res);
 }
 
 static void
@@ -291,7 +405,7 @@ static GstStructure *
 get_metrics (GstGpuprofTracer * self, const gchar * pipeline)
 {
   GpuprofSnapshot *snap = self->profiler ?
-      gpuprof_profiler_snapshot (self->profiler, pipeline) : NULL;
+      gpuprof_profiler_metrics_snapshot (self->profiler, pipeline) : NULL;
   GstStructure *s;
 
   if (!snap)
@@ -575,9 +689,12 @@ gst_gpuprof_tracer_class_init (GstGpuprofTracerClass * klass)
    *
    * Returns: (transfer full) (nullable): the pipeline's figures so far, a
    * "gpuprof-metrics" structure: "pipeline" (string), "wall_ns" (guint64),
+   * "tracer_overhead_ns" (guint64, the tracer's own hook time, estimated),
    * "streams" and "elements" (arrays of the "gpuprof-stream" and
-   * "gpuprof-element" structures, fields as in the summary's tables), or
-   * %NULL when there is no such pipeline. See docs/signals.md.
+   * "gpuprof-element" structures, fields as in the summary's tables), with
+   * GPU attribution on also "gpu_elements" (array of "gpuprof-gpu-element":
+   * gpu_ns per element), or %NULL when there is no such pipeline. See
+   * docs/signals.md.
    *
    * Since: 0.1
    */

@@ -53,3 +53,33 @@ gpuprof_histogram_percentile (const GpuprofHistogram * h, gdouble p)
   }
   return max;
 }
+
+/* Off the buffer path (snapshots). A bucket counts under the first edge
+ * its whole range lies under: with power-of-two edges (bucket edges
+ * themselves) that is exact but for a sample of exactly an edge >= 64,
+ * which shares its bucket with larger values and counts one edge up. The
+ * total is read from the buckets, so +Inf equals the last cumulative count
+ * plus what is above, even while threads record. */
+guint64
+gpuprof_histogram_ladder (const GpuprofHistogram * h, guint64 first,
+    guint64 * cum, guint n)
+{
+  guint64 total = 0;
+  guint i, k;
+
+  memset (cum, 0, n * sizeof (guint64));
+  for (i = 0; i < GPUPROF_HIST_N_BUCKETS; i++) {
+    guint64 c = __atomic_load_n (&h->buckets[i], __ATOMIC_RELAXED);
+    guint64 hi = gpuprof_histogram_bucket_low (i) + bucket_width (i) - 1;
+
+    if (!c)
+      continue;
+    total += c;
+    for (k = 0; k < n && (first << k) < hi; k++);
+    if (k < n)
+      cum[k] += c;
+  }
+  for (k = 1; k < n; k++)
+    cum[k] += cum[k - 1];
+  return total;
+}

@@ -16,7 +16,7 @@ G_BEGIN_DECLS
 #define GPUPROF_HIST_MAX_EXP 42 /* values clamp at 2^43 ns, ~2.4 hours */
 #define GPUPROF_HIST_N_BUCKETS ((GPUPROF_HIST_MAX_EXP - GPUPROF_HIST_SUB_BITS + 2) * GPUPROF_HIST_SUB)
 
-typedef struct
+typedef struct _GpuprofHistogram
 {
   guint64 count;
   guint64 sum;
@@ -27,6 +27,10 @@ typedef struct
 void gpuprof_histogram_reset (GpuprofHistogram * h);
 guint64 gpuprof_histogram_percentile (const GpuprofHistogram * h, gdouble p);
 guint64 gpuprof_histogram_bucket_low (guint index);
+/* cumulative counts of the samples <= first * 2^k into cum[k], k < n;
+ * returns the samples in all buckets (the +Inf count) */
+guint64 gpuprof_histogram_ladder (const GpuprofHistogram * h, guint64 first,
+    guint64 * cum, guint n);
 
 /* inline: one record per element per buffer */
 static inline guint

@@ -149,6 +149,8 @@ gpuprof_thread_reset_run (GpuprofThread * t)
   __atomic_store_n (&t->first_ts, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&t->last_ts, 0, __ATOMIC_RELAXED);
   __atomic_store_n (&t->busy_ns, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&t->ovh_ns, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&t->ovh_samples, 0, __ATOMIC_RELAXED);
   gpuprof_thread_set_doing (t, GPUPROF_DOING_NOTHING, 0, 0);
 }
 

@@ -110,6 +110,11 @@ struct _GpuprofThread
   gpointer trace_ring;          /* gpuprof-ring.h, when tracing */
   gboolean announced;           /* name given to NVTX, trace, CUPTI */
   gboolean loop_owner_set;      /* gpuprof-owners.h told who pushes here */
+
+  /* the hooks' own CPU time in the sampled pushes of this run, and their
+   * number (gpuprof-overhead.h) */
+  guint64 ovh_ns;
+  guint64 ovh_samples;
 };
 
 /* inline: asked for several times per buffer */

@@ -755,6 +755,10 @@ gpuprof_batches_snapshot (GpuprofBatches * b, GPtrArray * elements,
       gpuprof_batches_read_properties (b, e);
     fill_batch_row (&row, st);
     g_array_append_val (snap->batches, row);
+    gpuprof_snapshot_add_histogram (snap, "batch_latency", e->path,
+        &st->agg->latency_hist, TRUE);
+    gpuprof_snapshot_add_histogram (snap, "batch_frames", e->path,
+        &st->agg->frames_hist, FALSE);
   }
   add_stages (sorted, elements, b);
   g_array_sort (sorted, cmp_stage);

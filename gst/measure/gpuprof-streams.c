@@ -403,6 +403,8 @@ gpuprof_streams_snapshot (GpuprofStreams * s, GpuprofObjects * o,
     if (!st || !LOAD (&st->frames))
       continue;
     fill_stream_row (&row, st, o);
+    gpuprof_snapshot_add_histogram (snap, "stream_latency", e->path,
+        &st->latency, TRUE);
     if (row.source_id != G_MAXUINT64)
       next_id = MAX (next_id, row.source_id + 1);
     g_array_append_val (snap->streams, row);

@@ -39,6 +39,7 @@ gpuprof_live_interval_fill (GpuprofInterval * iv)
 
   iv->elements = g_array_new (FALSE, TRUE, sizeof (GpuprofIntervalElementRow));
   iv->queues = g_array_new (FALSE, TRUE, sizeof (GpuprofIntervalQueueRow));
+  iv->streams = g_array_new (FALSE, TRUE, sizeof (GpuprofIntervalStreamRow));
   for (i = 0; i < snap->elements->len; i++) {
     const GpuprofElementRow *row =
         &g_array_index (snap->elements, GpuprofElementRow, i);
@@ -65,6 +66,20 @@ gpuprof_live_interval_fill (GpuprofInterval * iv)
 
     g_array_append_val (iv->queues, r);
   }
+  for (i = 0; i < snap->streams->len; i++) {
+    const GpuprofStreamRow *row =
+        &g_array_index (snap->streams, GpuprofStreamRow, i);
+    const GpuprofStreamRow *prev = iv->previous ?
+        gpuprof_snapshot_find_stream (iv->previous, row->source) : NULL;
+    GpuprofIntervalStreamRow r = { row->source, row->source_id };
+
+    r.frames = delta (row->frames, prev ? prev->frames : 0);
+    r.fps = rate (r.frames, iv->interval_s);
+    r.delivered = delta (row->delivered, prev ? prev->delivered : 0);
+    r.drops = delta (row->drops, prev ? prev->drops : 0);
+    r.latency_p50_ns = row->latency_p50_ns;
+    g_array_append_val (iv->streams, r);
+  }
 }
 
 void
@@ -72,20 +87,34 @@ gpuprof_live_interval_clear (GpuprofInterval * iv)
 {
   g_clear_pointer (&iv->elements, g_array_unref);
   g_clear_pointer (&iv->queues, g_array_unref);
+  g_clear_pointer (&iv->streams, g_array_unref);
 }
 
 static GArray *
 live_rows (const GpuprofInterval * iv, GpuprofLiveTableId id)
 {
-  return id == GPUPROF_LIVE_INTERVAL_ELEMENTS ? iv->elements : iv->queues;
+  switch (id) {
+    case GPUPROF_LIVE_INTERVAL_ELEMENTS:
+      return iv->elements;
+    case GPUPROF_LIVE_INTERVAL_QUEUES:
+      return iv->queues;
+    default:
+      return iv->streams;
+  }
 }
 
 /* the cumulative table a live table's rows follow, row for row */
 static GpuprofSummaryTableId
 cumulative_table (GpuprofLiveTableId id)
 {
-  return id == GPUPROF_LIVE_INTERVAL_ELEMENTS ? GPUPROF_SUMMARY_ELEMENTS :
-      GPUPROF_SUMMARY_QUEUES;
+  switch (id) {
+    case GPUPROF_LIVE_INTERVAL_ELEMENTS:
+      return GPUPROF_SUMMARY_ELEMENTS;
+    case GPUPROF_LIVE_INTERVAL_QUEUES:
+      return GPUPROF_SUMMARY_QUEUES;
+    default:
+      return GPUPROF_SUMMARY_STREAMS;
+  }
 }
 
 gchar *
@@ -232,6 +261,14 @@ gpuprof_live_report (const GpuprofInterval * iv)
   if (busiest)
     g_string_append_printf (s, " busiest %s %.1f ms self in %.2f s",
         busiest->path, busiest->self_ns / 1e6, iv->interval_s);
+  /* each stream's fps over the interval */
+  for (i = 0; i < iv->streams->len; i++) {
+    const GpuprofIntervalStreamRow *r =
+        &g_array_index (iv->streams, GpuprofIntervalStreamRow, i);
+
+    g_string_append_printf (s, "%s stream %" G_GUINT64_FORMAT " %s %.1f fps",
+        i ? "," : ";", r->source_id, r->source, r->fps);
+  }
   /* queues holding buffers now, against the most they held in the run */
   for (i = 0; i < iv->queues->len; i++) {
     const GpuprofQueueRow *row =

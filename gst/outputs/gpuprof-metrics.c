@@ -15,9 +15,10 @@
 typedef struct
 {
   const gchar *name;
-  const gchar *type;            /* "counter" or "gauge" */
-  GpuprofSummaryTableId table;
-  const gchar *column;          /* NULL: the number of rows */
+  const gchar *type;            /* "counter", "gauge" or "histogram" */
+  GpuprofSummaryTableId table;  /* a histogram's: where its labels come from */
+  const gchar *column;          /* NULL: the number of rows; a histogram:
+                                 * its name in the histograms table */
   gdouble scale;                /* ns -> s, ns -> ms */
   const gchar *metric_name;     /* DeepStream's families: their label */
   const gchar *help;
@@ -98,6 +99,20 @@ static const Family families[] = {
    "latency_p50_ns", NS, NULL, "Median batch push -> sink"},
   {"gpuprof_batch_latency_p99_seconds", "gauge", GPUPROF_SUMMARY_BATCHES,
    "latency_p99_ns", NS, NULL, "99th percentile batch push -> sink"},
+  /* histograms: in the table of the same name, column: its "name" rows
+   * (docs/metrics.md#histograms) */
+  {"gpuprof_element_self_seconds", "histogram", EL, "element_self", 1, NULL,
+   "Self time per call"},
+  {"gpuprof_batch_latency_seconds", "histogram", GPUPROF_SUMMARY_BATCHES,
+   "batch_latency", 1, NULL, "Batch push -> a sink receives it"},
+  {"gpuprof_batch_fill_frames", "histogram", GPUPROF_SUMMARY_BATCHES,
+   "batch_frames", 1, NULL, "Frames per batch"},
+  {"gpuprof_stream_latency_seconds", "histogram", ST, "stream_latency", 1,
+   NULL, "Source push -> a sink receives the frame or its batch"},
+  /* ours (docs/metrics.md#overhead) */
+  {"gpuprof_tracer_overhead_seconds_total", "counter", GPUPROF_SUMMARY_RUN,
+   "tracer_overhead_ns", NS, NULL,
+   "Estimated CPU time of gpuprof's own push and chain hooks"},
   /* GPU records lost */
   {"gpuprof_gpu_records_dropped_total", "counter", GPUPROF_SUMMARY_GPU,
    "dropped", 1, NULL, "GPU records CUPTI dropped (buffers full)"},
@@ -184,13 +199,16 @@ field_value (const GpuprofSummaryField * f, gconstpointer row)
   }
 }
 
+/* one line: NAME{labels} v; @suffix ("_bucket"...) and @le for the
+ * samples of a histogram */
 static void
-sample (GString * out, const Family * fam, const GpuprofSnapshot * snap,
-    gconstpointer row, gdouble v)
+sample_full (GString * out, const Family * fam, const gchar * suffix,
+    const GpuprofSnapshot * snap, gconstpointer row, const gchar * le,
+    gdouble v)
 {
   gchar num[G_ASCII_DTOSTR_BUF_SIZE];
 
-  g_string_append_printf (out, "%s{", fam->name);
+  g_string_append_printf (out, "%s%s{", fam->name, suffix);
   label (out, "pipeline", snap->pipeline);
   if (fam->metric_name) {
     label (out, "app_name", "ds");
@@ -198,19 +216,86 @@ sample (GString * out, const Family * fam, const GpuprofSnapshot * snap,
   }
   if (row)
     row_labels (out, fam->table, row);
+  if (le)
+    label (out, "le", le);
   g_string_append_printf (out, "} %s\n",
       g_ascii_formatd (num, sizeof (num), "%.15g", v));
 }
 
 static void
+sample (GString * out, const Family * fam, const GpuprofSnapshot * snap,
+    gconstpointer row, gdouble v)
+{
+  sample_full (out, fam, "", snap, row, NULL, v);
+}
+
+/* the row of @id whose key (first member, a path) is @owner */
+static gconstpointer
+owner_row (const GpuprofSnapshot * snap, GpuprofSummaryTableId id,
+    const gchar * owner)
+{
+  guint i, n = gpuprof_summary_n_rows (snap, id);
+
+  for (i = 0; i < n; i++) {
+    gconstpointer row = gpuprof_summary_row (snap, id, i);
+    if (!g_strcmp0 (*(gchar * const *) row, owner))
+      return row;
+  }
+  return NULL;
+}
+
+/* one histogram: cumulative _bucket lines on the ladder, +Inf, _sum,
+ * _count; labelled like the family's table row of its owner */
+static void
+histogram_samples (GString * out, const Family * fam,
+    const GpuprofSnapshot * snap, const GpuprofHistogramRow * h)
+{
+  gconstpointer row = owner_row (snap, fam->table, h->owner);
+  const guint64 *cum = &h->le_00;
+  gchar le[G_ASCII_DTOSTR_BUF_SIZE];
+  guint k;
+
+  if (!row)
+    return;
+  for (k = 0; k < GPUPROF_HISTOGRAM_LADDER; k++) {
+    g_ascii_formatd (le, sizeof (le), "%.12g", h->le_first * (1 << k));
+    sample_full (out, fam, "_bucket", snap, row, le, cum[k]);
+  }
+  sample_full (out, fam, "_bucket", snap, row, "+Inf", h->count);
+  sample_full (out, fam, "_sum", snap, row, NULL, h->sum);
+  sample_full (out, fam, "_count", snap, row, NULL, h->count);
+}
+
+static void
+format_histogram (GString * out, const Family * fam, GPtrArray * snaps)
+{
+  guint s, i;
+
+  for (s = 0; s < snaps->len; s++) {
+    const GpuprofSnapshot *snap = g_ptr_array_index (snaps, s);
+
+    for (i = 0; i < snap->histograms->len; i++) {
+      const GpuprofHistogramRow *h =
+          &g_array_index (snap->histograms, GpuprofHistogramRow, i);
+      if (!g_strcmp0 (h->name, fam->column))
+        histogram_samples (out, fam, snap, h);
+    }
+  }
+}
+
+static void
 format_family (GString * out, const Family * fam, GPtrArray * snaps)
 {
-  const GpuprofSummaryField *f = fam->column ?
-      find_field (fam->table, fam->column) : NULL;
+  const GpuprofSummaryField *f;
   guint s, i;
 
   g_string_append_printf (out, "# HELP %s %s\n# TYPE %s %s\n", fam->name,
       fam->help, fam->name, fam->type);
+  if (!strcmp (fam->type, "histogram")) {
+    format_histogram (out, fam, snaps);
+    return;
+  }
+  f = fam->column ? find_field (fam->table, fam->column) : NULL;
   for (s = 0; s < snaps->len; s++) {
     const GpuprofSnapshot *snap = g_ptr_array_index (snaps, s);
     guint n = gpuprof_summary_n_rows (snap, fam->table);
@@ -267,9 +352,13 @@ gpuprof_metrics_structure (const GpuprofSnapshot * snap)
 {
   GstStructure *s = gst_structure_new ("gpuprof-metrics",
       "pipeline", G_TYPE_STRING, snap->pipeline,
-      "wall_ns", G_TYPE_UINT64, snap->wall_ns, NULL);
+      "wall_ns", G_TYPE_UINT64, snap->wall_ns,
+      "tracer_overhead_ns", G_TYPE_UINT64, snap->tracer_overhead_ns, NULL);
 
   set_rows (s, "streams", snap, GPUPROF_SUMMARY_STREAMS);
   set_rows (s, "elements", snap, GPUPROF_SUMMARY_ELEMENTS);
+  /* GPU time per element, only when GPU attribution is on (one gpu row) */
+  if (gpuprof_summary_n_rows (snap, GPUPROF_SUMMARY_GPU))
+    set_rows (s, "gpu_elements", snap, GPUPROF_SUMMARY_GPU_ELEMENTS);
   return s;
 }

@@ -61,6 +61,7 @@ typedef struct
  * @elements: the interval's figures per element (GpuprofIntervalElementRow,
  *   the live table of gpuprof-schema.h), row for row with @snapshot's
  * @queues: per queue (GpuprofIntervalQueueRow), likewise
+ * @streams: per source (GpuprofIntervalStreamRow), likewise
  *
  * One live snapshot (interval=, docs/live.md).
  */
@@ -74,6 +75,7 @@ typedef struct
   gboolean final;
   GArray *elements;
   GArray *queues;
+  GArray *streams;
 } GpuprofInterval;
 
 /**

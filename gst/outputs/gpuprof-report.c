@@ -584,6 +584,10 @@ gpuprof_report_format (const GpuprofSnapshot * s)
   format_threads (s, out);
   format_batches (s, out);
   format_streams (s, out);
+  if (s->tracer_overhead_samples)
+    g_string_append_printf (out, "\ngpuprof's own hooks: ~%.1f ms "
+        "(estimated from %" G_GUINT64_FORMAT " sampled pushes)\n",
+        s->tracer_overhead_ns / 1e6, s->tracer_overhead_samples);
   g_string_append_printf (out, "\n%s\n", verdict);
   format_advice (s, out);
   g_free (verdict);

@@ -348,6 +348,7 @@ record_str (GPtrArray * pool, const gchar * s)
 #define PREFIX_SPEC_STAGES PIPELINE_SPEC
 #define PREFIX_SPEC_ADVICE PIPELINE_SPEC
 #define PREFIX_SPEC_STREAMS PIPELINE_SPEC
+#define PREFIX_SPEC_HISTOGRAMS PIPELINE_SPEC
 #define PREFIX_SPEC_GPU_ELEMENTS PIPELINE_SPEC
 #define PREFIX_SPEC_GPU_KERNELS PIPELINE_SPEC
 #define PREFIX_SPEC_GPU_DEVICES PIPELINE_SPEC
@@ -360,6 +361,7 @@ record_str (GPtrArray * pool, const gchar * s)
 #define PREFIX_VALUE_STAGES , pipeline
 #define PREFIX_VALUE_ADVICE , pipeline
 #define PREFIX_VALUE_STREAMS , pipeline
+#define PREFIX_VALUE_HISTOGRAMS , pipeline
 #define PREFIX_VALUE_GPU_ELEMENTS , pipeline
 #define PREFIX_VALUE_GPU_KERNELS , pipeline
 #define PREFIX_VALUE_GPU_DEVICES , pipeline
@@ -370,8 +372,10 @@ record_str (GPtrArray * pool, const gchar * s)
   "t_s", GST_TYPE_STRUCTURE, value_spec (G_TYPE_DOUBLE, "seconds since the tracer started"),
 #define PREFIX_SPEC_INTERVAL_ELEMENTS LIVE_SPEC
 #define PREFIX_SPEC_INTERVAL_QUEUES LIVE_SPEC
+#define PREFIX_SPEC_INTERVAL_STREAMS LIVE_SPEC
 #define PREFIX_VALUE_INTERVAL_ELEMENTS , pipeline, seq, t_s
 #define PREFIX_VALUE_INTERVAL_QUEUES , pipeline, seq, t_s
+#define PREFIX_VALUE_INTERVAL_STREAMS , pipeline, seq, t_s
 
 static GstTracerRecord *records[GPUPROF_SUMMARY_N_TABLES];
 static GstTracerRecord *live_records[GPUPROF_LIVE_N_TABLES];

@@ -462,8 +462,28 @@ fill_thread_rows (GpuprofSnapshot * snap, GPtrArray * elements,
     row.owner = g_strdup (top ? top->path : "");
     row.kind = g_strdup (gpuprof_thread_kind_name (kind));
     g_array_append_val (snap->threads, row);
+    /* the sampled hook time, scaled in snapshot_pipeline_wall */
+    snap->tracer_overhead_ns += __atomic_load_n (&t->ovh_ns, __ATOMIC_RELAXED);
+    snap->tracer_overhead_samples += __atomic_load_n (&t->ovh_samples,
+        __ATOMIC_RELAXED);
   }
   g_ptr_array_unref (threads);
+}
+
+/* the hooks' own time: the mean sampled push times every push (the
+ * buffers the elements pushed), gpuprof-overhead.h */
+static void
+scale_overhead (GpuprofSnapshot * snap)
+{
+  guint64 pushes = 0;
+  guint i;
+
+  for (i = 0; i < snap->elements->len; i++)
+    pushes += g_array_index (snap->elements, GpuprofElementRow,
+        i).buffers_out;
+  snap->tracer_overhead_ns = snap->tracer_overhead_samples ?
+      (guint64) ((gdouble) snap->tracer_overhead_ns * pushes /
+      snap->tracer_overhead_samples) : 0;
 }
 
 static GpuprofSnapshot *
@@ -486,6 +506,8 @@ snapshot_pipeline_wall (GpuprofProfiler * p, GpuprofPipeline * pl,
       GpuprofElementRow row = { 0 };
       fill_element_row (p, &row, e);
       g_array_append_val (snap->elements, row);
+      gpuprof_snapshot_add_histogram (snap, "element_self", e->path,
+          &e->stats.self_hist, TRUE);
     }
     for (j = 0; e->queues && j < e->queues->len; j++) {
       GpuprofQueueRow row = { 0 };
@@ -494,6 +516,7 @@ snapshot_pipeline_wall (GpuprofProfiler * p, GpuprofPipeline * pl,
     }
   }
   fill_thread_rows (snap, mine, pl->id, &first, &last);
+  scale_overhead (snap);
   gpuprof_links_fill (snap, p->objects, mine);
   gpuprof_batches_snapshot (p->batches, mine, snap);
   gpuprof_streams_snapshot (p->streams, p->objects, mine, snap);
@@ -841,13 +864,30 @@ gpuprof_profiler_report_unreported (GpuprofProfiler * p)
   g_mutex_unlock (&p->report_lock);
 }
 
-GpuprofSnapshot *
-gpuprof_profiler_snapshot (GpuprofProfiler * p, const gchar * pipeline)
+/* a live snapshot with the GPU tables when attribution is on (metrics=,
+ * get-metrics); the caller holds the report lock and flushed CUPTI */
+static GpuprofSnapshot *
+snapshot_pipeline_gpu (GpuprofProfiler * p, GpuprofPipeline * pl)
+{
+  guint64 first = 0, last = 0;
+  GpuprofSnapshot *snap = snapshot_pipeline_wall (p, pl, &first, &last);
+
+  if (p->gpu_on)
+    gpu_section (p, snap, first, last);
+  return snap;
+}
+
+static GpuprofSnapshot *
+find_snapshot (GpuprofProfiler * p, const gchar * pipeline, gboolean gpu)
 {
   GPtrArray *pipelines;
   GpuprofSnapshot *snap = NULL;
   guint i;
 
+  /* the GPU records CUPTI completed: unforced, so none is settled before
+   * its API record arrives (the run end forces) */
+  if (gpu && p->gpu_on)
+    gpuprof_cupti_flush (FALSE);
   /* records are freed under the report lock only */
   g_mutex_lock (&p->report_lock);
   pipelines = gpuprof_objects_pipelines (p->objects);
@@ -856,11 +896,23 @@ gpuprof_profiler_snapshot (GpuprofProfiler * p, const gchar * pipeline)
   for (i = pipelines->len; i > 0 && !snap; i--) {
     GpuprofPipeline *pl = g_ptr_array_index (pipelines, i - 1);
     if (pipeline ? !g_strcmp0 (pl->name, pipeline) : pipeline_active (p, pl))
-      snap = snapshot_pipeline (p, pl);
+      snap = gpu ? snapshot_pipeline_gpu (p, pl) : snapshot_pipeline (p, pl);
   }
   g_ptr_array_unref (pipelines);
   g_mutex_unlock (&p->report_lock);
   return snap;
+}
+
+GpuprofSnapshot *
+gpuprof_profiler_snapshot (GpuprofProfiler * p, const gchar * pipeline)
+{
+  return find_snapshot (p, pipeline, FALSE);
+}
+
+GpuprofSnapshot *
+gpuprof_profiler_metrics_snapshot (GpuprofProfiler * p, const gchar * pipeline)
+{
+  return find_snapshot (p, pipeline, TRUE);
 }
 
 /* metrics=: one scrape, on the server's thread; snapshots as get-snapshot
@@ -876,23 +928,15 @@ metrics_body (gpointer data)
   gchar *text;
   guint i;
 
-  /* the GPU records CUPTI completed: unforced, so none is settled before
-   * its API record arrives (the run end forces) */
   if (p->gpu_on)
     gpuprof_cupti_flush (FALSE);
   g_mutex_lock (&p->report_lock);
   pipelines = gpuprof_objects_pipelines (p->objects);
   for (i = 0; i < pipelines->len; i++) {
     GpuprofPipeline *pl = g_ptr_array_index (pipelines, i);
-    guint64 first = 0, last = 0;
-    GpuprofSnapshot *snap;
 
-    if (!pipeline_active (p, pl))
-      continue;
-    snap = snapshot_pipeline_wall (p, pl, &first, &last);
-    if (p->gpu_on)
-      gpu_section (p, snap, first, last);
-    g_ptr_array_add (snaps, snap);
+    if (pipeline_active (p, pl))
+      g_ptr_array_add (snaps, snapshot_pipeline_gpu (p, pl));
   }
   g_ptr_array_unref (pipelines);
   g_mutex_unlock (&p->report_lock);

@@ -63,6 +63,9 @@ void gpuprof_profiler_queue_overrun (GpuprofProfiler * p,
 /* reports and queries */
 GpuprofSnapshot *gpuprof_profiler_snapshot (GpuprofProfiler * p,
     const gchar * pipeline);
+/* the same with the GPU tables when GPU attribution is on (get-metrics) */
+GpuprofSnapshot *gpuprof_profiler_metrics_snapshot (GpuprofProfiler * p,
+    const gchar * pipeline);
 gchar *gpuprof_profiler_last_report (GpuprofProfiler * p);
 /* records kept for live objects and unreported runs (tests, benchmarks) */
 void gpuprof_profiler_count_records (GpuprofProfiler * p, guint * elements,

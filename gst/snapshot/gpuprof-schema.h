@@ -35,7 +35,9 @@ G_BEGIN_DECLS
   F (bottleneck_ns_per_buffer, U64, "self time per buffer of the bottleneck, ns") \
   F (input_bound, BOOLEAN, "the pipeline mostly waits for a source: 'input_source' waited for data over half its thread's wall time") \
   F (input_source, STRING, "source that waited longest for input; null when none waited") \
-  F (input_wait_ns, U64, "time that source waited for input, ns")
+  F (input_wait_ns, U64, "time that source waited for input, ns") \
+  F (tracer_overhead_ns, U64, "estimated CPU time of gpuprof's own buffer-path hooks (push, chain; docs/metrics.md#overhead): mean of the sampled pushes times the buffers pushed, ns") \
+  F (tracer_overhead_samples, U64, "pushes sampled for it (1 in 1024 per thread); 0: no estimate")
 
 #define GPUPROF_SCHEMA_ELEMENTS(F) \
   F (path, STRING, "element path, e.g. pipeline0/infer") \
@@ -161,6 +163,35 @@ G_BEGIN_DECLS
   F (latency_p99_ns, U64, "99th percentile of that latency, ns") \
   F (latency_max_ns, U64, "largest latency, ns")
 
+/* distributions as cumulative counts on a fixed ladder of doubling upper
+ * bounds (Prometheus histograms, docs/metrics.md#histograms): copies of
+ * the in-memory histograms taken at the snapshot. The ladder's edges are
+ * powers of two of the recorded unit (ns, frames), bucket edges of the
+ * log-linear histograms, so the counts are exact */
+#define GPUPROF_SCHEMA_HISTOGRAMS(F) \
+  F (name, STRING, "batch_latency (push -> sink, s), batch_frames (frames per batch), stream_latency (source push -> sink, s) or element_self (self time per call, s)") \
+  F (owner, STRING, "aggregator, source or element path") \
+  F (count, U64, "samples: the sum of the buckets read") \
+  F (sum, DOUBLE, "sum of the samples, in the histogram's unit (seconds or frames)") \
+  F (le_first, DOUBLE, "upper bound of le_00 in that unit (2^19 ns = 0.000524288 s, or 1 frame); le_k's is le_first * 2^k") \
+  F (le_00, U64, "samples <= le_first * 2^0, cumulative") \
+  F (le_01, U64, "samples <= le_first * 2^1, cumulative") \
+  F (le_02, U64, "samples <= le_first * 2^2, cumulative") \
+  F (le_03, U64, "samples <= le_first * 2^3, cumulative") \
+  F (le_04, U64, "samples <= le_first * 2^4, cumulative") \
+  F (le_05, U64, "samples <= le_first * 2^5, cumulative") \
+  F (le_06, U64, "samples <= le_first * 2^6, cumulative") \
+  F (le_07, U64, "samples <= le_first * 2^7, cumulative") \
+  F (le_08, U64, "samples <= le_first * 2^8, cumulative") \
+  F (le_09, U64, "samples <= le_first * 2^9, cumulative") \
+  F (le_10, U64, "samples <= le_first * 2^10, cumulative") \
+  F (le_11, U64, "samples <= le_first * 2^11, cumulative") \
+  F (le_12, U64, "samples <= le_first * 2^12, cumulative") \
+  F (le_13, U64, "samples <= le_first * 2^13, cumulative") \
+  F (le_14, U64, "samples <= le_first * 2^14, cumulative") \
+  F (le_15, U64, "samples <= le_first * 2^15, cumulative") \
+  F (le_inf, U64, "samples above le_15's bound: count - le_15")
+
 #define GPUPROF_SCHEMA_ADVICE(F) \
   F (rule, STRING, "mux-batch, mux-timeout, infer-batch, queue, interval or drop-osd") \
   F (stage, STRING, "element whose knob it is") \
@@ -241,6 +272,16 @@ G_BEGIN_DECLS
   F (level_bytes, U64, "bytes queued at the snapshot") \
   F (buffers, U64, "buffers dequeued in the interval")
 
+/* per source, row for row with the streams table */
+#define GPUPROF_SCHEMA_INTERVAL_STREAMS(F) \
+  F (source, STRING, "source element path") \
+  F (source_id, U64, "its source_id, as in the streams table") \
+  F (frames, U64, "frames the source pushed in the interval") \
+  F (fps, DOUBLE, "frames / interval_s") \
+  F (delivered, U64, "frames of the stream that reached a sink in the interval") \
+  F (drops, U64, "frames newly counted as dropped in the interval") \
+  F (latency_p50_ns, U64, "median source push -> sink latency so far (cumulative: the snapshot keeps no per-interval percentile), ns")
+
 typedef enum
 {
   GPUPROF_FIELD_STRING,         /* gchar *, may be NULL */
@@ -301,6 +342,7 @@ typedef struct
   T (STAGES, stages, stage, 1, FALSE) \
   T (ADVICE, advice, advice, 2, FALSE) \
   T (STREAMS, streams, stream, 1, FALSE) \
+  T (HISTOGRAMS, histograms, histogram, 2, FALSE) \
   T (GPU_ELEMENTS, gpu_elements, gpu-element, 1, FALSE) \
   T (GPU_KERNELS, gpu_kernels, gpu-kernel, 2, FALSE) \
   T (GPU_DEVICES, gpu_devices, gpu-device, 1, FALSE) \
@@ -321,7 +363,8 @@ const GpuprofSummaryTable *gpuprof_summary_table (GpuprofSummaryTableId id);
  * Lines "interval" object */
 #define GPUPROF_SCHEMA_LIVE_TABLES(T) \
   T (INTERVAL_ELEMENTS, elements, interval-element, 1, FALSE) \
-  T (INTERVAL_QUEUES, queues, interval-queue, 1, FALSE)
+  T (INTERVAL_QUEUES, queues, interval-queue, 1, FALSE) \
+  T (INTERVAL_STREAMS, streams, interval-stream, 1, FALSE)
 
 #define GPUPROF_SCHEMA_LIVE_ENUM(ID, name, record, n_key, single) \
   GPUPROF_LIVE_##ID,

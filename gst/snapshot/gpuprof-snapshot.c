@@ -1,6 +1,7 @@
 /* gpuprof: a point-in-time copy of one pipeline's statistics. */
 #include "gpuprof-snapshot.h"
 #include "gpuprof-summary.h"
+#include "gpuprof-histogram.h"
 
 #include <string.h>
 
@@ -36,6 +37,7 @@ gpuprof_snapshot_new (const gchar * pipeline)
   s->stages = rows_new (sizeof (GpuprofStageRow), clear_stages);
   s->advice = rows_new (sizeof (GpuprofAdviceRow), clear_advice);
   s->streams = rows_new (sizeof (GpuprofStreamRow), clear_streams);
+  s->histograms = rows_new (sizeof (GpuprofHistogramRow), clear_histograms);
   s->gpu_elements = rows_new (sizeof (GpuprofGpuElementRow),
       clear_gpu_elements);
   s->gpu_kernels = rows_new (sizeof (GpuprofGpuKernelRow), clear_gpu_kernels);
@@ -57,6 +59,7 @@ gpuprof_snapshot_free (GpuprofSnapshot * s)
   g_array_unref (s->stages);
   g_array_unref (s->advice);
   g_array_unref (s->streams);
+  g_array_unref (s->histograms);
   g_array_unref (s->gpu_elements);
   g_array_unref (s->gpu_kernels);
   g_array_unref (s->gpu_devices);
@@ -233,4 +236,48 @@ gpuprof_snapshot_find_queue (const GpuprofSnapshot * s, const gchar * path)
       return r;
   }
   return NULL;
+}
+
+/* the row of @rows whose first member, its key string, is @key */
+static gconstpointer
+find_by_key (GArray * rows, const gchar * key)
+{
+  gsize size = g_array_get_element_size (rows);
+  guint i;
+
+  for (i = 0; i < rows->len; i++) {
+    gconstpointer r = rows->data + (gsize) i * size;
+    if (!g_strcmp0 (*(gchar * const *) r, key))
+      return r;
+  }
+  return NULL;
+}
+
+const GpuprofStreamRow *
+gpuprof_snapshot_find_stream (const GpuprofSnapshot * s, const gchar * source)
+{
+  return find_by_key (s->streams, source);
+}
+
+/* le_00 .. le_15 are consecutive guint64 members: filled as an array */
+G_STATIC_ASSERT (G_STRUCT_OFFSET (GpuprofHistogramRow, le_15) -
+    G_STRUCT_OFFSET (GpuprofHistogramRow, le_00) ==
+    (GPUPROF_HISTOGRAM_LADDER - 1) * sizeof (guint64));
+
+void
+gpuprof_snapshot_add_histogram (GpuprofSnapshot * snap, const gchar * name,
+    const gchar * owner, const GpuprofHistogram * h, gboolean unit_ns)
+{
+  GpuprofHistogramRow row = { 0 };
+  gdouble unit = unit_ns ? 1e-9 : 1.0;
+  guint64 first = unit_ns ? GPUPROF_HISTOGRAM_FIRST_NS : 1;
+
+  row.name = g_strdup (name);
+  row.owner = g_strdup (owner);
+  row.count = gpuprof_histogram_ladder (h, first, &row.le_00,
+      GPUPROF_HISTOGRAM_LADDER);
+  row.sum = __atomic_load_n (&h->sum, __ATOMIC_RELAXED) * unit;
+  row.le_first = first * unit;
+  row.le_inf = row.count - row.le_15;
+  g_array_append_val (snap->histograms, row);
 }

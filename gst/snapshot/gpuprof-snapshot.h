@@ -25,6 +25,7 @@ typedef struct { GPUPROF_SCHEMA_BATCHES (GPUPROF_SCHEMA_MEMBER) } GpuprofBatchRo
 typedef struct { GPUPROF_SCHEMA_STAGES (GPUPROF_SCHEMA_MEMBER) } GpuprofStageRow;
 typedef struct { GPUPROF_SCHEMA_ADVICE (GPUPROF_SCHEMA_MEMBER) } GpuprofAdviceRow;
 typedef struct { GPUPROF_SCHEMA_STREAMS (GPUPROF_SCHEMA_MEMBER) } GpuprofStreamRow;
+typedef struct { GPUPROF_SCHEMA_HISTOGRAMS (GPUPROF_SCHEMA_MEMBER) } GpuprofHistogramRow;
 typedef struct { GPUPROF_SCHEMA_GPU_ELEMENTS (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuElementRow;
 typedef struct { GPUPROF_SCHEMA_GPU_KERNELS (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuKernelRow;
 typedef struct { GPUPROF_SCHEMA_GPU_DEVICES (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuDeviceRow;
@@ -33,6 +34,7 @@ typedef struct { GPUPROF_SCHEMA_GPU (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuRow;
 /* the live tables' rows (interval=): path points into the snapshot */
 typedef struct { GPUPROF_SCHEMA_INTERVAL_ELEMENTS (GPUPROF_SCHEMA_MEMBER) } GpuprofIntervalElementRow;
 typedef struct { GPUPROF_SCHEMA_INTERVAL_QUEUES (GPUPROF_SCHEMA_MEMBER) } GpuprofIntervalQueueRow;
+typedef struct { GPUPROF_SCHEMA_INTERVAL_STREAMS (GPUPROF_SCHEMA_MEMBER) } GpuprofIntervalStreamRow;
 
 /* The run table's one row is the snapshot itself: its first members. */
 typedef struct
@@ -47,6 +49,8 @@ typedef struct
   GArray *stages;               /* GpuprofStageRow, aggregator then downstream order */
   GArray *advice;               /* GpuprofAdviceRow, most important first */
   GArray *streams;              /* GpuprofStreamRow, by source_id */
+  GArray *histograms;           /* GpuprofHistogramRow: per element, then
+                                 * per aggregator, then per source */
   /* GPU (CUPTI), empty without GPU attribution (gpuprof-gpu-tables.c) */
   GArray *gpu_elements;         /* GpuprofGpuElementRow, most GPU time first,
                                  * then the unattributed rows */
@@ -65,12 +69,14 @@ typedef struct
 #define GPUPROF_SCHEMA_ROW_STAGES GpuprofStageRow
 #define GPUPROF_SCHEMA_ROW_ADVICE GpuprofAdviceRow
 #define GPUPROF_SCHEMA_ROW_STREAMS GpuprofStreamRow
+#define GPUPROF_SCHEMA_ROW_HISTOGRAMS GpuprofHistogramRow
 #define GPUPROF_SCHEMA_ROW_GPU_ELEMENTS GpuprofGpuElementRow
 #define GPUPROF_SCHEMA_ROW_GPU_KERNELS GpuprofGpuKernelRow
 #define GPUPROF_SCHEMA_ROW_GPU_DEVICES GpuprofGpuDeviceRow
 #define GPUPROF_SCHEMA_ROW_GPU GpuprofGpuRow
 #define GPUPROF_SCHEMA_ROW_INTERVAL_ELEMENTS GpuprofIntervalElementRow
 #define GPUPROF_SCHEMA_ROW_INTERVAL_QUEUES GpuprofIntervalQueueRow
+#define GPUPROF_SCHEMA_ROW_INTERVAL_STREAMS GpuprofIntervalStreamRow
 
 GpuprofSnapshot *gpuprof_snapshot_new (const gchar * pipeline);
 void gpuprof_snapshot_free (GpuprofSnapshot * snap);
@@ -84,6 +90,17 @@ const GpuprofStageRow *gpuprof_snapshot_find_stage (const GpuprofSnapshot *
     snap, const gchar * path);
 const GpuprofQueueRow *gpuprof_snapshot_find_queue (const GpuprofSnapshot *
     snap, const gchar * path);
+/* the ladder of gpuprof-schema.h's histograms table */
+#define GPUPROF_HISTOGRAM_LADDER 16
+#define GPUPROF_HISTOGRAM_FIRST_NS (G_GUINT64_CONSTANT (1) << 19)
+struct _GpuprofHistogram;
+/* a row of the histograms table from @h: @unit_ns TRUE for a histogram of
+ * ns (exported in seconds), FALSE for one of frames */
+void gpuprof_snapshot_add_histogram (GpuprofSnapshot * snap,
+    const gchar * name, const gchar * owner,
+    const struct _GpuprofHistogram * h, gboolean unit_ns);
+const GpuprofStreamRow *gpuprof_snapshot_find_stream (const GpuprofSnapshot *
+    snap, const gchar * source);
 
 
 G_END_DECLS

@@ -128,3 +128,46 @@ def stall_lines(lines):
 
 def finish():
     sys.exit(1 if failures else 0)
+
+
+def source_probe(Gst, pad):
+    """frames through a source's src pad: "n", the first and the last push
+    (monotonic ns) and each buffer's push time by PTS ("pts")"""
+    import time
+    seen = {"n": 0, "first": None, "last": None, "pts": {}}
+
+    def cb(pad, info):
+        now = time.monotonic_ns()
+        seen["n"] += 1
+        seen["first"] = seen["first"] or now
+        seen["last"] = now
+        seen["pts"][info.get_buffer().pts] = now
+        return Gst.PadProbeReturn.OK
+    pad.add_probe(Gst.PadProbeType.BUFFER, cb)
+    return seen
+
+
+def mux_sources(Gst, rates, seconds):
+    """live sources src0.. at rates (fps) for seconds each into a batching
+    mux m (analyticsmux; a funnel when that plugin is absent), then
+    fakesink "sink": (pipeline, probes of the sources, the mux factory)"""
+    factory = "analyticsmux" if Gst.ElementFactory.find("analyticsmux") \
+        else "funnel"
+    mux = ("analyticsmux name=m batch-size=4 batched-push-timeout=40000"
+           if factory == "analyticsmux" else "funnel name=m")
+    pipe = Gst.parse_launch(mux + " ! fakesink name=sink " + " ".join(
+        "videotestsrc name=src%d is-live=true num-buffers=%d ! "
+        "video/x-raw,width=64,height=48,framerate=%d/1 ! queue ! m.sink_%d"
+        % (i, r * seconds, r, i) for i, r in enumerate(rates)))
+    probes = [source_probe(Gst, pipe.get_by_name("src%d" % i)
+                           .get_static_pad("src")) for i in range(len(rates))]
+    return pipe, probes, factory
+
+
+def live_lines(d):
+    """the JSON Lines of stats={d}/run.json, or finish() when missing"""
+    import json
+    jsonl = os.path.join(d, "run-live.jsonl")
+    if not check(os.path.exists(jsonl), "run-live.jsonl written"):
+        finish()
+    return [json.loads(l) for l in open(jsonl)]

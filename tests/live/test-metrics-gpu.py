@@ -4,7 +4,9 @@ libcupti (tests/gpu/fake-cupti.c): a probe inside identity's chain call
 launches one 200 us kernel per buffer; each scrape's
 gpuprof_element_gpu_seconds_total of that element is a whole number of
 those kernels, no more than the probe launched by then, and, once the
-source stopped, exactly all of them (waited for, no time bound)."""
+source stopped, exactly all of them (waited for, no time bound). The
+get-metrics action signal carries the same figure in its gpu_elements
+array, mid-run and after the run."""
 import ctypes
 import os
 import socket
@@ -58,12 +60,33 @@ def gpu_kernels():
     return (v[0] * 1e9 / KERNEL_NS if v else None), n
 
 
+tracer = [x for x in Gst.tracing_get_active_tracers()
+          if type(x).__name__ == "GstGpuprofTracer"][0]
+
+
+def signal_kernels():
+    """work's gpu_ns in get-metrics' gpu_elements, in kernels, and the
+    probe's count; None when the array or the row is missing"""
+    m = tracer.emit("get-metrics", "pipeline0")
+    n = launched[0]
+    found, rows = m.get_array("gpu_elements") if m else (False, None)
+    for i in range(rows.n_values if found else 0):
+        r = rows.get_nth(i)
+        if r.get_value("path") == "pipeline0/work":
+            return r.get_value("gpu_ns") / KERNEL_NS, n
+    return None, n
+
+
 pipe.set_state(Gst.State.PLAYING)
 bus = pipe.get_bus()
 msg = bus.timed_pop_filtered(Gst.SECOND, Gst.MessageType.ERROR)
 k, n = gpu_kernels()
 t.check(k is not None and abs(k - round(k)) < 1e-6 and 0 < round(k) <= n,
         "mid-run: %s kernels of work scraped, %d launched" % (k, n))
+k, n = signal_kernels()
+t.check(k is not None and abs(k - round(k)) < 1e-6 and 0 < round(k) <= n,
+        "mid-run: get-metrics gpu_elements has %s kernels of work, %d "
+        "launched" % (k, n))
 msg = bus.timed_pop_filtered(60 * Gst.SECOND,
                              Gst.MessageType.EOS | Gst.MessageType.ERROR)
 t.check(msg is not None and msg.type == Gst.MessageType.EOS, "EOS")
@@ -75,5 +98,9 @@ while True:
     time.sleep(0.2)
 t.check(k is not None and abs(k - n) < 1e-6 and n == 60,
         "after the run: %s kernels scraped == %d launched" % (k, n))
+k, n = signal_kernels()
+t.check(k is not None and abs(k - n) < 1e-6,
+        "after the run: get-metrics gpu_elements has %s kernels == %d "
+        "launched" % (k, n))
 pipe.set_state(Gst.State.NULL)
 t.finish()

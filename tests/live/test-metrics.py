@@ -9,12 +9,21 @@ into a batching mux:
   its HTTP API /api/v1/query returns the fps_metrics series of the four
   streams (fps over the last 4 s), each within 10 % of the rate a pad
   probe measured this run once the streams ran that long;
+- histograms (docs/metrics.md#histograms): per stream latency, per
+  aggregator batch latency and fill, per element self time; every series
+  has cumulative buckets ending in +Inf == _count; Prometheus computes
+  histogram_quantile(0.5, rate(..._bucket[2s])) of each stream's latency;
+  after EOS (pipeline still PLAYING) the last scrape's _count and _sum
+  equal what pad probes counted: each stream's frames, the batches that
+  reached the sink and the frames in them, and Prometheus stored the same
+  batch count from its own scrapes;
 - a port in use and a bad address give one stderr line naming them, and
   those pipelines still run to the end.
 
 Skips (77) only when prometheus or promtool is missing."""
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -83,24 +92,83 @@ def prom_ready(deadline):
     return False
 
 
-def fps_series():
-    q = urllib.parse.urlencode(
-        {"query": 'fps_metrics{metric_name="stream_fps",job="gpuprof"}'})
+def query(expr):
+    """Prometheus' instant query: [(labels, value)]"""
+    q = urllib.parse.urlencode({"query": expr})
     try:
         body = json.loads(get(API + "/api/v1/query?" + q, 5)[2])
     except (urllib.error.URLError, OSError, ValueError):
-        return {}
-    return {int(r["metric"]["source_id"]): float(r["value"][1])
-            for r in body.get("data", {}).get("result", [])}
+        return []
+    return [(r["metric"], float(r["value"][1]))
+            for r in body.get("data", {}).get("result", [])]
+
+
+def fps_series():
+    return {int(m["source_id"]): v for m, v in query(
+        'fps_metrics{metric_name="stream_fps",job="gpuprof"}')}
+
+
+HISTOGRAMS = ("gpuprof_stream_latency_seconds",
+              "gpuprof_batch_latency_seconds", "gpuprof_batch_fill_frames",
+              "gpuprof_element_self_seconds")
+
+
+def histograms(body):
+    """{(family, labels without le): {"buckets": [(le, n)], "sum", "count"}}
+    from the exposition text"""
+    out = {}
+    for line in body.splitlines():
+        if line.startswith("#") or "{" not in line:
+            continue
+        name, rest = line.split("{", 1)
+        labels, value = rest.rsplit("} ", 1)
+        for fam in HISTOGRAMS:
+            if not name.startswith(fam) or name[len(fam):] not in (
+                    "_bucket", "_sum", "_count"):
+                continue
+            pairs = re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', labels)
+            le = [v for k, v in pairs if k == "le"]
+            key = (fam, ",".join('%s="%s"' % (k, v) for k, v in pairs
+                                 if k != "le"))
+            h = out.setdefault(key, {"buckets": []})
+            if le:
+                h["buckets"].append((le[0], float(value)))
+            else:
+                h[name[len(fam) + 1:]] = float(value)
+    return out
+
+
+def check_histograms(body, when):
+    hs = histograms(body)
+    for fam in HISTOGRAMS:
+        t.check("\n# TYPE %s histogram\n" % fam in "\n" + body and
+                any(k[0] == fam for k in hs), "%s: histogram %s" % (when, fam))
+    good = all(
+        h["buckets"] and h["buckets"][-1][0] == "+Inf"
+        and h["buckets"][-1][1] == h.get("count")
+        and all(a[1] <= b[1] for a, b in zip(h["buckets"], h["buckets"][1:]))
+        and all(float(a[0]) < float(b[0])
+                for a, b in zip(h["buckets"], h["buckets"][1:-1]))
+        for h in hs.values())
+    t.check(good, "%s: %d histogram series, buckets cumulative, +Inf == "
+            "_count" % (when, len(hs)))
+    return hs
+
+
+def one(hs, fam, label):
+    """the series of fam whose labels hold label"""
+    got = [h for k, h in hs.items() if k[0] == fam and label in k[1]]
+    return got[0] if len(got) == 1 else {}
 
 
 # ------------------------------------------------------------ pipeline
 mux = ("analyticsmux name=m batch-size=4 batched-push-timeout=40000"
        if Gst.ElementFactory.find("analyticsmux") else "funnel name=m")
-pipe = Gst.parse_launch(mux + " ! fakesink " + " ".join(
+pipe = Gst.parse_launch(mux + " ! fakesink name=sink " + " ".join(
     "videotestsrc name=src%d is-live=true ! video/x-raw,width=64,height=48,"
     "framerate=%d/1 ! queue ! m.sink_%d" % (i, r, i)
     for i, r in enumerate(RATES)))
+eos = False
 probes = []
 for i in range(len(RATES)):
     seen = {"n": 0, "first": 0, "last": 0}
@@ -114,6 +182,7 @@ for i in range(len(RATES)):
     pipe.get_by_name("src%d" % i).get_static_pad("src").add_probe(
         Gst.PadProbeType.BUFFER, cb)
     probes.append(seen)
+batches = t.count_probe(Gst, pipe.get_by_name("sink").get_static_pad("sink"))
 pipe.set_state(Gst.State.PLAYING)
 bus = pipe.get_bus()
 try:
@@ -128,7 +197,8 @@ try:
                 "gpuprof_element_wait_input_seconds_total",
                 "gpuprof_element_blocked_seconds_total",
                 "gpuprof_queue_max_level_buffers", "gpuprof_batches_total",
-                "gpuprof_stream_dropped_total"):
+                "gpuprof_stream_dropped_total",
+                "gpuprof_tracer_overhead_seconds_total"):
         t.check("\n# TYPE %s " % fam in "\n" + body, "family %s" % fam)
     for i in range(4):
         t.check('metric_name="stream_fps",source_id="%d",' % i in body,
@@ -139,6 +209,7 @@ try:
                           capture_output=True, text=True)
     t.check(lint.returncode == 0, "promtool check metrics accepts it %s" %
             (lint.stdout + lint.stderr).strip())
+    check_histograms(body, "mid-run")
     try:
         get("http://127.0.0.1:%d/other" % PORT)
         t.bad("/other answered 200")
@@ -168,8 +239,56 @@ try:
                 % (i, got, truth(i), rate))
     msg = bus.pop_filtered(Gst.MessageType.ERROR)
     t.check(msg is None, "no pipeline error")
-finally:
+
+    # Prometheus' quantile of each stream's latency from the buckets
+    # (rate needs two of its scrapes in the window: waited for)
+    deadline = time.monotonic() + 60
+    while True:
+        q = query("histogram_quantile(0.5, rate(gpuprof_stream_latency_"
+                  "seconds_bucket{job=\"gpuprof\"}[1m]))")
+        if len(q) == 4 or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    t.check(sorted(int(m["source_id"]) for m, v in q) == [0, 1, 2, 3]
+            and all(0 < v < 17.2 for m, v in q),
+            "Prometheus: histogram_quantile(0.5) of each stream's latency "
+            "%s" % sorted((m["source_id"], v) for m, v in q))
+
+    # after EOS (still PLAYING): the figures stop; the last scrape against
+    # the probes, exactly
     pipe.send_event(Gst.Event.new_eos())
+    msg = bus.timed_pop_filtered(30 * Gst.SECOND,
+                                 Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    eos = msg is not None and msg.type == Gst.MessageType.EOS
+    t.check(eos, "EOS")
+    hs = check_histograms(get(URL)[2], "after EOS")
+    for i in range(4):
+        h = one(hs, "gpuprof_stream_latency_seconds", 'source_id="%d"' % i)
+        t.check(h.get("count") == probes[i]["n"],
+                "source_id %d: stream latency _count %s == %d frames pushed"
+                % (i, h.get("count"), probes[i]["n"]))
+    frames = sum(p["n"] for p in probes)
+    for fam, want in (("gpuprof_batch_latency_seconds", batches[0]),
+                      ("gpuprof_batch_fill_frames", batches[0])):
+        h = one(hs, fam, 'aggregator="pipeline0/m"')
+        t.check(h.get("count") == want, "%s _count %s == %d batches at the "
+                "sink" % (fam, h.get("count"), want))
+    h = one(hs, "gpuprof_batch_fill_frames", 'aggregator="pipeline0/m"')
+    t.check(h.get("sum") == frames, "batch fill _sum %s == %d frames"
+            % (h.get("sum"), frames))
+    # and Prometheus stored that count from its own scrapes
+    deadline = time.monotonic() + 30
+    while True:
+        got = query('gpuprof_batch_fill_frames_count{job="gpuprof"}')
+        if (got and got[0][1] == batches[0]) or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    t.check(len(got) == 1 and got[0][1] == batches[0],
+            "Prometheus: gpuprof_batch_fill_frames_count %s == %d" %
+            (got, batches[0]))
+finally:
+    if not eos:
+        pipe.send_event(Gst.Event.new_eos())
     bus.timed_pop_filtered(30 * Gst.SECOND,
                            Gst.MessageType.EOS | Gst.MessageType.ERROR)
     pipe.set_state(Gst.State.NULL)

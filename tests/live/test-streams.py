@@ -35,37 +35,13 @@ RATES = (10, 15, 25, 30)
 SECONDS = 3
 
 
-def source_probe(pad):
-    """frames and their push times (monotonic ns) through a src pad"""
-    seen = {"n": 0, "first": None, "last": None, "pts": {}}
-
-    def cb(pad, info):
-        now = time.monotonic_ns()
-        seen["n"] += 1
-        seen["first"] = seen["first"] or now
-        seen["last"] = now
-        seen["pts"][info.get_buffer().pts] = now
-        return Gst.PadProbeReturn.OK
-    pad.add_probe(Gst.PadProbeType.BUFFER, cb)
-    return seen
-
-
 def streams_of(path):
     s = json.load(open(path))
     return {r["source"].split("/")[-1]: r for r in s["streams"]}
 
 
 # ------------------------------------------------------------- run 1
-mux_factory = "analyticsmux" if Gst.ElementFactory.find("analyticsmux") \
-    else "funnel"
-mux = ("analyticsmux name=m batch-size=4 batched-push-timeout=40000"
-       if mux_factory == "analyticsmux" else "funnel name=m")
-pipe = Gst.parse_launch(mux + " ! fakesink name=sink " + " ".join(
-    "videotestsrc name=src%d is-live=true num-buffers=%d ! "
-    "video/x-raw,width=64,height=48,framerate=%d/1 ! queue ! m.sink_%d"
-    % (i, r * SECONDS, r, i) for i, r in enumerate(RATES)))
-probes = [source_probe(pipe.get_by_name("src%d" % i).get_static_pad("src"))
-          for i in range(len(RATES))]
+pipe, probes, mux_factory = t.mux_sources(Gst, RATES, SECONDS)
 tracer = [x for x in Gst.tracing_get_active_tracers()
           if type(x).__name__ == "GstGpuprofTracer"][0]
 pipe.set_state(Gst.State.PLAYING)
@@ -125,7 +101,7 @@ pipe = Gst.parse_launch(
     "video/x-raw,width=64,height=48,framerate=30/1 ! "
     "queue leaky=downstream max-size-buffers=1 ! identity sleep-time=70000 "
     "! f.sink_1" % (N, N))
-srcs = {n: source_probe(pipe.get_by_name(n).get_static_pad("src"))
+srcs = {n: t.source_probe(Gst, pipe.get_by_name(n).get_static_pad("src"))
         for n in ("a", "b")}
 arrived = {"a": [], "b": []}
 
@@ -180,7 +156,7 @@ pipe = None
 pipe = Gst.parse_launch("videotestsrc name=e is-live=true num-buffers=90 ! "
                         "video/x-raw,width=64,height=48,framerate=20/1 ! "
                         "fakesink name=sink")
-p = source_probe(pipe.get_by_name("e").get_static_pad("src"))
+p = t.source_probe(Gst, pipe.get_by_name("e").get_static_pad("src"))
 pipe.set_state(Gst.State.PLAYING)
 msg = pipe.get_bus().timed_pop_filtered(
     60 * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
