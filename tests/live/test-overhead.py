@@ -60,5 +60,7 @@ for n, row, cpu in ((N, small, small_cpu), (10 * N, big, big_cpu)):
             (n, ns / 1e6, ns / (n * PUSHES), cpu * 1e3))
 ratio = big.get("tracer_overhead_ns", 0) / max(1, small.get(
     "tracer_overhead_ns", 0))
-t.check(5 <= ratio <= 20, "10x the pushes: %.1fx the overhead" % ratio)
+# a loaded machine moved it 8-18x; a constant gives 1x, an estimate per
+# sample instead of per push 1000x
+t.check(3 <= ratio <= 30, "10x the pushes: %.1fx the overhead" % ratio)
 t.finish()
