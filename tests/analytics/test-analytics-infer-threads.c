@@ -12,6 +12,7 @@
 
 #include "analytics-meta.h"
 #include "analytics-test-util.h"
+#include "gpuprof-test-harness.h"
 
 #define W 64
 #define H 48
@@ -56,13 +57,6 @@ chained_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
-static GstPadProbeReturn
-hold_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
-{
-  g_atomic_int_inc (&((Seen *) data)->held);
-  return GST_PAD_PROBE_OK;
-}
-
 static GstHarness *
 new_harness (guint max_in_flight, Seen * seen)
 {
@@ -82,26 +76,6 @@ new_harness (guint max_in_flight, Seen * seen)
   return h;
 }
 
-static gulong
-hold_src (GstHarness * h, Seen * seen)
-{
-  GstPad *src = gst_element_get_static_pad (h->element, "src");
-  gulong id = gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BLOCK |
-      GST_PAD_PROBE_TYPE_BUFFER, hold_probe, seen, NULL);
-
-  gst_object_unref (src);
-  return id;
-}
-
-static void
-release_src (GstHarness * h, gulong id)
-{
-  GstPad *src = gst_element_get_static_pad (h->element, "src");
-
-  gst_pad_remove_probe (src, id);
-  gst_object_unref (src);
-}
-
 static GstBuffer *
 frame_at (guint64 pts)
 {
@@ -112,8 +86,6 @@ frame_at (guint64 pts)
   GST_BUFFER_DURATION (buf) = GST_MSECOND;
   return buf;
 }
-
-#define WAIT_UNTIL(cond) while (!(cond)) g_usleep (1000)
 
 typedef struct
 {
@@ -161,7 +133,6 @@ GST_START_TEST (test_output_thread_order_eos)
   Seen seen = { 0 };
   GstHarness *h = new_harness (2, &seen);
   const guint n = 12;
-  GstEvent *ev;
   guint i;
 
   for (i = 0; i < n; i++)
@@ -173,13 +144,7 @@ GST_START_TEST (test_output_thread_order_eos)
     fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), i * GST_MSECOND);
     gst_buffer_unref (buf);
   }
-  while ((ev = gst_harness_pull_event (h))) {
-    gboolean eos = GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
-
-    gst_event_unref (ev);
-    if (eos)
-      break;
-  }
+  gpuprof_test_pull_to_eos (h);
   /* EOS after every batch; each inferred on the input thread */
   fail_unless_equals_int (g_atomic_int_get (&seen.buffers_at_eos), n);
   fail_unless_equals_int (g_atomic_int_get (&seen.with_meta), n);
@@ -197,20 +162,20 @@ GST_START_TEST (test_chain_blocks_at_max_in_flight)
 {
   Seen seen = { 0 };
   GstHarness *h = new_harness (2, &seen);
-  gulong hold = hold_src (h, &seen);
+  gulong hold = gpuprof_test_hold_src (h, &seen.held);
   Pusher p = { h, GST_FLOW_ERROR, 0 };
   GThread *pusher;
   guint i;
 
   fail_unless_equals_int (gst_harness_push (h, frame_at (0)), GST_FLOW_OK);
   fail_unless_equals_int (gst_harness_push (h, frame_at (1)), GST_FLOW_OK);
-  WAIT_UNTIL (g_atomic_int_get (&seen.held) == 1);
+  GPUPROF_TEST_WAIT_UNTIL (g_atomic_int_get (&seen.held) == 1);
   pusher = g_thread_new ("pusher", push_third, &p);
   /* the chain was entered (a third buffer counted by the pad) and sleeps,
    * or it returned at once */
-  WAIT_UNTIL (g_atomic_int_get (&p.done) || (g_atomic_int_get (&seen.chained)
-          == 3 && pusher_sleeps (&p)));
-  release_src (h, hold);
+  GPUPROF_TEST_WAIT_UNTIL (g_atomic_int_get (&p.done)
+      || (g_atomic_int_get (&seen.chained) == 3 && pusher_sleeps (&p)));
+  gpuprof_test_release_src (h, hold);
   g_thread_join (pusher);
   fail_unless_equals_int (p.ret, GST_FLOW_OK);
   fail_unless (p.received_at_return >= 1,
@@ -226,16 +191,16 @@ GST_START_TEST (test_flush_drops_queued)
 {
   Seen seen = { 0 };
   GstHarness *h = new_harness (4, &seen);
-  gulong hold = hold_src (h, &seen);
+  gulong hold = gpuprof_test_hold_src (h, &seen.held);
   GstSegment segment;
   guint i;
 
   for (i = 0; i < 3; i++)
     fail_unless_equals_int (gst_harness_push (h, frame_at (i)), GST_FLOW_OK);
-  WAIT_UNTIL (g_atomic_int_get (&seen.held) == 1);
+  GPUPROF_TEST_WAIT_UNTIL (g_atomic_int_get (&seen.held) == 1);
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
-  release_src (h, hold);
+  gpuprof_test_release_src (h, hold);
   gst_segment_init (&segment, GST_FORMAT_TIME);
   fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
   for (i = 100; i < 104; i++)
@@ -247,7 +212,7 @@ GST_START_TEST (test_flush_drops_queued)
     fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), i * GST_MSECOND);
     gst_buffer_unref (buf);
   }
-  WAIT_UNTIL (g_atomic_int_get (&seen.buffers_at_eos) >= 0);
+  GPUPROF_TEST_WAIT_UNTIL (g_atomic_int_get (&seen.buffers_at_eos) >= 0);
   /* only what came after the flush went out */
   fail_unless_equals_int (g_atomic_int_get (&seen.buffers_at_eos), 4);
   fail_unless_equals_int (gst_harness_buffers_received (h), 4);
@@ -264,9 +229,9 @@ GST_START_TEST (test_null_mid_stream)
   Pusher p = { h, GST_FLOW_OK, 0 };
   GThread *pusher;
 
-  hold_src (h, &seen);
+  gpuprof_test_hold_src (h, &seen.held);
   fail_unless_equals_int (gst_harness_push (h, frame_at (0)), GST_FLOW_OK);
-  WAIT_UNTIL (g_atomic_int_get (&seen.held) == 1);
+  GPUPROF_TEST_WAIT_UNTIL (g_atomic_int_get (&seen.held) == 1);
   pusher = g_thread_new ("pusher", push_third, &p);
   fail_unless_equals_int (gst_element_set_state (h->element, GST_STATE_NULL),
       GST_STATE_CHANGE_SUCCESS);
@@ -335,7 +300,7 @@ GST_START_TEST (test_pipeline_null_mid_stream)
 
     fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING)
         != GST_STATE_CHANGE_FAILURE);
-    WAIT_UNTIL (g_atomic_int_get (&seen.buffers) >= before + 10);
+    GPUPROF_TEST_WAIT_UNTIL (g_atomic_int_get (&seen.buffers) >= before + 10);
     fail_unless_equals_int (gst_element_set_state (pipeline,
             GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
   }
