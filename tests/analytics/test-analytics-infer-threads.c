@@ -87,6 +87,30 @@ frame_at (guint64 pts)
   return buf;
 }
 
+/* Pushes the frames @from to @to - 1, each accepted */
+static void
+push_frames (GstHarness * h, guint from, guint to)
+{
+  guint i;
+
+  for (i = from; i < to; i++)
+    fail_unless_equals_int (gst_harness_push (h, frame_at (i)), GST_FLOW_OK);
+}
+
+/* Pulls the frames @from to @to - 1, in order */
+static void
+pull_frames (GstHarness * h, guint from, guint to)
+{
+  guint i;
+
+  for (i = from; i < to; i++) {
+    GstBuffer *buf = gst_harness_pull (h);
+
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), i * GST_MSECOND);
+    gst_buffer_unref (buf);
+  }
+}
+
 typedef struct
 {
   GstHarness *h;
@@ -133,17 +157,10 @@ GST_START_TEST (test_output_thread_order_eos)
   Seen seen = { 0 };
   GstHarness *h = new_harness (2, &seen);
   const guint n = 12;
-  guint i;
 
-  for (i = 0; i < n; i++)
-    fail_unless_equals_int (gst_harness_push (h, frame_at (i)), GST_FLOW_OK);
+  push_frames (h, 0, n);
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  for (i = 0; i < n; i++) {
-    GstBuffer *buf = gst_harness_pull (h);
-
-    fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), i * GST_MSECOND);
-    gst_buffer_unref (buf);
-  }
+  pull_frames (h, 0, n);
   gpuprof_test_pull_to_eos (h);
   /* EOS after every batch; each inferred on the input thread */
   fail_unless_equals_int (g_atomic_int_get (&seen.buffers_at_eos), n);
@@ -165,10 +182,8 @@ GST_START_TEST (test_chain_blocks_at_max_in_flight)
   gulong hold = gpuprof_test_hold_src (h, &seen.held);
   Pusher p = { h, GST_FLOW_ERROR, 0 };
   GThread *pusher;
-  guint i;
 
-  fail_unless_equals_int (gst_harness_push (h, frame_at (0)), GST_FLOW_OK);
-  fail_unless_equals_int (gst_harness_push (h, frame_at (1)), GST_FLOW_OK);
+  push_frames (h, 0, 2);
   GPUPROF_TEST_WAIT_UNTIL (g_atomic_int_get (&seen.held) == 1);
   pusher = g_thread_new ("pusher", push_third, &p);
   /* the chain was entered (a third buffer counted by the pad) and sleeps,
@@ -180,8 +195,7 @@ GST_START_TEST (test_chain_blocks_at_max_in_flight)
   fail_unless_equals_int (p.ret, GST_FLOW_OK);
   fail_unless (p.received_at_return >= 1,
       "the third chain returned before any batch left");
-  for (i = 0; i < 3; i++)
-    gst_buffer_unref (gst_harness_pull (h));
+  pull_frames (h, 0, 3);
   gst_harness_teardown (h);
 }
 
@@ -193,25 +207,17 @@ GST_START_TEST (test_flush_drops_queued)
   GstHarness *h = new_harness (4, &seen);
   gulong hold = gpuprof_test_hold_src (h, &seen.held);
   GstSegment segment;
-  guint i;
 
-  for (i = 0; i < 3; i++)
-    fail_unless_equals_int (gst_harness_push (h, frame_at (i)), GST_FLOW_OK);
+  push_frames (h, 0, 3);
   GPUPROF_TEST_WAIT_UNTIL (g_atomic_int_get (&seen.held) == 1);
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
   gpuprof_test_release_src (h, hold);
   gst_segment_init (&segment, GST_FORMAT_TIME);
   fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
-  for (i = 100; i < 104; i++)
-    fail_unless_equals_int (gst_harness_push (h, frame_at (i)), GST_FLOW_OK);
+  push_frames (h, 100, 104);
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  for (i = 100; i < 104; i++) {
-    GstBuffer *buf = gst_harness_pull (h);
-
-    fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), i * GST_MSECOND);
-    gst_buffer_unref (buf);
-  }
+  pull_frames (h, 100, 104);
   GPUPROF_TEST_WAIT_UNTIL (g_atomic_int_get (&seen.buffers_at_eos) >= 0);
   /* only what came after the flush went out */
   fail_unless_equals_int (g_atomic_int_get (&seen.buffers_at_eos), 4);
@@ -230,7 +236,7 @@ GST_START_TEST (test_null_mid_stream)
   GThread *pusher;
 
   gpuprof_test_hold_src (h, &seen.held);
-  fail_unless_equals_int (gst_harness_push (h, frame_at (0)), GST_FLOW_OK);
+  push_frames (h, 0, 1);
   GPUPROF_TEST_WAIT_UNTIL (g_atomic_int_get (&seen.held) == 1);
   pusher = g_thread_new ("pusher", push_third, &p);
   fail_unless_equals_int (gst_element_set_state (h->element, GST_STATE_NULL),
