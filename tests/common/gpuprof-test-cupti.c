@@ -160,3 +160,17 @@ gpuprof_test_fake_cupti_check_pattern (void)
   g_assert_cmpuint (c.kernels, ==, 1);
   g_assert_cmpuint (c.memsets, ==, 1);
 }
+
+void
+gpuprof_test_cupti_play_to_eos (GstElement * pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+}

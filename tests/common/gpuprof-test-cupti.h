@@ -51,4 +51,8 @@ void gpuprof_test_fake_cupti_pattern (guint64 * in_calls_start,
 /* Asserts the totals, elements and buffer costs of the pattern, flushed. */
 void gpuprof_test_fake_cupti_check_pattern (void);
 
+/* Plays @pipeline; asserts that EOS comes before any error. Leaves the
+ * state as it is. */
+void gpuprof_test_cupti_play_to_eos (GstElement * pipeline);
+
 G_END_DECLS
