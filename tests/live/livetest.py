@@ -116,6 +116,13 @@ def wait_for_parent():
     return sys.stdin.readline()
 
 
+def mark(line):
+    """In a child: a marker line on stderr, where the parent reads the
+    tracer's lines, written at once so the order holds."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
 def index(lines, prefix):
     """the first line starting with prefix, or None"""
     return next((i for i, l in enumerate(lines) if l.startswith(prefix)),

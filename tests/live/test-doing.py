@@ -28,13 +28,11 @@ if len(sys.argv) > 2 and sys.argv[1] == "clock":
         seen[0] += 1
         if seen[0] == 20:
             p.get_by_name("sink").set_property("ts-offset", 1000 * Gst.SECOND)
-            sys.stderr.write("OFFSET\n")
-            sys.stderr.flush()
+            t.mark("OFFSET")
     p.get_by_name("tap").connect("handoff", offset)
     p.set_state(Gst.State.PLAYING)
     t.wait_for_parent()
-    sys.stderr.write("STOP\n")
-    sys.stderr.flush()
+    t.mark("STOP")
     p.set_state(Gst.State.NULL)
     sys.exit(0)
 
@@ -53,22 +51,18 @@ if len(sys.argv) > 2 and sys.argv[1] == "child":
         seen[0] += 1
         if seen[0] == 20:
             start = time.monotonic()
-            sys.stderr.write("BLOCK\n")
-            sys.stderr.flush()
+            t.mark("BLOCK")
             unblock.wait()
-            sys.stderr.write("UNBLOCK after %.3f s\n"
-                             % (time.monotonic() - start))
-            sys.stderr.flush()
+            t.mark("UNBLOCK after %.3f s" % (time.monotonic() - start))
         elif seen[0] == 40:
-            sys.stderr.write("FLOWING\n")
-            sys.stderr.flush()
+            t.mark("FLOWING")
     p.get_by_name("slow").connect("handoff", handoff)
     p.set_state(Gst.State.PLAYING)
     t.wait_for_parent()
     unblock.set()
     t.wait_for_parent()
     p.set_state(Gst.State.NULL)
-    sys.stderr.write("DONE\n")
+    t.mark("DONE")
     sys.exit(0)
 
 
