@@ -70,23 +70,12 @@ typedef guint64 GpuprofGpuExternalId;
 /* sequence meaning "no buffer": cost goes to the element, not to a buffer */
 #define GPUPROF_GPU_SEQ_NONE GPUPROF_GPU_SEQ_MASK
 
-static inline GpuprofGpuExternalId
-gpuprof_gpu_encode_id (guint32 element_id, guint64 seq)
-{
-  return gpuprof_id_pack (element_id, seq, GPUPROF_GPU_SEQ_BITS);
-}
-
-static inline guint32
-gpuprof_gpu_id_element (GpuprofGpuExternalId id)
-{
-  return gpuprof_id_hi (id, GPUPROF_GPU_SEQ_BITS);
-}
-
-static inline guint64
-gpuprof_gpu_id_seq (GpuprofGpuExternalId id)
-{
-  return gpuprof_id_lo (id, GPUPROF_GPU_SEQ_BITS);
-}
+/* element id and sequence in, and back out (gpuprof-ids.h) */
+#define gpuprof_gpu_encode_id(element_id, seq) \
+  ((GpuprofGpuExternalId) gpuprof_id_pack ((element_id), (seq), \
+      GPUPROF_GPU_SEQ_BITS))
+#define gpuprof_gpu_id_element(id) gpuprof_id_hi ((id), GPUPROF_GPU_SEQ_BITS)
+#define gpuprof_gpu_id_seq(id) gpuprof_id_lo ((id), GPUPROF_GPU_SEQ_BITS)
 
 /* ---- backend: who pushes the ids (CUPTI, or a test's fake) ---- */
 

@@ -36,23 +36,13 @@ typedef guint64 GpuprofBatchId;
 #define GPUPROF_BATCH_NUM_MASK GPUPROF_ID_LO_MASK (GPUPROF_BATCH_NUM_BITS)
 #define GPUPROF_BATCH_AGGREGATOR_MAX GPUPROF_ID_HI_MAX (GPUPROF_BATCH_NUM_BITS)
 
-static inline GpuprofBatchId
-gpuprof_batch_id_make (guint32 aggregator_id, guint64 num)
-{
-  return gpuprof_id_pack (aggregator_id, num, GPUPROF_BATCH_NUM_BITS);
-}
-
-static inline guint32
-gpuprof_batch_id_aggregator (GpuprofBatchId id)
-{
-  return gpuprof_id_hi (id, GPUPROF_BATCH_NUM_BITS);
-}
-
-static inline guint64
-gpuprof_batch_id_num (GpuprofBatchId id)
-{
-  return gpuprof_id_lo (id, GPUPROF_BATCH_NUM_BITS);
-}
+/* aggregator id and batch number in, and back out (gpuprof-ids.h) */
+#define gpuprof_batch_id_make(aggregator_id, num) \
+  ((GpuprofBatchId) gpuprof_id_pack ((aggregator_id), (num), \
+      GPUPROF_BATCH_NUM_BITS))
+#define gpuprof_batch_id_aggregator(id) \
+  gpuprof_id_hi ((id), GPUPROF_BATCH_NUM_BITS)
+#define gpuprof_batch_id_num(id) gpuprof_id_lo ((id), GPUPROF_BATCH_NUM_BITS)
 
 typedef struct _GpuprofBatches GpuprofBatches;
 
