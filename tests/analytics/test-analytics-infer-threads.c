@@ -111,6 +111,19 @@ pull_frames (GstHarness * h, guint from, guint to)
   }
 }
 
+/* A harness whose first output is held on its src pad: @n frames pushed,
+ * the first of them blocked there (in @hold, for release) */
+static GstHarness *
+held_harness (guint max_in_flight, Seen * seen, guint n, gulong * hold)
+{
+  GstHarness *h = new_harness (max_in_flight, seen);
+
+  *hold = gpuprof_test_hold_src (h, &seen->held);
+  push_frames (h, 0, n);
+  GPUPROF_TEST_WAIT_UNTIL (g_atomic_int_get (&seen->held) == 1);
+  return h;
+}
+
 typedef struct
 {
   GstHarness *h;
@@ -178,13 +191,11 @@ GST_END_TEST;
 GST_START_TEST (test_chain_blocks_at_max_in_flight)
 {
   Seen seen = { 0 };
-  GstHarness *h = new_harness (2, &seen);
-  gulong hold = gpuprof_test_hold_src (h, &seen.held);
+  gulong hold;
+  GstHarness *h = held_harness (2, &seen, 2, &hold);
   Pusher p = { h, GST_FLOW_ERROR, 0 };
   GThread *pusher;
 
-  push_frames (h, 0, 2);
-  GPUPROF_TEST_WAIT_UNTIL (g_atomic_int_get (&seen.held) == 1);
   pusher = g_thread_new ("pusher", push_third, &p);
   /* the chain was entered (a third buffer counted by the pad) and sleeps,
    * or it returned at once */
@@ -204,12 +215,10 @@ GST_END_TEST;
 GST_START_TEST (test_flush_drops_queued)
 {
   Seen seen = { 0 };
-  GstHarness *h = new_harness (4, &seen);
-  gulong hold = gpuprof_test_hold_src (h, &seen.held);
+  gulong hold;
+  GstHarness *h = held_harness (4, &seen, 3, &hold);
   GstSegment segment;
 
-  push_frames (h, 0, 3);
-  GPUPROF_TEST_WAIT_UNTIL (g_atomic_int_get (&seen.held) == 1);
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
   gpuprof_test_release_src (h, hold);
@@ -231,13 +240,11 @@ GST_END_TEST;
 GST_START_TEST (test_null_mid_stream)
 {
   Seen seen = { 0 };
-  GstHarness *h = new_harness (1, &seen);
+  gulong hold;
+  GstHarness *h = held_harness (1, &seen, 1, &hold);
   Pusher p = { h, GST_FLOW_OK, 0 };
   GThread *pusher;
 
-  gpuprof_test_hold_src (h, &seen.held);
-  push_frames (h, 0, 1);
-  GPUPROF_TEST_WAIT_UNTIL (g_atomic_int_get (&seen.held) == 1);
   pusher = g_thread_new ("pusher", push_third, &p);
   fail_unless_equals_int (gst_element_set_state (h->element, GST_STATE_NULL),
       GST_STATE_CHANGE_SUCCESS);
