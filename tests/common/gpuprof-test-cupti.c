@@ -174,3 +174,17 @@ gpuprof_test_cupti_play_to_eos (GstElement * pipeline)
   gst_message_unref (msg);
   gst_object_unref (bus);
 }
+
+GstElement *
+gpuprof_test_cupti_handoff_pipeline (guint n, const gchar * tap,
+    const gchar * next)
+{
+  gchar *desc = g_strdup_printf ("fakesrc num-buffers=%u sizetype=fixed "
+      "sizemax=64 ! identity name=%s signal-handoffs=true ! identity name=%s "
+      "! fakesink sync=false", n, tap, next);
+  GstElement *p = gst_parse_launch (desc, NULL);
+
+  g_assert_nonnull (p);
+  g_free (desc);
+  return p;
+}

@@ -157,9 +157,7 @@ check_kernel (const gchar * name, gint launched, const gchar * element)
 static void
 test_handlers_charged (void)
 {
-  GstElement *p = gst_parse_launch ("fakesrc num-buffers=5 sizetype=fixed "
-      "sizemax=64 ! identity name=up signal-handoffs=true ! "
-      "identity name=drain ! fakesink sync=false", NULL);
+  GstElement *p = gpuprof_test_cupti_handoff_pipeline (5, "up", "drain");
   GstElement *up = gst_bin_get_by_name (GST_BIN (p), "up");
   GstElement *drain = gst_bin_get_by_name (GST_BIN (p), "drain");
   GstElement *launcher = g_object_new (test_launcher_get_type (), "name",

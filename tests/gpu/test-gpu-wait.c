@@ -173,9 +173,8 @@ thread_busy_ns (const gchar * report, const gchar * name)
 static void
 test_in_call (void)
 {
-  GstElement *p = gst_parse_launch ("fakesrc num-buffers=20 sizetype=fixed "
-      "sizemax=64 ! identity name=waiter signal-handoffs=true ! "
-      "identity name=other ! fakesink sync=false", NULL);
+  GstElement *p = gpuprof_test_cupti_handoff_pipeline (20, "waiter",
+      "other");
   GstElement *waiter = gst_bin_get_by_name (GST_BIN (p), "waiter");
   GpuprofTestGate app;
   GArray *un;
