@@ -48,6 +48,13 @@ def start(params):
     return Gst, d
 
 
+def stall_child(desc):
+    """A child under stall=1 (no report): returns (Gst, the pipeline of
+    desc), not started."""
+    Gst, _ = start("stall=1,report=off")
+    return Gst, Gst.parse_launch(desc)
+
+
 def child_env(env):
     """env for a child process loading the plugins: in a sanitizer build
     folder, the runtime preloaded as start() does for this process"""

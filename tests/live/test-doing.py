@@ -17,8 +17,7 @@ import time
 import livetest as t
 
 if len(sys.argv) > 2 and sys.argv[1] == "clock":
-    Gst, d = t.start("stall=1,report=off")
-    p = Gst.parse_launch(
+    Gst, p = t.stall_child(
         "videotestsrc ! video/x-raw,framerate=30/1,width=64,height=48 ! "
         "identity name=tap signal-handoffs=true ! fakesink name=sink "
         "sync=true")
@@ -37,9 +36,8 @@ if len(sys.argv) > 2 and sys.argv[1] == "clock":
     sys.exit(0)
 
 if len(sys.argv) > 2 and sys.argv[1] == "child":
-    Gst, d = t.start("stall=1,report=off")
     queued = sys.argv[2] == "queue"
-    p = Gst.parse_launch(
+    Gst, p = t.stall_child(
         "videotestsrc is-live=true ! video/x-raw,framerate=30/1,width=64,"
         "height=48 ! " + ("queue name=q max-size-buffers=4 ! "
                           if queued else "") +

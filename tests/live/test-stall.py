@@ -10,9 +10,8 @@ import sys
 import livetest as t
 
 if len(sys.argv) > 1 and sys.argv[1] == "child":
-    Gst, d = t.start("stall=1,report=off")
     import time
-    p = Gst.parse_launch(
+    Gst, p = t.stall_child(
         "videotestsrc is-live=true num-buffers=240 ! video/x-raw,"
         "framerate=30/1,width=64,height=48 ! valve name=v ! queue ! "
         "fakesink sync=true")
