@@ -145,6 +145,24 @@ push_third (gpointer data)
   return NULL;
 }
 
+/* Pushes the third frame into @h on a thread of its own */
+static GThread *
+start_pusher (Pusher * p, GstHarness * h)
+{
+  memset (p, 0, sizeof (*p));
+  p->h = h;
+  p->ret = GST_FLOW_ERROR;
+  return g_thread_new ("pusher", push_third, p);
+}
+
+/* Joins @pusher; its push returned @expected */
+static void
+join_pusher (GThread * pusher, Pusher * p, GstFlowReturn expected)
+{
+  g_thread_join (pusher);
+  fail_unless_equals_int (p->ret, expected);
+}
+
 /* Whether the pusher sleeps (state S in /proc): waiting for room, once it
  * is in the chain. */
 static gboolean
@@ -193,17 +211,15 @@ GST_START_TEST (test_chain_blocks_at_max_in_flight)
   Seen seen = { 0 };
   gulong hold;
   GstHarness *h = held_harness (2, &seen, 2, &hold);
-  Pusher p = { h, GST_FLOW_ERROR, 0 };
-  GThread *pusher;
+  Pusher p;
+  GThread *pusher = start_pusher (&p, h);
 
-  pusher = g_thread_new ("pusher", push_third, &p);
   /* the chain was entered (a third buffer counted by the pad) and sleeps,
    * or it returned at once */
   GPUPROF_TEST_WAIT_UNTIL (g_atomic_int_get (&p.done)
       || (g_atomic_int_get (&seen.chained) == 3 && pusher_sleeps (&p)));
   gpuprof_test_release_src (h, hold);
-  g_thread_join (pusher);
-  fail_unless_equals_int (p.ret, GST_FLOW_OK);
+  join_pusher (pusher, &p, GST_FLOW_OK);
   fail_unless (p.received_at_return >= 1,
       "the third chain returned before any batch left");
   pull_frames (h, 0, 3);
@@ -242,14 +258,12 @@ GST_START_TEST (test_null_mid_stream)
   Seen seen = { 0 };
   gulong hold;
   GstHarness *h = held_harness (1, &seen, 1, &hold);
-  Pusher p = { h, GST_FLOW_OK, 0 };
-  GThread *pusher;
+  Pusher p;
+  GThread *pusher = start_pusher (&p, h);
 
-  pusher = g_thread_new ("pusher", push_third, &p);
   fail_unless_equals_int (gst_element_set_state (h->element, GST_STATE_NULL),
       GST_STATE_CHANGE_SUCCESS);
-  g_thread_join (pusher);
-  fail_unless_equals_int (p.ret, GST_FLOW_FLUSHING);
+  join_pusher (pusher, &p, GST_FLOW_FLUSHING);
   fail_unless_equals_int (gst_harness_buffers_received (h), 0);
   gst_harness_teardown (h);
 }
