@@ -547,6 +547,16 @@ _gpuprof_gpu_stats_commit_locked (gboolean force)
 /* ------------------------------------------------------------------ */
 /* queries                                                             */
 
+/* Takes the lock for a query (the sums set up on first use); returns
+ * @channel's sums. */
+static Channel *
+query_lock (GpuprofGpuChannel channel)
+{
+  g_mutex_lock (&_gpuprof_gpu.lock);
+  _gpuprof_gpu_ensure_init_locked ();
+  return &sums.channels[channel];
+}
+
 /**
  * gpuprof_gpu_get_totals:
  * @channel: the channel
@@ -555,9 +565,7 @@ _gpuprof_gpu_stats_commit_locked (gboolean force)
 void
 gpuprof_gpu_get_totals (GpuprofGpuChannel channel, GpuprofGpuTotals * totals)
 {
-  g_mutex_lock (&_gpuprof_gpu.lock);
-  _gpuprof_gpu_ensure_init_locked ();
-  *totals = sums.channels[channel].totals;
+  *totals = query_lock (channel)->totals;
   _gpuprof_gpu_join_fill_totals_locked (totals);
   g_mutex_unlock (&_gpuprof_gpu.lock);
 }
@@ -587,9 +595,7 @@ gpuprof_gpu_get_elements (GpuprofGpuChannel channel)
   GHashTableIter it;
   gpointer k, v;
 
-  g_mutex_lock (&_gpuprof_gpu.lock);
-  _gpuprof_gpu_ensure_init_locked ();
-  g_hash_table_iter_init (&it, sums.channels[channel].elements);
+  g_hash_table_iter_init (&it, query_lock (channel)->elements);
   while (g_hash_table_iter_next (&it, &k, &v)) {
     ElementAgg *a = v;
     GpuprofGpuElementStats s = { GPOINTER_TO_UINT (k), a->cost,
@@ -618,9 +624,7 @@ gpuprof_gpu_get_element (GpuprofGpuChannel channel, guint32 element_id,
 
   memset (stats, 0, sizeof (*stats));
   stats->element_id = element_id;
-  g_mutex_lock (&_gpuprof_gpu.lock);
-  _gpuprof_gpu_ensure_init_locked ();
-  a = g_hash_table_lookup (sums.channels[channel].elements,
+  a = g_hash_table_lookup (query_lock (channel)->elements,
       GUINT_TO_POINTER (element_id));
   if (a) {
     stats->cost = a->cost;
@@ -679,9 +683,7 @@ gpuprof_gpu_get_unattributed (GpuprofGpuChannel channel)
   GHashTableIter it;
   gpointer v;
 
-  g_mutex_lock (&_gpuprof_gpu.lock);
-  _gpuprof_gpu_ensure_init_locked ();
-  g_hash_table_iter_init (&it, sums.channels[channel].unattributed);
+  g_hash_table_iter_init (&it, query_lock (channel)->unattributed);
   while (g_hash_table_iter_next (&it, NULL, &v))
     g_array_append_vals (out, v, 1);
   g_mutex_unlock (&_gpuprof_gpu.lock);
@@ -726,14 +728,14 @@ gpuprof_gpu_get_top_kernels (GpuprofGpuChannel channel, guint n)
 {
   GArray *out = g_array_new (FALSE, TRUE, sizeof (GpuprofGpuKernelStats));
   GHashTableIter it;
+  Channel *ch;
   gpointer k, v;
 
-  g_mutex_lock (&_gpuprof_gpu.lock);
-  _gpuprof_gpu_ensure_init_locked ();
-  g_hash_table_iter_init (&it, sums.channels[channel].elements);
+  ch = query_lock (channel);
+  g_hash_table_iter_init (&it, ch->elements);
   while (g_hash_table_iter_next (&it, &k, &v))
     collect_kernels (out, ((ElementAgg *) v)->kernels, GPOINTER_TO_UINT (k));
-  collect_kernels (out, sums.channels[channel].unattributed_kernels, 0);
+  collect_kernels (out, ch->unattributed_kernels, 0);
   g_mutex_unlock (&_gpuprof_gpu.lock);
   g_array_sort (out, kernel_cmp);
   if (n && out->len > n)
@@ -813,9 +815,7 @@ gpuprof_gpu_get_buffer_cost (GpuprofGpuChannel channel, guint32 element_id,
   RingSlot *slot;
 
   memset (cost, 0, sizeof (*cost));
-  g_mutex_lock (&_gpuprof_gpu.lock);
-  _gpuprof_gpu_ensure_init_locked ();
-  slot = ring_lookup (&sums.channels[channel], key);
+  slot = ring_lookup (query_lock (channel), key);
   if (slot)
     *cost = slot->cost;
   g_mutex_unlock (&_gpuprof_gpu.lock);

@@ -25,6 +25,8 @@
 
 #include <gst/gst.h>
 
+#include "gpuprof-ids.h"
+
 G_BEGIN_DECLS
 
 /**
@@ -63,29 +65,17 @@ typedef guint64 GpuprofGpuExternalId;
 
 #define GPUPROF_GPU_ELEMENT_BITS 24
 #define GPUPROF_GPU_SEQ_BITS 40
-#define GPUPROF_GPU_SEQ_MASK ((G_GUINT64_CONSTANT (1) << GPUPROF_GPU_SEQ_BITS) - 1)
-#define GPUPROF_GPU_ELEMENT_MAX ((1u << GPUPROF_GPU_ELEMENT_BITS) - 1)
+#define GPUPROF_GPU_SEQ_MASK GPUPROF_ID_LO_MASK (GPUPROF_GPU_SEQ_BITS)
+#define GPUPROF_GPU_ELEMENT_MAX GPUPROF_ID_HI_MAX (GPUPROF_GPU_SEQ_BITS)
 /* sequence meaning "no buffer": cost goes to the element, not to a buffer */
 #define GPUPROF_GPU_SEQ_NONE GPUPROF_GPU_SEQ_MASK
 
-static inline GpuprofGpuExternalId
-gpuprof_gpu_encode_id (guint32 element_id, guint64 seq)
-{
-  return ((guint64) (element_id & GPUPROF_GPU_ELEMENT_MAX) <<
-      GPUPROF_GPU_SEQ_BITS) | (seq & GPUPROF_GPU_SEQ_MASK);
-}
-
-static inline guint32
-gpuprof_gpu_id_element (GpuprofGpuExternalId id)
-{
-  return (guint32) (id >> GPUPROF_GPU_SEQ_BITS);
-}
-
-static inline guint64
-gpuprof_gpu_id_seq (GpuprofGpuExternalId id)
-{
-  return id & GPUPROF_GPU_SEQ_MASK;
-}
+/* element id and sequence in, and back out (gpuprof-ids.h) */
+#define gpuprof_gpu_encode_id(element_id, seq) \
+  ((GpuprofGpuExternalId) gpuprof_id_pack ((element_id), (seq), \
+      GPUPROF_GPU_SEQ_BITS))
+#define gpuprof_gpu_id_element(id) gpuprof_id_hi ((id), GPUPROF_GPU_SEQ_BITS)
+#define gpuprof_gpu_id_seq(id) gpuprof_id_lo ((id), GPUPROF_GPU_SEQ_BITS)
 
 /* ---- backend: who pushes the ids (CUPTI, or a test's fake) ---- */
 

@@ -14,6 +14,7 @@
  */
 #pragma once
 
+#include "gpuprof-ids.h"
 #include "gpuprof-objects.h"
 #include "gpuprof-snapshot.h"
 #include "gpuprof-streams.h"
@@ -32,27 +33,16 @@ G_BEGIN_DECLS
 typedef guint64 GpuprofBatchId;
 
 #define GPUPROF_BATCH_NUM_BITS 40
-#define GPUPROF_BATCH_NUM_MASK ((G_GUINT64_CONSTANT (1) << GPUPROF_BATCH_NUM_BITS) - 1)
-#define GPUPROF_BATCH_AGGREGATOR_MAX ((1u << (64 - GPUPROF_BATCH_NUM_BITS)) - 1)
+#define GPUPROF_BATCH_NUM_MASK GPUPROF_ID_LO_MASK (GPUPROF_BATCH_NUM_BITS)
+#define GPUPROF_BATCH_AGGREGATOR_MAX GPUPROF_ID_HI_MAX (GPUPROF_BATCH_NUM_BITS)
 
-static inline GpuprofBatchId
-gpuprof_batch_id_make (guint32 aggregator_id, guint64 num)
-{
-  return ((guint64) (aggregator_id & GPUPROF_BATCH_AGGREGATOR_MAX) <<
-      GPUPROF_BATCH_NUM_BITS) | (num & GPUPROF_BATCH_NUM_MASK);
-}
-
-static inline guint32
-gpuprof_batch_id_aggregator (GpuprofBatchId id)
-{
-  return (guint32) (id >> GPUPROF_BATCH_NUM_BITS);
-}
-
-static inline guint64
-gpuprof_batch_id_num (GpuprofBatchId id)
-{
-  return id & GPUPROF_BATCH_NUM_MASK;
-}
+/* aggregator id and batch number in, and back out (gpuprof-ids.h) */
+#define gpuprof_batch_id_make(aggregator_id, num) \
+  ((GpuprofBatchId) gpuprof_id_pack ((aggregator_id), (num), \
+      GPUPROF_BATCH_NUM_BITS))
+#define gpuprof_batch_id_aggregator(id) \
+  gpuprof_id_hi ((id), GPUPROF_BATCH_NUM_BITS)
+#define gpuprof_batch_id_num(id) gpuprof_id_lo ((id), GPUPROF_BATCH_NUM_BITS)
 
 typedef struct _GpuprofBatches GpuprofBatches;
 

@@ -12,6 +12,7 @@
 
 #include "analytics-meta.h"
 #include "analytics-test-util.h"
+#include "gpuprof-test-harness.h"
 
 #define W 64
 #define H 48
@@ -56,13 +57,6 @@ chained_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
-static GstPadProbeReturn
-hold_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
-{
-  g_atomic_int_inc (&((Seen *) data)->held);
-  return GST_PAD_PROBE_OK;
-}
-
 static GstHarness *
 new_harness (guint max_in_flight, Seen * seen)
 {
@@ -82,26 +76,6 @@ new_harness (guint max_in_flight, Seen * seen)
   return h;
 }
 
-static gulong
-hold_src (GstHarness * h, Seen * seen)
-{
-  GstPad *src = gst_element_get_static_pad (h->element, "src");
-  gulong id = gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BLOCK |
-      GST_PAD_PROBE_TYPE_BUFFER, hold_probe, seen, NULL);
-
-  gst_object_unref (src);
-  return id;
-}
-
-static void
-release_src (GstHarness * h, gulong id)
-{
-  GstPad *src = gst_element_get_static_pad (h->element, "src");
-
-  gst_pad_remove_probe (src, id);
-  gst_object_unref (src);
-}
-
 static GstBuffer *
 frame_at (guint64 pts)
 {
@@ -113,7 +87,42 @@ frame_at (guint64 pts)
   return buf;
 }
 
-#define WAIT_UNTIL(cond) while (!(cond)) g_usleep (1000)
+/* Pushes the frames @from to @to - 1, each accepted */
+static void
+push_frames (GstHarness * h, guint from, guint to)
+{
+  guint i;
+
+  for (i = from; i < to; i++)
+    fail_unless_equals_int (gst_harness_push (h, frame_at (i)), GST_FLOW_OK);
+}
+
+/* Pulls the frames @from to @to - 1, in order */
+static void
+pull_frames (GstHarness * h, guint from, guint to)
+{
+  guint i;
+
+  for (i = from; i < to; i++) {
+    GstBuffer *buf = gst_harness_pull (h);
+
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), i * GST_MSECOND);
+    gst_buffer_unref (buf);
+  }
+}
+
+/* A harness whose first output is held on its src pad: @n frames pushed,
+ * the first of them blocked there (in @hold, for release) */
+static GstHarness *
+held_harness (guint max_in_flight, Seen * seen, guint n, gulong * hold)
+{
+  GstHarness *h = new_harness (max_in_flight, seen);
+
+  *hold = gpuprof_test_hold_src (h, &seen->held);
+  push_frames (h, 0, n);
+  GPUPROF_TEST_WAIT_UNTIL (g_atomic_int_get (&seen->held) == 1);
+  return h;
+}
 
 typedef struct
 {
@@ -134,6 +143,24 @@ push_third (gpointer data)
   p->received_at_return = gst_harness_buffers_received (p->h);
   g_atomic_int_set (&p->done, 1);
   return NULL;
+}
+
+/* Pushes the third frame into @h on a thread of its own */
+static GThread *
+start_pusher (Pusher * p, GstHarness * h)
+{
+  memset (p, 0, sizeof (*p));
+  p->h = h;
+  p->ret = GST_FLOW_ERROR;
+  return g_thread_new ("pusher", push_third, p);
+}
+
+/* Joins @pusher; its push returned @expected */
+static void
+join_pusher (GThread * pusher, Pusher * p, GstFlowReturn expected)
+{
+  g_thread_join (pusher);
+  fail_unless_equals_int (p->ret, expected);
 }
 
 /* Whether the pusher sleeps (state S in /proc): waiting for room, once it
@@ -161,25 +188,11 @@ GST_START_TEST (test_output_thread_order_eos)
   Seen seen = { 0 };
   GstHarness *h = new_harness (2, &seen);
   const guint n = 12;
-  GstEvent *ev;
-  guint i;
 
-  for (i = 0; i < n; i++)
-    fail_unless_equals_int (gst_harness_push (h, frame_at (i)), GST_FLOW_OK);
+  push_frames (h, 0, n);
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  for (i = 0; i < n; i++) {
-    GstBuffer *buf = gst_harness_pull (h);
-
-    fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), i * GST_MSECOND);
-    gst_buffer_unref (buf);
-  }
-  while ((ev = gst_harness_pull_event (h))) {
-    gboolean eos = GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
-
-    gst_event_unref (ev);
-    if (eos)
-      break;
-  }
+  pull_frames (h, 0, n);
+  gpuprof_test_pull_to_eos (h);
   /* EOS after every batch; each inferred on the input thread */
   fail_unless_equals_int (g_atomic_int_get (&seen.buffers_at_eos), n);
   fail_unless_equals_int (g_atomic_int_get (&seen.with_meta), n);
@@ -196,27 +209,20 @@ GST_END_TEST;
 GST_START_TEST (test_chain_blocks_at_max_in_flight)
 {
   Seen seen = { 0 };
-  GstHarness *h = new_harness (2, &seen);
-  gulong hold = hold_src (h, &seen);
-  Pusher p = { h, GST_FLOW_ERROR, 0 };
-  GThread *pusher;
-  guint i;
+  gulong hold;
+  GstHarness *h = held_harness (2, &seen, 2, &hold);
+  Pusher p;
+  GThread *pusher = start_pusher (&p, h);
 
-  fail_unless_equals_int (gst_harness_push (h, frame_at (0)), GST_FLOW_OK);
-  fail_unless_equals_int (gst_harness_push (h, frame_at (1)), GST_FLOW_OK);
-  WAIT_UNTIL (g_atomic_int_get (&seen.held) == 1);
-  pusher = g_thread_new ("pusher", push_third, &p);
   /* the chain was entered (a third buffer counted by the pad) and sleeps,
    * or it returned at once */
-  WAIT_UNTIL (g_atomic_int_get (&p.done) || (g_atomic_int_get (&seen.chained)
-          == 3 && pusher_sleeps (&p)));
-  release_src (h, hold);
-  g_thread_join (pusher);
-  fail_unless_equals_int (p.ret, GST_FLOW_OK);
+  GPUPROF_TEST_WAIT_UNTIL (g_atomic_int_get (&p.done)
+      || (g_atomic_int_get (&seen.chained) == 3 && pusher_sleeps (&p)));
+  gpuprof_test_release_src (h, hold);
+  join_pusher (pusher, &p, GST_FLOW_OK);
   fail_unless (p.received_at_return >= 1,
       "the third chain returned before any batch left");
-  for (i = 0; i < 3; i++)
-    gst_buffer_unref (gst_harness_pull (h));
+  pull_frames (h, 0, 3);
   gst_harness_teardown (h);
 }
 
@@ -225,29 +231,19 @@ GST_END_TEST;
 GST_START_TEST (test_flush_drops_queued)
 {
   Seen seen = { 0 };
-  GstHarness *h = new_harness (4, &seen);
-  gulong hold = hold_src (h, &seen);
+  gulong hold;
+  GstHarness *h = held_harness (4, &seen, 3, &hold);
   GstSegment segment;
-  guint i;
 
-  for (i = 0; i < 3; i++)
-    fail_unless_equals_int (gst_harness_push (h, frame_at (i)), GST_FLOW_OK);
-  WAIT_UNTIL (g_atomic_int_get (&seen.held) == 1);
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
-  release_src (h, hold);
+  gpuprof_test_release_src (h, hold);
   gst_segment_init (&segment, GST_FORMAT_TIME);
   fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
-  for (i = 100; i < 104; i++)
-    fail_unless_equals_int (gst_harness_push (h, frame_at (i)), GST_FLOW_OK);
+  push_frames (h, 100, 104);
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  for (i = 100; i < 104; i++) {
-    GstBuffer *buf = gst_harness_pull (h);
-
-    fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), i * GST_MSECOND);
-    gst_buffer_unref (buf);
-  }
-  WAIT_UNTIL (g_atomic_int_get (&seen.buffers_at_eos) >= 0);
+  pull_frames (h, 100, 104);
+  GPUPROF_TEST_WAIT_UNTIL (g_atomic_int_get (&seen.buffers_at_eos) >= 0);
   /* only what came after the flush went out */
   fail_unless_equals_int (g_atomic_int_get (&seen.buffers_at_eos), 4);
   fail_unless_equals_int (gst_harness_buffers_received (h), 4);
@@ -260,18 +256,14 @@ GST_END_TEST;
 GST_START_TEST (test_null_mid_stream)
 {
   Seen seen = { 0 };
-  GstHarness *h = new_harness (1, &seen);
-  Pusher p = { h, GST_FLOW_OK, 0 };
-  GThread *pusher;
+  gulong hold;
+  GstHarness *h = held_harness (1, &seen, 1, &hold);
+  Pusher p;
+  GThread *pusher = start_pusher (&p, h);
 
-  hold_src (h, &seen);
-  fail_unless_equals_int (gst_harness_push (h, frame_at (0)), GST_FLOW_OK);
-  WAIT_UNTIL (g_atomic_int_get (&seen.held) == 1);
-  pusher = g_thread_new ("pusher", push_third, &p);
   fail_unless_equals_int (gst_element_set_state (h->element, GST_STATE_NULL),
       GST_STATE_CHANGE_SUCCESS);
-  g_thread_join (pusher);
-  fail_unless_equals_int (p.ret, GST_FLOW_FLUSHING);
+  join_pusher (pusher, &p, GST_FLOW_FLUSHING);
   fail_unless_equals_int (gst_harness_buffers_received (h), 0);
   gst_harness_teardown (h);
 }
@@ -335,7 +327,7 @@ GST_START_TEST (test_pipeline_null_mid_stream)
 
     fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING)
         != GST_STATE_CHANGE_FAILURE);
-    WAIT_UNTIL (g_atomic_int_get (&seen.buffers) >= before + 10);
+    GPUPROF_TEST_WAIT_UNTIL (g_atomic_int_get (&seen.buffers) >= before + 10);
     fail_unless_equals_int (gst_element_set_state (pipeline,
             GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
   }

@@ -160,3 +160,31 @@ gpuprof_test_fake_cupti_check_pattern (void)
   g_assert_cmpuint (c.kernels, ==, 1);
   g_assert_cmpuint (c.memsets, ==, 1);
 }
+
+void
+gpuprof_test_cupti_play_to_eos (GstElement * pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+}
+
+GstElement *
+gpuprof_test_cupti_handoff_pipeline (guint n, const gchar * tap,
+    const gchar * next)
+{
+  gchar *desc = g_strdup_printf ("fakesrc num-buffers=%u sizetype=fixed "
+      "sizemax=64 ! identity name=%s signal-handoffs=true ! identity name=%s "
+      "! fakesink sync=false", n, tap, next);
+  GstElement *p = gst_parse_launch (desc, NULL);
+
+  g_assert_nonnull (p);
+  g_free (desc);
+  return p;
+}

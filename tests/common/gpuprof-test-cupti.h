@@ -51,4 +51,13 @@ void gpuprof_test_fake_cupti_pattern (guint64 * in_calls_start,
 /* Asserts the totals, elements and buffer costs of the pattern, flushed. */
 void gpuprof_test_fake_cupti_check_pattern (void);
 
+/* Plays @pipeline; asserts that EOS comes before any error. Leaves the
+ * state as it is. */
+void gpuprof_test_cupti_play_to_eos (GstElement * pipeline);
+/* "fakesrc (@n small buffers) ! identity name=@tap signal-handoffs=true !
+ * identity name=@next ! fakesink": a handoff on @tap to act in a chain
+ * call, @next after it */
+GstElement *gpuprof_test_cupti_handoff_pipeline (guint n, const gchar * tap,
+    const gchar * next);
+
 G_END_DECLS

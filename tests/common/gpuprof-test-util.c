@@ -131,6 +131,16 @@ gpuprof_test_element_stats (const gchar * path)
 }
 
 GstStructure *
+gpuprof_test_element_stats_of (GstElement * pipeline, const gchar * name)
+{
+  gchar *path = gpuprof_test_path (pipeline, name);
+  GstStructure *s = gpuprof_test_element_stats (path);
+
+  g_free (path);
+  return s;
+}
+
+GstStructure *
 gpuprof_test_queue_stats (const gchar * path)
 {
   GstStructure *s = NULL;

@@ -47,6 +47,9 @@ GstMessageType gpuprof_test_play (GstElement * pipeline,
 /* Plays @pipeline to EOS (60 s at most); an error fails the test. */
 void gpuprof_test_play_to_eos (GstElement * pipeline);
 GstStructure *gpuprof_test_element_stats (const gchar * path);
+/* of the element @name in @pipeline */
+GstStructure *gpuprof_test_element_stats_of (GstElement * pipeline,
+    const gchar * name);
 GstStructure *gpuprof_test_queue_stats (const gchar * path);
 /* of the element @name in @pipeline */
 GstStructure *gpuprof_test_batch_stats (GstElement * pipeline,

@@ -6,6 +6,7 @@
 #include <gst/check/gstharness.h>
 
 #include "gpuprof-test-async.h"
+#include "gpuprof-test-harness.h"
 
 /* Buffers and the buffer count when EOS passed, seen on the src pad. */
 typedef struct
@@ -26,36 +27,6 @@ seen_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
     g_atomic_int_set (&seen->buffers_at_eos,
         g_atomic_int_get (&seen->buffers));
   return GST_PAD_PROBE_OK;
-}
-
-static GstPadProbeReturn
-block_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
-{
-  SrcSeen *seen = data;
-
-  g_atomic_int_inc (&seen->probe_hits);
-  return GST_PAD_PROBE_OK;
-}
-
-static gulong
-block_src (GstHarness * h, SrcSeen * seen)
-{
-  GstPad *src = gst_element_get_static_pad (h->element, "src");
-  gulong id = gst_pad_add_probe (src,
-      GST_PAD_PROBE_TYPE_BLOCK | GST_PAD_PROBE_TYPE_BUFFER,
-      block_probe, seen, NULL);
-
-  gst_object_unref (src);
-  return id;
-}
-
-static void
-unblock_src (GstHarness * h, gulong id)
-{
-  GstPad *src = gst_element_get_static_pad (h->element, "src");
-
-  gst_pad_remove_probe (src, id);
-  gst_object_unref (src);
 }
 
 static GstHarness *
@@ -89,9 +60,6 @@ buffer_at (guint64 pts)
   return buf;
 }
 
-/* Polls @cond (no time limit: GstCheck's timeout ends a hang). */
-#define WAIT_UNTIL(cond) while (!(cond)) g_usleep (1000)
-
 static GpuprofTestAsyncTruth
 truth (GstHarness * h)
 {
@@ -104,7 +72,6 @@ GST_START_TEST (test_order_threads_eos)
   GstHarness *h = new_harness ("work-us=500 spin=true", &seen);
   GpuprofTestAsyncTruth t;
   const guint n = 40;
-  GstEvent *ev;
   guint i;
 
   for (i = 0; i < n; i++)
@@ -117,13 +84,7 @@ GST_START_TEST (test_order_threads_eos)
     fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), i);
     gst_buffer_unref (buf);
   }
-  while ((ev = gst_harness_pull_event (h))) {
-    gboolean eos = GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
-
-    gst_event_unref (ev);
-    if (eos)
-      break;
-  }
+  gpuprof_test_pull_to_eos (h);
   /* EOS left after every buffer, none after it */
   fail_unless_equals_int (g_atomic_int_get (&seen.buffers_at_eos), n);
   fail_unless_equals_int (g_atomic_int_get (&seen.buffers), n);
@@ -163,7 +124,7 @@ GST_START_TEST (test_chain_blocks_at_max_in_flight)
 {
   SrcSeen seen = { 0 };
   GstHarness *h = new_harness ("max-in-flight=2", &seen);
-  gulong block = block_src (h, &seen);
+  gulong block = gpuprof_test_hold_src (h, &seen.probe_hits);
   GpuprofTestAsyncTruth t;
   GThread *pusher;
   guint i;
@@ -171,10 +132,10 @@ GST_START_TEST (test_chain_blocks_at_max_in_flight)
   /* two buffers go in flight: the chain returns at once for each */
   fail_unless_equals_int (gst_harness_push (h, buffer_at (0)), GST_FLOW_OK);
   fail_unless_equals_int (gst_harness_push (h, buffer_at (1)), GST_FLOW_OK);
-  WAIT_UNTIL (g_atomic_int_get (&seen.probe_hits) == 1);
+  GPUPROF_TEST_WAIT_UNTIL (g_atomic_int_get (&seen.probe_hits) == 1);
   /* the third waits for room while the first is held downstream */
   pusher = g_thread_new ("pusher", push_one, h);
-  WAIT_UNTIL (truth (h).chain_waiting);
+  GPUPROF_TEST_WAIT_UNTIL (truth (h).chain_waiting);
   t = truth (h);
   fail_unless_equals_uint64 (t.chained, 3);
   fail_unless_equals_uint64 (t.pushed, 0);
@@ -182,7 +143,7 @@ GST_START_TEST (test_chain_blocks_at_max_in_flight)
   fail_unless_equals_int (t.max_in_flight_seen, 2);
   fail_unless_equals_int (gst_harness_buffers_received (h), 0);
 
-  unblock_src (h, block);
+  gpuprof_test_release_src (h, block);
   fail_unless_equals_int (GPOINTER_TO_INT (g_thread_join (pusher)),
       GST_FLOW_OK);
   for (i = 0; i < 3; i++) {
@@ -204,7 +165,7 @@ GST_START_TEST (test_flush_drops_queued)
 {
   SrcSeen seen = { 0 };
   GstHarness *h = new_harness ("max-in-flight=4", &seen);
-  gulong block = block_src (h, &seen);
+  gulong block = gpuprof_test_hold_src (h, &seen.probe_hits);
   GpuprofTestAsyncTruth t;
   GstSegment segment;
   guint i;
@@ -212,11 +173,11 @@ GST_START_TEST (test_flush_drops_queued)
   for (i = 0; i < 3; i++)
     fail_unless_equals_int (gst_harness_push (h, buffer_at (i)), GST_FLOW_OK);
   /* one held in the push, the other two worked and waiting behind it */
-  WAIT_UNTIL (g_atomic_int_get (&seen.probe_hits) == 1
+  GPUPROF_TEST_WAIT_UNTIL (g_atomic_int_get (&seen.probe_hits) == 1
       && truth (h).work.calls == 3);
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
-  unblock_src (h, block);
+  gpuprof_test_release_src (h, block);
   gst_segment_init (&segment, GST_FORMAT_TIME);
   fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
   for (i = 100; i < 105; i++)
@@ -229,7 +190,7 @@ GST_START_TEST (test_flush_drops_queued)
     fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), i);
     gst_buffer_unref (buf);
   }
-  WAIT_UNTIL (g_atomic_int_get (&seen.buffers_at_eos) > 0);
+  GPUPROF_TEST_WAIT_UNTIL (g_atomic_int_get (&seen.buffers_at_eos) > 0);
   fail_unless_equals_int (g_atomic_int_get (&seen.buffers_at_eos), 5);
   fail_unless_equals_int (gst_harness_buffers_received (h), 5);
   t = truth (h);
@@ -250,11 +211,11 @@ GST_START_TEST (test_null_mid_stream)
   GpuprofTestAsyncTruth t;
   GThread *pusher;
 
-  block_src (h, &seen);
+  gpuprof_test_hold_src (h, &seen.probe_hits);
   fail_unless_equals_int (gst_harness_push (h, buffer_at (0)), GST_FLOW_OK);
-  WAIT_UNTIL (g_atomic_int_get (&seen.probe_hits) == 1);
+  GPUPROF_TEST_WAIT_UNTIL (g_atomic_int_get (&seen.probe_hits) == 1);
   pusher = g_thread_new ("pusher", push_one, h);
-  WAIT_UNTIL (truth (h).chain_waiting);
+  GPUPROF_TEST_WAIT_UNTIL (truth (h).chain_waiting);
   fail_unless_equals_int (gst_element_set_state (h->element, GST_STATE_NULL),
       GST_STATE_CHANGE_SUCCESS);
   fail_unless_equals_int (GPOINTER_TO_INT (g_thread_join (pusher)),
@@ -284,7 +245,7 @@ GST_START_TEST (test_pipeline_restart)
 
     fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING)
         != GST_STATE_CHANGE_FAILURE);
-    WAIT_UNTIL (gpuprof_test_async_truth_of (a).pushed >= 20);
+    GPUPROF_TEST_WAIT_UNTIL (gpuprof_test_async_truth_of (a).pushed >= 20);
     fail_unless_equals_int (gst_element_set_state (pipeline,
             GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
     t = gpuprof_test_async_truth_of (a);

@@ -157,27 +157,19 @@ check_kernel (const gchar * name, gint launched, const gchar * element)
 static void
 test_handlers_charged (void)
 {
-  GstElement *p = gst_parse_launch ("fakesrc num-buffers=5 sizetype=fixed "
-      "sizemax=64 ! identity name=up signal-handoffs=true ! "
-      "identity name=drain ! fakesink sync=false", NULL);
+  GstElement *p = gpuprof_test_cupti_handoff_pipeline (5, "up", "drain");
   GstElement *up = gst_bin_get_by_name (GST_BIN (p), "up");
   GstElement *drain = gst_bin_get_by_name (GST_BIN (p), "drain");
   GstElement *launcher = g_object_new (test_launcher_get_type (), "name",
       "launcher", NULL);
   GstPad *sink = gst_element_get_static_pad (drain, "sink");
-  GstBus *bus = gst_element_get_bus (p);
-  GstMessage *msg;
   GpuprofGpuTotals t;
 
   gst_bin_add (GST_BIN (p), launcher);
   g_signal_connect (up, "handoff", G_CALLBACK (on_handoff), NULL);
   gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM |
       GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, on_drain_sink, NULL, NULL);
-  gst_element_set_state (p, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_EOS);
-  gst_message_unref (msg);
+  gpuprof_test_cupti_play_to_eos (p);
 
   /* the tracer flushed CUPTI at the pipeline's EOS */
   gpuprof_gpu_get_totals (GPUPROF_GPU_CHANNEL_TRACER, &t);
@@ -196,7 +188,6 @@ test_handlers_charged (void)
   gst_object_unref (sink);
   gst_object_unref (up);
   gst_object_unref (drain);
-  gst_object_unref (bus);
   gst_object_unref (p);
 }
 
@@ -303,8 +294,6 @@ run_async_owner_batch (const gchar * path, gboolean pipelined)
       "max-in-flight=%d ! identity sleep-time=%d ! fakesink sync=false",
       pipelined ? 4 : 1, pipelined ? 3000 : 0);
   GstElement *p = gst_parse_launch (desc, NULL);
-  GstBus *bus = gst_element_get_bus (p);
-  GstMessage *msg;
   GArray *k;
   guint32 infer_id = 0;
   guint i;
@@ -312,11 +301,7 @@ run_async_owner_batch (const gchar * path, gboolean pipelined)
   batch_kernel = pipelined ? "pipelined_kernel" : "batch_kernel";
   gpuprof_test_async_set_work_hook (launch_per_batch,
       GINT_TO_POINTER (pipelined));
-  gst_element_set_state (p, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_EOS);
-  gst_message_unref (msg);
+  gpuprof_test_cupti_play_to_eos (p);
   gpuprof_cupti_flush (TRUE);
 
   check_kernel (batch_kernel, 20, "/infer");
@@ -341,7 +326,6 @@ run_async_owner_batch (const gchar * path, gboolean pipelined)
   }
   gpuprof_test_async_set_work_hook (NULL, NULL);
   gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (bus);
   gst_object_unref (p);
   g_free (desc);
 }

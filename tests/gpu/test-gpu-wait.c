@@ -171,25 +171,10 @@ thread_busy_ns (const gchar * report, const gchar * name)
 }
 
 static void
-play_to_eos (GstElement * p)
-{
-  GstBus *bus = gst_element_get_bus (p);
-  GstMessage *msg;
-
-  gst_element_set_state (p, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_EOS);
-  gst_message_unref (msg);
-  gst_object_unref (bus);
-}
-
-static void
 test_in_call (void)
 {
-  GstElement *p = gst_parse_launch ("fakesrc num-buffers=20 sizetype=fixed "
-      "sizemax=64 ! identity name=waiter signal-handoffs=true ! "
-      "identity name=other ! fakesink sync=false", NULL);
+  GstElement *p = gpuprof_test_cupti_handoff_pipeline (20, "waiter",
+      "other");
   GstElement *waiter = gst_bin_get_by_name (GST_BIN (p), "waiter");
   GpuprofTestGate app;
   GArray *un;
@@ -201,7 +186,7 @@ test_in_call (void)
   guint i;
 
   g_signal_connect (waiter, "handoff", G_CALLBACK (on_handoff), NULL);
-  play_to_eos (p);
+  gpuprof_test_cupti_play_to_eos (p);
 
   wait = stat_u64 (p, "waiter", "gpu_wait_ns");
   assert_wait ("waiter", wait, &chain_wait);
@@ -279,7 +264,7 @@ test_owner (void)
       "fakesink name=sink sync=false", NULL);
 
   gpuprof_test_async_set_work_hook (sync_per_batch, NULL);
-  play_to_eos (p);
+  gpuprof_test_cupti_play_to_eos (p);
   gpuprof_test_async_set_work_hook (NULL, NULL);
   g_assert_cmpuint (worker_wait.n, ==, 10);
   assert_wait ("infer", stat_u64 (p, "infer", "gpu_wait_ns"), &worker_wait);

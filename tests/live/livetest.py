@@ -48,6 +48,13 @@ def start(params):
     return Gst, d
 
 
+def stall_child(desc):
+    """A child under stall=1 (no report): returns (Gst, the pipeline of
+    desc), not started."""
+    Gst, _ = start("stall=1,report=off")
+    return Gst, Gst.parse_launch(desc)
+
+
 def child_env(env):
     """env for a child process loading the plugins: in a sanitizer build
     folder, the runtime preloaded as start() does for this process"""
@@ -114,6 +121,13 @@ def converse(argv, answer, limit_s=120):
 def wait_for_parent():
     """In a child of converse(): blocks until the parent answers."""
     return sys.stdin.readline()
+
+
+def mark(line):
+    """In a child: a marker line on stderr, where the parent reads the
+    tracer's lines, written at once so the order holds."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
 
 
 def index(lines, prefix):

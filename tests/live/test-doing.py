@@ -17,8 +17,7 @@ import time
 import livetest as t
 
 if len(sys.argv) > 2 and sys.argv[1] == "clock":
-    Gst, d = t.start("stall=1,report=off")
-    p = Gst.parse_launch(
+    Gst, p = t.stall_child(
         "videotestsrc ! video/x-raw,framerate=30/1,width=64,height=48 ! "
         "identity name=tap signal-handoffs=true ! fakesink name=sink "
         "sync=true")
@@ -28,20 +27,17 @@ if len(sys.argv) > 2 and sys.argv[1] == "clock":
         seen[0] += 1
         if seen[0] == 20:
             p.get_by_name("sink").set_property("ts-offset", 1000 * Gst.SECOND)
-            sys.stderr.write("OFFSET\n")
-            sys.stderr.flush()
+            t.mark("OFFSET")
     p.get_by_name("tap").connect("handoff", offset)
     p.set_state(Gst.State.PLAYING)
     t.wait_for_parent()
-    sys.stderr.write("STOP\n")
-    sys.stderr.flush()
+    t.mark("STOP")
     p.set_state(Gst.State.NULL)
     sys.exit(0)
 
 if len(sys.argv) > 2 and sys.argv[1] == "child":
-    Gst, d = t.start("stall=1,report=off")
     queued = sys.argv[2] == "queue"
-    p = Gst.parse_launch(
+    Gst, p = t.stall_child(
         "videotestsrc is-live=true ! video/x-raw,framerate=30/1,width=64,"
         "height=48 ! " + ("queue name=q max-size-buffers=4 ! "
                           if queued else "") +
@@ -53,22 +49,18 @@ if len(sys.argv) > 2 and sys.argv[1] == "child":
         seen[0] += 1
         if seen[0] == 20:
             start = time.monotonic()
-            sys.stderr.write("BLOCK\n")
-            sys.stderr.flush()
+            t.mark("BLOCK")
             unblock.wait()
-            sys.stderr.write("UNBLOCK after %.3f s\n"
-                             % (time.monotonic() - start))
-            sys.stderr.flush()
+            t.mark("UNBLOCK after %.3f s" % (time.monotonic() - start))
         elif seen[0] == 40:
-            sys.stderr.write("FLOWING\n")
-            sys.stderr.flush()
+            t.mark("FLOWING")
     p.get_by_name("slow").connect("handoff", handoff)
     p.set_state(Gst.State.PLAYING)
     t.wait_for_parent()
     unblock.set()
     t.wait_for_parent()
     p.set_state(Gst.State.NULL)
-    sys.stderr.write("DONE\n")
+    t.mark("DONE")
     sys.exit(0)
 
 

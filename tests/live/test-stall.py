@@ -10,9 +10,8 @@ import sys
 import livetest as t
 
 if len(sys.argv) > 1 and sys.argv[1] == "child":
-    Gst, d = t.start("stall=1,report=off")
     import time
-    p = Gst.parse_launch(
+    Gst, p = t.stall_child(
         "videotestsrc is-live=true num-buffers=240 ! video/x-raw,"
         "framerate=30/1,width=64,height=48 ! valve name=v ! queue ! "
         "fakesink sync=true")
@@ -21,17 +20,14 @@ if len(sys.argv) > 1 and sys.argv[1] == "child":
     p.set_state(Gst.State.PLAYING)
     time.sleep(1.5)
     before = truth[0]
-    sys.stderr.write("CLOSE after %d buffers\n" % before)
-    sys.stderr.flush()
+    t.mark("CLOSE after %d buffers" % before)
     p.get_by_name("v").set_property("drop", True)
     time.sleep(3.0)
-    sys.stderr.write("OPEN, %d buffers passed while closed\n"
-                     % (truth[0] - before))
-    sys.stderr.flush()
+    t.mark("OPEN, %d buffers passed while closed" % (truth[0] - before))
     p.get_by_name("v").set_property("drop", False)
     time.sleep(1.5)
     p.set_state(Gst.State.NULL)
-    sys.stderr.write("DONE\n")
+    t.mark("DONE")
     sys.exit(0)
 
 out = subprocess.run([sys.executable, __file__, "child"], env=os.environ,
@@ -39,9 +35,8 @@ out = subprocess.run([sys.executable, __file__, "child"], env=os.environ,
                      text=True, timeout=120).stderr
 print(out)
 lines = out.splitlines()
-idx = {k: next((i for i, l in enumerate(lines) if l.startswith(k)), None)
-       for k in ("CLOSE", "OPEN", "DONE")}
-stall = [i for i, l in enumerate(lines) if l.startswith("gpuprof: stall:")]
+idx = {k: t.index(lines, k) for k in ("CLOSE", "OPEN", "DONE")}
+stall = t.stall_lines(lines)
 if not t.check(None not in idx.values(), "markers seen"):
     t.finish()
 t.check("0 buffers passed" in lines[idx["OPEN"]],

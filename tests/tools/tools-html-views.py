@@ -52,6 +52,45 @@ def close(a, b):
     return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
 
 
+# ------------------------------------- every page: sections, graph, folds
+s = json.load(open(os.path.join(w, "run.json")))
+for bad in ("bad-js", "bad-net"):
+    assert problems(bad)[1], bad + ": the check missed it"
+for name in ("live", "tool"):
+    dom = page(name)
+    for sec in ("verdict", "graph", "time-split", "latency", "batches", "queues", "over-time"):
+        assert re.search(r'<section id="%s" data-rendered="1"' % sec, dom), (name, sec)
+    nodes = dict((m.group(1), float(m.group(2))) for m in
+                 re.finditer(r'<g class="node" data-path="([^"]+)" data-heat="([0-9.]+)"', dom))
+    want = {e["path"] for e in s["elements"]} | {l["src"] for l in s["links"]} | {l["sink"] for l in s["links"]}
+    assert set(nodes) == want, (name, set(nodes) ^ want)
+    qs = {q["path"] for q in s["queues"]}
+    for e in s["elements"]:
+        if e["path"] not in qs:
+            assert abs(nodes[e["path"]] - e["busy"]) < 0.001, (name, e["path"])
+    assert dom.count('class="edge"') == len(s["links"]), name
+    assert ("Bottleneck: " + s["run"]["bottleneck"]) in dom, name
+    print("%s.html: %d nodes, %d edges, all sections" % (name, len(nodes), len(s["links"])))
+# 120 elements: all in the graph, 40 bars then the fold; the outlier's bar
+# does not shrink the others (shares of wall time: 1 % stays 1 %)
+dom = page("big")
+assert dom.count('<g class="node"') == 120
+assert "the other 80 elements" in dom
+widths = [float(x) for x in re.findall(r'<rect x="260" y="\d+" width="([0-9.]+)" height="13" fill="#4e79a7"', dom)]
+assert len(widths) == 120, len(widths)
+assert abs(max(widths) - 300) < 1 and abs(sorted(widths)[0] - 6) < 0.5, (max(widths), min(widths))
+print("big.html: 120 nodes, fold after 40, outlier bar %.0f px, others %.1f px" % (max(widths), min(widths)))
+dom = page("sweep")
+for sec in ("sweep", "sweep-points", "sweep-results"):
+    assert re.search(r'<section id="%s" data-rendered="1"' % sec, dom), sec
+rings = re.findall(r'class="plateau"><title>([^<]*)</title>', dom)
+assert sorted(rings) == ["streams=1, batch=2: 55.0 fps (plateau)",
+                         "streams=2, batch=4: 100.0 fps (plateau)"], rings
+assert dom.count('class="point"') == 5, dom.count('class="point"')
+assert "x &lt;/script&gt;&lt;b&gt;" in dom, "the error text is shown as text"
+print("sweep.html: plateau rings", rings)
+
+
 # ---------------------------------------------------- over time: snapshots
 s = json.load(open(os.path.join(w, "ot.json")))
 sink = [e for e in s["elements"] if e["role"] == "sink"][0]

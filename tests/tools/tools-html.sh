@@ -118,25 +118,7 @@ cat >"$work/sweep.json" <<'JSON'
 JSON
 "$tool" html "$work/sweep.json" -o "$work/sweep.html"
 # 120 elements in a chain, one an outlier with 50x the others' self time
-"$py" - "$work/run.json" "$work/big.json" <<'PY'
-import copy, json, sys
-s = json.load(open(sys.argv[1]))
-proto = s["elements"][0]
-wall = s["run"]["wall_ns"]
-els, links = [], []
-for i in range(120):
-    e = copy.deepcopy(proto)
-    e["path"] = "big/e%03d" % i
-    e["self_ns"] = wall // 100 * (50 if i == 7 else 1)
-    e["busy"] = 0.01 * (50 if i == 7 else 1)
-    els.append(e)
-    if i:
-        links.append({"src": "big/e%03d" % (i - 1), "src_pad": "src",
-                      "sink": e["path"], "sink_pad": "sink", "buffers": 10})
-s["elements"], s["links"], s["queues"], s["batches"] = els, links, [], []
-s["run"]["bottleneck"] = "big/e007"
-json.dump(s, open(sys.argv[2], "w"))
-PY
+"$py" "$(dirname "$0")/tools-html-fixture.py" chain "$work/run.json" "$work/big.json"
 "$tool" html "$work/big.json" -o "$work/big.html"
 # a ~3 s live run at interval=0.5 (the sink slower than the source, so the
 # queue fills), with a trace: the over-time sources
@@ -159,27 +141,7 @@ rc=0
   { cat "$work/bad-live.err"; fail "a broken --live file: exit $rc, not 2 naming its line"; }
 # 120 elements in 12 bins of 10, three factories; blocked time in another
 # order than work, so the sort by column shows
-"$py" - "$work/run.json" "$work/bins.json" <<'PY'
-import copy, json, sys
-s = json.load(open(sys.argv[1]))
-proto = s["elements"][0]
-wall = s["run"]["wall_ns"]
-els, links = [], []
-for i in range(120):
-    e = copy.deepcopy(proto)
-    e["path"] = "big/bin%02d/e%03d" % (i // 10, i)
-    e["factory"] = ("identity", "videoconvert", "queue")[i % 3]
-    e["self_ns"] = wall // 1000 * (1 + i)
-    e["blocked_ns"] = wall // 1000 * ((i * 37) % 120)
-    e["busy"] = 0.004 * (1 + i) if i != 77 else 0.9
-    els.append(e)
-    if i:
-        links.append({"src": els[i - 1]["path"], "src_pad": "src",
-                      "sink": e["path"], "sink_pad": "sink", "buffers": 10})
-s["elements"], s["links"], s["queues"], s["batches"] = els, links, [], []
-s["run"]["bottleneck"] = "big/bin07/e077"
-json.dump(s, open(sys.argv[2], "w"))
-PY
+"$py" "$(dirname "$0")/tools-html-fixture.py" bins "$work/run.json" "$work/bins.json"
 "$tool" html "$work/bins.json" -o "$work/bins.html"
 # nothing in the files points outside: the only URL is the SVG namespace
 for f in live tool sweep ot-live ot-trace bins; do
@@ -227,58 +189,5 @@ shot ot-live "#only=over-time" shot-ot
 shot tool "#only=over-time" shot-ot-none
 shot sweep "#only=sweep" shot-sweep
 shot bins "#only=graph" shot-bins
-"$py" - "$work" <<'PY'
-import json, os, re, sys
-w = sys.argv[1]
-s = json.load(open(os.path.join(w, "run.json")))
-def problems(name):
-    dom = open(os.path.join(w, name + ".dom")).read()
-    err = open(os.path.join(w, name + ".err")).read()
-    p = [l for l in err.splitlines() if ":CONSOLE" in l]
-    m = re.search(r'data-errors="([^"]*)"', dom)
-    if m:
-        p.append(m.group(1))
-    if 'data-done="1"' not in dom:
-        p.append("script did not finish")
-    return dom, p
-for bad in ("bad-js", "bad-net"):
-    assert problems(bad)[1], bad + ": the check missed it"
-for name in ("live", "tool"):
-    dom, p = problems(name)
-    assert not p, (name, p)
-    for sec in ("verdict", "graph", "time-split", "latency", "batches", "queues", "over-time"):
-        assert re.search(r'<section id="%s" data-rendered="1"' % sec, dom), (name, sec)
-    nodes = dict((m.group(1), float(m.group(2))) for m in
-                 re.finditer(r'<g class="node" data-path="([^"]+)" data-heat="([0-9.]+)"', dom))
-    want = {e["path"] for e in s["elements"]} | {l["src"] for l in s["links"]} | {l["sink"] for l in s["links"]}
-    assert set(nodes) == want, (name, set(nodes) ^ want)
-    qs = {q["path"] for q in s["queues"]}
-    for e in s["elements"]:
-        if e["path"] not in qs:
-            assert abs(nodes[e["path"]] - e["busy"]) < 0.001, (name, e["path"])
-    assert dom.count('class="edge"') == len(s["links"]), name
-    assert ("Bottleneck: " + s["run"]["bottleneck"]) in dom, name
-    print("%s.html: %d nodes, %d edges, all sections" % (name, len(nodes), len(s["links"])))
-# 120 elements: all in the graph, 40 bars then the fold; the outlier's bar
-# does not shrink the others (shares of wall time: 1 % stays 1 %)
-dom, p = problems("big")
-assert not p, ("big", p)
-assert dom.count('<g class="node"') == 120
-assert "the other 80 elements" in dom
-widths = [float(x) for x in re.findall(r'<rect x="260" y="\d+" width="([0-9.]+)" height="13" fill="#4e79a7"', dom)]
-assert len(widths) == 120, len(widths)
-assert abs(max(widths) - 300) < 1 and abs(sorted(widths)[0] - 6) < 0.5, (max(widths), min(widths))
-print("big.html: 120 nodes, fold after 40, outlier bar %.0f px, others %.1f px" % (max(widths), min(widths)))
-dom, p = problems("sweep")
-assert not p, ("sweep", p)
-for sec in ("sweep", "sweep-points", "sweep-results"):
-    assert re.search(r'<section id="%s" data-rendered="1"' % sec, dom), sec
-rings = re.findall(r'class="plateau"><title>([^<]*)</title>', dom)
-assert sorted(rings) == ["streams=1, batch=2: 55.0 fps (plateau)",
-                         "streams=2, batch=4: 100.0 fps (plateau)"], rings
-assert dom.count('class="point"') == 5, dom.count('class="point"')
-assert "x &lt;/script&gt;&lt;b&gt;" in dom, "the error text is shown as text"
-print("sweep.html: plateau rings", rings)
-PY
 "$py" "$(dirname "$0")/tools-html-views.py" "$work" "$(dirname "$0")/../common"
 echo "tools-html: ok"

@@ -15,37 +15,58 @@ batch_of (guint64 num)
   return gpuprof_batch_id_make (7, num);
 }
 
+/* @e followed, @skip buffers inside it unrecorded (gpuprof_async_new) */
+static void
+follow (GpuprofElement * e, guint32 id, guint64 skip)
+{
+  e->id = id;
+  e->async = gpuprof_async_new (e, skip);
+}
+
+/* keys[@k] arrives at @ts, in batch @num (its number as the payload) */
+static void
+arrive (GpuprofElement * e, guint k, guint64 num, guint64 ts)
+{
+  gpuprof_async_arrive (e->async, &keys[k], batch_of (num), NULL, num, ts);
+}
+
+/* keys[@k] leaves at @ts: it takes batch @num, or matches nothing (0) */
+static void
+departs (GpuprofElement * e, guint k, guint64 ts, guint64 num)
+{
+  guint64 batch = G_MAXUINT64;
+  gboolean matched = gpuprof_async_depart (e->async, &keys[k], ts, &batch);
+
+  fail_unless_equals_int (matched, num != 0);
+  fail_unless_equals_uint64 (batch, num ? batch_of (num) : 0);
+}
+
 GST_START_TEST (test_pointer_then_order)
 {
   GpuprofElement e = { 0 };
   GpuprofAsyncFigures f;
-  guint64 batch;
 
-  e.id = 3;
-  e.async = gpuprof_async_new (&e, 0);
+  follow (&e, 3, 0);
   fail_unless_equals_uint64 (gpuprof_batches_oldest_in_flight (&e), 0);
-  gpuprof_async_arrive (e.async, &keys[0], batch_of (5), NULL, 5, 100);
+  arrive (&e, 0, 5, 100);
   gpuprof_async_hold (e.async, 1);
-  gpuprof_async_arrive (e.async, &keys[1], batch_of (6), NULL, 6, 200);
+  arrive (&e, 1, 6, 200);
   gpuprof_async_hold (e.async, 1);
-  gpuprof_async_arrive (e.async, &keys[2], batch_of (7), NULL, 7, 300);
+  arrive (&e, 2, 7, 300);
   gpuprof_async_hold (e.async, 1);
   /* the oldest inside: batch 5, as a number */
   fail_unless_equals_uint64 (gpuprof_batches_oldest_in_flight (&e), 5);
 
   /* the same pointer leaves: the one before it was dropped inside */
-  fail_unless (gpuprof_async_depart (e.async, &keys[1], 1200, &batch));
+  departs (&e, 1, 1200, 6);
   gpuprof_async_hold (e.async, -1);
-  fail_unless_equals_uint64 (batch, batch_of (6));
   fail_unless_equals_uint64 (gpuprof_batches_oldest_in_flight (&e), 7);
   /* a new buffer leaves: the oldest arrival's batch goes with it */
-  fail_unless (gpuprof_async_depart (e.async, &keys[5], 1300, &batch));
+  departs (&e, 5, 1300, 7);
   gpuprof_async_hold (e.async, -1);
-  fail_unless_equals_uint64 (batch, batch_of (7));
   fail_unless_equals_uint64 (gpuprof_batches_oldest_in_flight (&e), 0);
   /* nothing inside: a departure matches nothing */
-  fail_if (gpuprof_async_depart (e.async, &keys[6], 1400, &batch));
-  fail_unless_equals_uint64 (batch, 0);
+  departs (&e, 6, 1400, 0);
 
   gpuprof_async_figures (e.async, &f);
   fail_unless_equals_uint64 (f.departed, 3);
@@ -62,15 +83,12 @@ GST_END_TEST;
 GST_START_TEST (test_skip_unrecorded)
 {
   GpuprofElement e = { 0 };
-  guint64 batch;
 
-  e.id = 4;
-  e.async = gpuprof_async_new (&e, 2);
-  gpuprof_async_arrive (e.async, &keys[0], batch_of (9), NULL, 9, 10);
-  fail_if (gpuprof_async_depart (e.async, &keys[3], 20, &batch));
-  fail_if (gpuprof_async_depart (e.async, &keys[4], 30, &batch));
-  fail_unless (gpuprof_async_depart (e.async, &keys[5], 40, &batch));
-  fail_unless_equals_uint64 (batch, batch_of (9));
+  follow (&e, 4, 2);
+  arrive (&e, 0, 9, 10);
+  departs (&e, 3, 20, 0);
+  departs (&e, 4, 30, 0);
+  departs (&e, 5, 40, 9);
   gpuprof_async_free (e.async);
 }
 
@@ -80,17 +98,14 @@ GST_END_TEST;
 GST_START_TEST (test_drain)
 {
   GpuprofElement e = { 0 };
-  guint64 batch;
 
-  e.id = 5;
-  e.async = gpuprof_async_new (&e, 0);
-  gpuprof_async_arrive (e.async, &keys[0], batch_of (1), NULL, 1, 10);
-  gpuprof_async_arrive (e.async, &keys[1], batch_of (2), NULL, 2, 20);
+  follow (&e, 5, 0);
+  arrive (&e, 0, 1, 10);
+  arrive (&e, 1, 2, 20);
   gpuprof_async_drain (e.async);
   fail_unless_equals_uint64 (gpuprof_batches_oldest_in_flight (&e), 0);
-  gpuprof_async_arrive (e.async, &keys[2], batch_of (3), NULL, 3, 30);
-  fail_unless (gpuprof_async_depart (e.async, &keys[7], 40, &batch));
-  fail_unless_equals_uint64 (batch, batch_of (3));
+  arrive (&e, 2, 3, 30);
+  departs (&e, 7, 40, 3);
   gpuprof_async_free (e.async);
 }
 

@@ -10,6 +10,16 @@
 #include <string.h>
 
 #define N_BUFFERS 60
+/* a source of @n small buffers, then the rest of the pipeline */
+#define SRC(n) "fakesrc num-buffers=" #n " sizetype=fixed sizemax=64 ! "
+
+/* Plays @p to EOS; the statistics of its element @name, to free */
+static GstStructure *
+stats_at_eos (GstElement * p, const gchar * name)
+{
+  gpuprof_test_play_to_eos (p);
+  return gpuprof_test_element_stats_of (p, name);
+}
 
 /* "bottleneck: PATH " in the report */
 static gboolean
@@ -55,15 +65,11 @@ check_async_run (const gchar * desc, const gchar * slow, guint max_in_flight,
     gboolean saturated)
 {
   GstElement *p = gpuprof_test_parse (desc);
-  gchar *path = gpuprof_test_path (p, "a");
   gchar *slow_path = gpuprof_test_path (p, slow);
+  GstStructure *s = stats_at_eos (p, "a");
+  gchar *report = gpuprof_test_live_report (p);
   GpuprofTestAsyncTruth truth;
-  GstStructure *s;
-  gchar *report;
 
-  gpuprof_test_play_to_eos (p);
-  s = gpuprof_test_element_stats (path);
-  report = gpuprof_test_live_report (p);
   truth = assert_async_cost (p, s);
   fail_unless (bottleneck_is (report, slow_path), "not %s:\n%s", slow_path,
       report);
@@ -98,13 +104,12 @@ check_async_run (const gchar * desc, const gchar * slow, guint max_in_flight,
   g_free (report);
   gst_structure_free (s);
   g_free (slow_path);
-  g_free (path);
   gpuprof_test_stop (p);
 }
 
 GST_START_TEST (test_async_element_slow)
 {
-  check_async_run ("fakesrc num-buffers=60 sizetype=fixed sizemax=64 ! "
+  check_async_run (SRC (60)
       "gpuprofasync name=a work-us=3000 spin=true max-in-flight=4 ! "
       "fakesink sync=false", "a", 4, TRUE);
 }
@@ -113,7 +118,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_upstream_slow)
 {
-  check_async_run ("fakesrc num-buffers=60 sizetype=fixed sizemax=64 ! "
+  check_async_run (SRC (60)
       "gpuprofwork name=up work-us=8000 spin=true ! "
       "gpuprofasync name=a work-us=2000 spin=true max-in-flight=4 ! "
       "fakesink sync=false", "up", 4, FALSE);
@@ -125,23 +130,18 @@ GST_END_TEST;
  * only (the first run's ended workers are not counted again) */
 GST_START_TEST (test_second_run)
 {
-  GstElement *p = gpuprof_test_parse ("fakesrc num-buffers=60 "
-      "sizetype=fixed sizemax=64 ! gpuprofasync name=a work-us=2000 "
-      "spin=true max-in-flight=2 ! fakesink sync=false");
-  gchar *path = gpuprof_test_path (p, "a");
+  GstElement *p = gpuprof_test_parse (SRC (60) "gpuprofasync name=a "
+      "work-us=2000 spin=true max-in-flight=2 ! fakesink sync=false");
   guint round;
 
   for (round = 0; round < 2; round++) {
-    GstStructure *s;
+    GstStructure *s = stats_at_eos (p, "a");
 
-    gpuprof_test_play_to_eos (p);
-    s = gpuprof_test_element_stats (path);
     assert_async_cost (p, s);
     gst_structure_free (s);
     fail_unless_equals_int (gst_element_set_state (p, GST_STATE_NULL),
         GST_STATE_CHANGE_SUCCESS);
   }
-  g_free (path);
   gpuprof_test_stop (p);
 }
 
@@ -150,19 +150,14 @@ GST_END_TEST;
 /* A sync element is not followed as asynchronous */
 GST_START_TEST (test_sync_element_not_async)
 {
-  GstElement *p = gpuprof_test_parse ("fakesrc num-buffers=20 "
-      "sizetype=fixed sizemax=64 ! gpuprofwork name=w work-us=100 ! "
-      "fakesink sync=false");
-  gchar *path = gpuprof_test_path (p, "w");
-  GstStructure *s;
+  GstElement *p = gpuprof_test_parse (SRC (20) "gpuprofwork name=w "
+      "work-us=100 ! fakesink sync=false");
+  GstStructure *s = stats_at_eos (p, "w");
   gboolean async = TRUE;
 
-  gpuprof_test_play_to_eos (p);
-  s = gpuprof_test_element_stats (path);
   fail_unless (gst_structure_get_boolean (s, "async", &async) && !async);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "in_flight_max"), 0);
   gst_structure_free (s);
-  g_free (path);
   gpuprof_test_stop (p);
 }
 
