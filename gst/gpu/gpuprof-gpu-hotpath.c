@@ -47,7 +47,7 @@ typedef struct
   guint32 tid;                  /* as CUPTI reports it, 0 until first use */
   /* outside calls on an owned thread (tracer channel): the owner's batch
    * its launches go to, and whether it waited on the GPU since */
-  guint64 owner_batch;
+  guint64 owner_batch;          /* 0: none */
   gboolean synced, ever_synced;
 } GpuThread;
 
@@ -318,18 +318,16 @@ _gpuprof_gpu_thread_synced (void)
 static guint64
 owner_launch_batch (GpuThread * t, GpuprofGpuChannel channel, guint32 owner)
 {
-  guint64 b;
+  guint64 after = t->ever_synced ? t->owner_batch : 0, b;
 
-  /* never waited: the oldest, remembered for after its first wait */
-  if (!t->ever_synced)
-    return t->owner_batch = _gpuprof_gpu_owner_batch (channel, owner, 0);
-  if (t->owner_batch != GPUPROF_GPU_SEQ_NONE && t->owner_batch && !t->synced)
-    return t->owner_batch;
-  b = _gpuprof_gpu_owner_batch (channel, owner,
-      t->owner_batch == GPUPROF_GPU_SEQ_NONE ? 0 : t->owner_batch);
-  if (b == GPUPROF_GPU_SEQ_NONE)
+  if (after && !t->synced)
+    return after;
+  /* a thread that never waited: the oldest, remembered for after its
+   * first wait; past the newest batch inside: the oldest again */
+  b = _gpuprof_gpu_owner_batch (channel, owner, after);
+  if (b == GPUPROF_GPU_SEQ_NONE && after)
     b = _gpuprof_gpu_owner_batch (channel, owner, 0);
-  t->owner_batch = b;
+  t->owner_batch = b == GPUPROF_GPU_SEQ_NONE ? 0 : b;
   t->synced = FALSE;
   return b;
 }
