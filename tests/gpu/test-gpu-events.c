@@ -114,9 +114,11 @@ on_drain_sink (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
-/* count and element path of kernel @name; FALSE when charged to several */
+/* count, element path and id of kernel @name; FALSE when charged to
+ * several */
 static gboolean
-kernel_owner (const gchar * name, guint64 * count, gchar ** path)
+kernel_owner (const gchar * name, guint64 * count, gchar ** path,
+    guint32 * element_id)
 {
   GArray *k = gpuprof_gpu_get_top_kernels (GPUPROF_GPU_CHANNEL_TRACER, 1000);
   guint i, rows = 0;
@@ -129,6 +131,7 @@ kernel_owner (const gchar * name, guint64 * count, gchar ** path)
       continue;
     rows++;
     *count += s->count;
+    *element_id = s->element_id;
     g_free (*path);
     *path = s->element_id ? gpuprof_gpu_element_path
         (GPUPROF_GPU_CHANNEL_TRACER, s->element_id) : g_strdup ("none");
@@ -137,14 +140,17 @@ kernel_owner (const gchar * name, guint64 * count, gchar ** path)
   return rows == 1;
 }
 
-static void
+/* @name launched @launched times, all charged to @element (a path
+ * suffix); returns the element's id */
+static guint32
 check_kernel (const gchar * name, gint launched, const gchar * element)
 {
   guint64 count;
   gchar *path;
+  guint32 id = 0;
 
   g_assert_cmpint (launched, >, 0);
-  if (!kernel_owner (name, &count, &path))
+  if (!kernel_owner (name, &count, &path, &id))
     g_error ("%s charged to more than one element (last: %s)", name,
         path ? path : "-");
   g_assert_cmpuint (count, ==, (guint64) launched);
@@ -152,6 +158,7 @@ check_kernel (const gchar * name, gint launched, const gchar * element)
   if (!g_str_has_suffix (path, element))
     g_error ("%s charged to %s, not %s", name, path, element);
   g_free (path);
+  return id;
 }
 
 static void
@@ -294,8 +301,7 @@ run_async_owner_batch (const gchar * path, gboolean pipelined)
       "max-in-flight=%d ! identity sleep-time=%d ! fakesink sync=false",
       pipelined ? 4 : 1, pipelined ? 3000 : 0);
   GstElement *p = gst_parse_launch (desc, NULL);
-  GArray *k;
-  guint32 infer_id = 0;
+  guint32 infer_id;
   guint i;
 
   batch_kernel = pipelined ? "pipelined_kernel" : "batch_kernel";
@@ -304,13 +310,7 @@ run_async_owner_batch (const gchar * path, gboolean pipelined)
   gpuprof_test_cupti_play_to_eos (p);
   gpuprof_cupti_flush (TRUE);
 
-  check_kernel (batch_kernel, 20, "/infer");
-  k = gpuprof_gpu_get_top_kernels (GPUPROF_GPU_CHANNEL_TRACER, 1000);
-  for (i = 0; i < k->len; i++)
-    if (!g_strcmp0 (g_array_index (k, GpuprofGpuKernelStats, i).name,
-            batch_kernel))
-      infer_id = g_array_index (k, GpuprofGpuKernelStats, i).element_id;
-  g_array_unref (k);
+  infer_id = check_kernel (batch_kernel, 20, "/infer");
   g_assert_cmpuint (infer_id, !=, 0);
   /* read at launch on the callback path only (docs/gpu.md) */
   if (!g_strcmp0 (path, "callback")) {
