@@ -117,11 +117,11 @@ cumulative_table (GpuprofLiveTableId id)
   }
 }
 
-gchar *
-gpuprof_live_json_line (const GpuprofInterval * iv)
+/* the JSON object up to the interval's figures, left open */
+static GString *
+json_head (const GpuprofInterval * iv)
 {
   GString *s = g_string_new ("{\"seq\": ");
-  gchar *summary, *c;
   guint id, i;
 
   g_string_append_printf (s, "%" G_GUINT64_FORMAT ", \"t_s\": ", iv->seq);
@@ -145,9 +145,28 @@ gpuprof_live_json_line (const GpuprofInterval * iv)
     }
     g_string_append_c (s, ']');
   }
+  g_string_append_c (s, '}');
+  return s;
+}
+
+gchar *
+gpuprof_live_json_point (const GpuprofInterval * iv)
+{
+  GString *s = json_head (iv);
+
+  g_string_append_c (s, '}');
+  return g_string_free (s, FALSE);
+}
+
+gchar *
+gpuprof_live_json_line (const GpuprofInterval * iv)
+{
+  GString *s = json_head (iv);
+  gchar *summary, *c;
+
   /* cumulative: the summary as stats= writes it, on one line (the JSON
    * has newlines only between tokens) */
-  g_string_append (s, "}, \"cumulative\": ");
+  g_string_append (s, ", \"cumulative\": ");
   summary = gpuprof_summary_to_json (iv->snapshot);
   for (c = summary; *c; c++)
     if (*c != '\n')

@@ -13,6 +13,9 @@ void gpuprof_live_interval_fill (GpuprofInterval * iv);
 void gpuprof_live_interval_clear (GpuprofInterval * iv);
 /* one JSON object on one line, ending with a newline */
 gchar *gpuprof_live_json_line (const GpuprofInterval * iv);
+/* the same object without "cumulative" and the newline: the interval's
+ * figures only (the HTML page's time series) */
+gchar *gpuprof_live_json_point (const GpuprofInterval * iv);
 /* a CSV file per live table beside stats=: its header and one row per
  * element (queue): the snapshot's columns, then the interval's */
 gchar *gpuprof_live_csv_header (GpuprofLiveTableId id);

@@ -8,7 +8,6 @@
 #include "gpuprof-html.h"
 #include "gpuprof-live.h"
 
-#include <string.h>
 
 typedef struct
 {
@@ -64,21 +63,6 @@ html_run_end (gpointer state, const GpuprofRunEnd * end)
   write_page (state, end->snapshot);
 }
 
-/* the live JSON line without "cumulative": a quoted key cannot occur
- * inside a JSON string (its quotes would be escaped there) */
-static gchar *
-interval_point (const GpuprofInterval * iv)
-{
-  gchar *line = gpuprof_live_json_line (iv);
-  gchar *cut = strstr (line, ", \"cumulative\": ");
-
-  if (cut) {
-    cut[0] = '}';
-    cut[1] = '\0';
-  }
-  return line;
-}
-
 static void
 html_interval (gpointer state, const GpuprofInterval * iv)
 {
@@ -90,7 +74,7 @@ html_interval (gpointer state, const GpuprofInterval * iv)
     points = g_ptr_array_new_with_free_func (g_free);
     g_hash_table_insert (h->points, g_strdup (pipeline), points);
   }
-  gpuprof_html_points_add (points, interval_point (iv));
+  gpuprof_html_points_add (points, gpuprof_live_json_point (iv));
   if (iv->final) {
     write_page (h, iv->snapshot);
     /* the next run of the pipeline starts from zero */
