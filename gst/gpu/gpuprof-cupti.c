@@ -233,7 +233,26 @@ static const CUpti_ActivityKind other_kinds[] = {
 #define N_GPU_KINDS 3
 
 /* Diagnostics only (docs/gpu.md): GPUPROF_CUPTI_SKIP=driver,runtime,...
- * leaves activity kinds off, to measure what each one costs. */
+ * leaves activity kinds off, and flush,ts,sync leave the periodic flush,
+ * the timestamp callback or the synchronize callbacks off, to measure what
+ * each one costs. */
+static gboolean
+skipped (const gchar * name)
+{
+  const gchar *skip = g_getenv ("GPUPROF_CUPTI_SKIP");
+  gchar **list;
+  gboolean found;
+
+  if (!skip || !*skip)
+    return FALSE;
+  list = g_strsplit (skip, ",", -1);
+  found = g_strv_contains ((const gchar * const *) list, name);
+  g_strfreev (list);
+  if (found)
+    GST_WARNING ("GPUPROF_CUPTI_SKIP: %s left off", name);
+  return found;
+}
+
 static gboolean
 kind_skipped (CUpti_ActivityKind kind)
 {
@@ -249,21 +268,12 @@ kind_skipped (CUpti_ActivityKind kind)
     {CUPTI_ACTIVITY_KIND_DRIVER, "driver"},
     {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "external"},
   };
-  const gchar *skip = g_getenv ("GPUPROF_CUPTI_SKIP");
-  gchar **list;
-  gboolean found = FALSE;
   guint i;
 
-  if (!skip || !*skip)
-    return FALSE;
-  list = g_strsplit (skip, ",", -1);
-  for (i = 0; i < G_N_ELEMENTS (names) && !found; i++)
-    found = names[i].kind == kind && g_strv_contains ((const gchar * const *)
-        list, names[i].name);
-  g_strfreev (list);
-  if (found)
-    GST_WARNING ("GPUPROF_CUPTI_SKIP: activity kind %d left off", kind);
-  return found;
+  for (i = 0; i < G_N_ELEMENTS (names); i++)
+    if (names[i].kind == kind)
+      return skipped (names[i].name);
+  return FALSE;
 }
 
 static const gchar *
@@ -511,6 +521,7 @@ static gpointer
 collector_main (gpointer data)
 {
   guint period = settings.flush_period_ms ? settings.flush_period_ms : 100;
+  gboolean flush = !skipped ("flush");
 
   g_mutex_lock (&lock);
   while (!collector_stop) {
@@ -520,7 +531,8 @@ collector_main (gpointer data)
     g_mutex_unlock (&lock);
     /* completed buffers only: a forced flush mid-run would hand over
      * records of kernels still running */
-    cupti.ActivityFlushAll (0);
+    if (flush)
+      cupti.ActivityFlushAll (0);
     gpuprof_gpu_settle (gpuprof_cupti_monotonic_ns (),
         GPUPROF_GPU_SETTLE_NORMAL);
     g_mutex_lock (&lock);
@@ -606,7 +618,7 @@ enable_sync_callbacks (void)
 {
   guint i, n_on = 0;
 
-  if (!subscriber || !cupti.EnableCallback)
+  if (!subscriber || !cupti.EnableCallback || skipped ("sync"))
     return 0;
   for (i = 0; i < G_N_ELEMENTS (sync_ids); i++)
     if (sync_ids[i].cbid < SYNC_IDS)
@@ -708,7 +720,7 @@ start_session_locked (void)
 
   /* before any kind is enabled, or CUPTI keeps its default clock */
   have_ts_callback = cupti.ActivityRegisterTimestampCallback &&
-      cupti.ActivityRegisterTimestampCallback (monotonic_timestamp) ==
+      !skipped ("ts") && cupti.ActivityRegisterTimestampCallback (monotonic_timestamp) ==
       CUPTI_SUCCESS;
   if (!have_ts_callback && cupti.GetTimestamp) {
     uint64_t c = 0;
