@@ -31,10 +31,23 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 
-# summarize FILE: the table, from the raw lines (testable without a GPU:
-# tests/gpu/test-cupti-cost-summary.sh)
+# summarize FILE: the tables, from the raw lines (testable without a GPU:
+# tests/gpu/test-cupti-cost-summary.sh): wall time of the process ("time"
+# lines), then, when the file has them, the pipeline's own time from
+# PLAYING to EOS ("exec" lines: gst-launch's "Execution ended after"), which
+# leaves out process start, plugin loading and CUDA/CUPTI start-up: what a
+# long-running pipeline's fps sees
 summarize () {
-  awk '
+  summarize_metric "$1" time
+  if grep -q '^exec ' "$1"; then
+    echo
+    echo "pipeline time, PLAYING to EOS (gst-launch's 'Execution ended after'):"
+    summarize_metric "$1" exec
+  fi
+}
+
+summarize_metric () {
+  awk -v metric="$2" '
     function median(s,   n, a, i, j, t) {
       n = split(s, a, " ")
       for (i = 2; i <= n; i++) {           # insertion sort, numeric
@@ -45,10 +58,10 @@ summarize () {
       if (n == 0) return ""
       return (n % 2) ? a[(n + 1) / 2] + 0 : (a[n / 2] + a[n / 2 + 1]) / 2
     }
-    $1 == "time" { t[$2 SUBSEP $3] = t[$2 SUBSEP $3] " " $5
+    $1 == metric { t[$2 SUBSEP $3] = t[$2 SUBSEP $3] " " $5
                    if (!($2 in seen)) { seen[$2] = 1; order[++np] = $2 } }
     $1 == "ops"  { o[$2] = o[$2] " " $4 }
-    $1 == "time" && !($3 in mseen) { mseen[$3] = 1; morder[++nm] = $3 }
+    $1 == metric && !($3 in mseen) { mseen[$3] = 1; morder[++nm] = $3 }
     END {
       # the five modes first, in this order, then the others as they came
       n = split("none off callback activity min", modes, " ")
@@ -72,6 +85,7 @@ summarize () {
           upn = (ops > 0) ? sprintf("%.2f", d * 1e6 / ops) : "-"
           upo = (ops > 0 && off != "") ? sprintf("%.2f", (s - off) * 1e6 / ops) : "-"
           per[modes[m]] = (ops > 0) ? d * 1e6 / ops : ""
+          med[modes[m]] = s
           printf "  %-9s %9.3f %9.3f %12s %12s %8.1f\n", modes[m], s, d, \
             upn, upo, (base > 0 ? 100 * d / base : 0)
         }
@@ -81,8 +95,14 @@ summarize () {
           if (per["activity"] != "")
             printf "  activity/min %.2f", per["activity"] / per["min"]
           printf "\n"
+          # GPU collection alone: cupti=on above cupti=off against the
+          # minimal client above no tracer (the CPU hooks of the tracer left out)
+          if (per["callback"] != "" && off != "")
+            printf "  (callback-off)/(min-none) %.2f\n", \
+              (med["callback"] - off) / (med["min"] - base)
         }
         delete per
+        delete med
       }
     }' "$1"
 }
@@ -132,22 +152,26 @@ run_one () {   # pipeline mode round
   local p=$1 m=$2 r=$3 t0 t1 log="$OUT/$1-$2-$3.log" rc
   t0=$(date +%s.%N)
   case $m in
-    none) env -u GST_TRACERS gst-launch-1.0 -q ${PIPES[$p]} > "$log" 2>&1 ;;
+    none) env -u GST_TRACERS gst-launch-1.0 ${PIPES[$p]} > "$log" 2>&1 ;;
     off) GST_TRACERS="gpuprof(cupti=off,report=off)" \
-        gst-launch-1.0 -q ${PIPES[$p]} > "$log" 2>&1 ;;
+        gst-launch-1.0 ${PIPES[$p]} > "$log" 2>&1 ;;
     callback|activity) GST_TRACERS="gpuprof(cupti=on,cupti-path=$m,report=off)" \
-        gst-launch-1.0 -q ${PIPES[$p]} > "$log" 2>&1 ;;
+        gst-launch-1.0 ${PIPES[$p]} > "$log" 2>&1 ;;
     callback-skip-*) GPUPROF_CUPTI_SKIP=$(echo "${m#callback-skip-}" | tr + ,) \
         GST_TRACERS="gpuprof(cupti=on,report=off)" \
-        gst-launch-1.0 -q ${PIPES[$p]} > "$log" 2>&1 ;;
+        gst-launch-1.0 ${PIPES[$p]} > "$log" 2>&1 ;;
     min|min+*) env -u GST_TRACERS CUDA_INJECTION64_PATH="$MIN" \
         CUPTI_MIN_ADD=$(echo "${m#min}" | sed 's/^+//' | tr + ,) \
-        gst-launch-1.0 -q ${PIPES[$p]} > "$log" 2>&1 ;;
+        gst-launch-1.0 ${PIPES[$p]} > "$log" 2>&1 ;;
     *) echo "unknown mode '$m' (valid: none off callback activity min" \
         "callback-skip-A+B min+A+B)" >&2; return ;;
   esac
   rc=$?
   t1=$(date +%s.%N)
+  # gst-launch prints it unless -q: "Execution ended after 0:00:03.123456789"
+  sed -n 's/^Execution ended after \([0-9]*\):\([0-9]*\):\([0-9.]*\)$/\1 \2 \3/p' \
+    "$log" | awk -v k="exec $p $m $r" \
+    '{ printf "%s %.6f\n", k, $1 * 3600 + $2 * 60 + $3 }' >> "$TIMES"
   [ $rc -eq 0 ] || echo "warning: $p $m round $r exited $rc (see $log)" >&2
   echo "time $p $m $r $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')" >> "$TIMES"
   if [ "$m" = min ]; then

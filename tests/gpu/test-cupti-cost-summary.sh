@@ -3,7 +3,9 @@
 # canned raw times (tests/gpu/data/cupti-cost-times.txt: medians of odd and
 # even counts, a mode faster than none) and must equal the expected table
 # (checked by hand: e.g. small64 callback (3.8 - 3.5) s / 140000 ops =
-# 2.14 us per op; hd1080 none median of 3.1 and 3.3 = 3.2).
+# 2.14 us per op; hd1080 none median of 3.1 and 3.3 = 3.2; the exec table:
+# small64 callback (3.5 - 3.15) s / 140000 = 2.50 us per op above off, and
+# (3.5 - 3.15) / (3.24 - 3.1) = 2.50 for (callback-off)/(min-none)).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DATA="$ROOT/tests/gpu/data"
