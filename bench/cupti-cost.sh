@@ -131,7 +131,7 @@ PIPES[small64]="videotestsrc num-buffers=20000 pattern=black ! \
 video/x-raw,width=64,height=64,format=I420 ! cudaupload ! cudaconvert ! \
 video/x-raw(memory:CUDAMemory),format=NV12 ! cudascale ! \
 video/x-raw(memory:CUDAMemory),width=32,height=32 ! cudadownload ! video/x-raw ! fakesink"
-PIPES[hd1080]="videotestsrc num-buffers=1000 ! \
+PIPES[hd1080]="videotestsrc num-buffers=2000 pattern=black ! \
 video/x-raw,width=1920,height=1080,format=I420 ! cudaupload ! cudaconvert ! \
 video/x-raw(memory:CUDAMemory),format=NV12 ! cudascale ! \
 video/x-raw(memory:CUDAMemory),width=640,height=360 ! cudadownload ! video/x-raw ! fakesink"
