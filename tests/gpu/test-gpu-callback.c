@@ -24,6 +24,10 @@ static GpuprofTestLaunch launch;
  * cudaDevice-, cudaThread-, cudaStream- (and _ptsz), cudaEventSynchronize */
 #define N_SYNC_DRIVER 5
 #define N_SYNC_RUNTIME 5
+/* event records (a batch's end on an owned thread), both paths:
+ * cuEventRecord(WithFlags)(_ptsz), cudaEventRecord(WithFlags)(_ptsz) */
+#define N_RECORD_DRIVER 4
+#define N_RECORD_RUNTIME 4
 
 /* whether the fake has activity kind @kind on */
 static gboolean
@@ -76,16 +80,18 @@ GST_START_TEST (test_callback_path)
   if (!gpuprof_test_fake_cupti_start (GPUPROF_CUPTI_PATH_CALLBACK))
     return;
   /* GPU work only; launch/copy/memset callbacks (the fake names 4 driver
-   * ids and 1 runtime id that launch, the others not) and the 5 + 5
-   * synchronizing ids (gpu_wait_ns) */
+   * ids and 1 runtime id that launch, the others not), the 5 + 5
+   * synchronizing ids (gpu_wait_ns) and the 4 + 4 event records */
   fail_unless (kind_on (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
   fail_unless (kind_on (CUPTI_ACTIVITY_KIND_MEMCPY));
   fail_unless (kind_on (CUPTI_ACTIVITY_KIND_MEMSET));
   fail_if (kind_on (CUPTI_ACTIVITY_KIND_DRIVER));
   fail_if (kind_on (CUPTI_ACTIVITY_KIND_RUNTIME));
   fail_if (kind_on (CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION));
-  fail_unless_equals_int (callbacks_on (0), 4 + N_SYNC_DRIVER);
-  fail_unless_equals_int (callbacks_on (1), 1 + N_SYNC_RUNTIME);
+  fail_unless_equals_int (callbacks_on (0), 4 + N_SYNC_DRIVER +
+      N_RECORD_DRIVER);
+  fail_unless_equals_int (callbacks_on (1), 1 + N_SYNC_RUNTIME +
+      N_RECORD_RUNTIME);
 
   gpuprof_test_fake_cupti_pattern (NULL, NULL);
   /* entry and exit of each launch */
@@ -114,9 +120,10 @@ GST_START_TEST (test_activity_path)
     return;
   fail_unless (kind_on (CUPTI_ACTIVITY_KIND_DRIVER));
   fail_unless (kind_on (CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION));
-  /* the synchronizing calls' only (gpu_wait_ns) */
-  fail_unless_equals_int (callbacks_on (0), N_SYNC_DRIVER);
-  fail_unless_equals_int (callbacks_on (1), N_SYNC_RUNTIME);
+  /* the synchronizing calls' (gpu_wait_ns) and the event records' only */
+  fail_unless_equals_int (callbacks_on (0), N_SYNC_DRIVER + N_RECORD_DRIVER);
+  fail_unless_equals_int (callbacks_on (1), N_SYNC_RUNTIME +
+      N_RECORD_RUNTIME);
   gpuprof_test_fake_cupti_pattern (NULL, NULL);
   fail_unless_equals_uint64 (fake_callbacks (), 0);
   gpuprof_cupti_flush (TRUE);
