@@ -308,7 +308,7 @@ infer_decode_frames (const AnalyticsFrameLayout * layout, guint first,
 
 #ifdef HAVE_ANALYTICS_CUDA
 /* The input thread on the GPU: launches the batch into its slot, does not
- * wait (gst_analytics_infer_finish () does, on the output thread). */
+ * wait (infer_finish () does, on the output thread). */
 static gboolean
 infer_launch_gpu (GstAnalyticsInfer * self, const AnalyticsFrameLayout * layout,
     const guint8 * data, const InferJob * job)
@@ -428,8 +428,11 @@ gst_analytics_infer_process (GstAnalyticsFilter * filter, GstBuffer * buf,
 #ifdef HAVE_ANALYTICS_CUDA
   /* every batch counts in flight, so batch k + max-in-flight only comes
    * once batch k, whose slot it takes, was waited on and pushed */
-  if (self->gpu)
+  if (self->gpu) {
     job->slot = (gint) (self->batches_seen % self->gpu_slots);
+    /* max-in-flight raised while running: still a slot per batch */
+    max_in_flight = MIN (max_in_flight, self->gpu_slots);
+  }
 #endif
   job->infer = self->batches_seen++ % ((guint64) interval + 1) == 0;
   if (!job->infer) {
