@@ -11,6 +11,13 @@
 #   min        no tracer, our minimal CUPTI client (bench/cupti-min-client.c:
 #              kernel + memcpy + memset activity, records discarded) through
 #              CUDA_INJECTION64_PATH: the floor of GPU tracing
+#   callback-skip-A+B   callback with GPUPROF_CUPTI_SKIP=A,B (flush, ts,
+#              sync, memcpy2...: docs/gpu.md), to find what each part costs
+#   min+A+B    the minimal client with CUPTI_MIN_ADD=A,B: gpuprof's CUPTI
+#              choices added one at a time (flush, ts, launch, sync,
+#              memcpy2, buf4: bench/cupti-min-client.c)
+# MODES="none off ..." and PIPELINES="small64 hd1080 analytics16" choose
+# (default: the five modes above the variants, every pipeline).
 # Pipelines: the 64x64 CUDA pipeline of issue 11 (GPU ops dominate), the
 # same at 1080p, and the analytics example at 16 streams with GPU inference
 # (skipped when examples/analytics/pipeline.sh cannot print it).
@@ -41,8 +48,13 @@ summarize () {
     $1 == "time" { t[$2 SUBSEP $3] = t[$2 SUBSEP $3] " " $5
                    if (!($2 in seen)) { seen[$2] = 1; order[++np] = $2 } }
     $1 == "ops"  { o[$2] = o[$2] " " $4 }
+    $1 == "time" && !($3 in mseen) { mseen[$3] = 1; morder[++nm] = $3 }
     END {
-      split("none off callback activity min", modes, " ")
+      # the five modes first, in this order, then the others as they came
+      n = split("none off callback activity min", modes, " ")
+      for (m = 1; m <= nm; m++)
+        if (index(" none off callback activity min ", " " morder[m] " ") == 0)
+          modes[++n] = morder[m]
       for (p = 1; p <= np; p++) {
         name = order[p]
         ops = median(o[name])
@@ -52,7 +64,7 @@ summarize () {
           ops == "" ? "?" : ops
         printf "  %-9s %9s %9s %12s %12s %8s\n", "mode", "median_s", \
           "+s_none", "us/op_none", "us/op_off", "slower%"
-        for (m = 1; m <= 5; m++) {
+        for (m = 1; m <= n; m++) {
           k = name SUBSEP modes[m]
           if (!(k in t)) continue
           s = median(t[k])
@@ -104,11 +116,17 @@ video/x-raw,width=1920,height=1080,format=I420 ! cudaupload ! cudaconvert ! \
 video/x-raw(memory:CUDAMemory),format=NV12 ! cudascale ! \
 video/x-raw(memory:CUDAMemory),width=640,height=360 ! cudadownload ! video/x-raw ! fakesink"
 NAMES=(small64 hd1080)
-if [ -x "$ROOT/examples/analytics/pipeline.sh" ]; then
+if [ -x "$ROOT/examples/analytics/pipeline.sh" ] \
+    && [[ " ${PIPELINES:-analytics16} " == *" analytics16 "* ]]; then
   A=$("$ROOT/examples/analytics/pipeline.sh" -b "$BUILD" --print -n 16 \
       --device gpu 2>/dev/null) && [ -n "$A" ] && PIPES[analytics16]="$A" \
       && NAMES+=(analytics16)
 fi
+
+[ -n "${PIPELINES:-}" ] && read -r -a NAMES <<< "$(for p in $PIPELINES; do
+  [ -n "${PIPES[$p]:-}" ] && printf '%s ' "$p" \
+    || echo "unknown pipeline '$p' (valid: ${!PIPES[*]})" >&2; done)"
+read -r -a MODE_LIST <<< "${MODES:-none off callback activity min}"
 
 run_one () {   # pipeline mode round
   local p=$1 m=$2 r=$3 t0 t1 log="$OUT/$1-$2-$3.log" rc
@@ -119,8 +137,14 @@ run_one () {   # pipeline mode round
         gst-launch-1.0 -q ${PIPES[$p]} > "$log" 2>&1 ;;
     callback|activity) GST_TRACERS="gpuprof(cupti=on,cupti-path=$m,report=off)" \
         gst-launch-1.0 -q ${PIPES[$p]} > "$log" 2>&1 ;;
-    min) env -u GST_TRACERS CUDA_INJECTION64_PATH="$MIN" \
+    callback-skip-*) GPUPROF_CUPTI_SKIP=$(echo "${m#callback-skip-}" | tr + ,) \
+        GST_TRACERS="gpuprof(cupti=on,report=off)" \
         gst-launch-1.0 -q ${PIPES[$p]} > "$log" 2>&1 ;;
+    min|min+*) env -u GST_TRACERS CUDA_INJECTION64_PATH="$MIN" \
+        CUPTI_MIN_ADD=$(echo "${m#min}" | sed 's/^+//' | tr + ,) \
+        gst-launch-1.0 -q ${PIPES[$p]} > "$log" 2>&1 ;;
+    *) echo "unknown mode '$m' (valid: none off callback activity min" \
+        "callback-skip-A+B min+A+B)" >&2; return ;;
   esac
   rc=$?
   t1=$(date +%s.%N)
@@ -133,7 +157,7 @@ run_one () {   # pipeline mode round
 
 for r in $(seq "$ROUNDS"); do
   for p in "${NAMES[@]}"; do
-    for m in none off callback activity min; do
+    for m in "${MODE_LIST[@]}"; do
       run_one "$p" "$m" "$r"
     done
   done

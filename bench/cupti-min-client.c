@@ -4,22 +4,38 @@
  * records it is handed and discards them; no callbacks, no API records, no
  * correlation. At exit it flushes and prints one line to stderr:
  *   cupti-min: records=N kernels=K copies=C memsets=M dropped=D
- * Built against the CUPTI headers, linked with libcupti. */
+ * Built against the CUPTI headers, linked with libcupti.
+ *
+ * To find what part of gpuprof's collection costs what (bench/cupti-bisect.sh),
+ * CUPTI_MIN_ADD (comma-separated) adds one of gpuprof's choices at a time:
+ *   flush     a thread calling cuptiActivityFlushAll(0) every 100 ms
+ *   ts        a timestamp callback (CLOCK_MONOTONIC), as gpuprof registers
+ *   launch    a subscriber with the launch/copy/memset callbacks enabled
+ *             (driver and runtime), the callback returning at once
+ *   sync      the same for the synchronize callbacks
+ *   memcpy2   CUPTI_ACTIVITY_KIND_MEMCPY2 too
+ *   buf4      4 MiB buffers (gpuprof's) instead of 8 MiB */
 #include <cupti.h>
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-#define BUF_SIZE (8 << 20)
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static uint64_t kernels, copies, memsets, dropped;
+static size_t buf_size = 8 << 20;
+static volatile int flusher_stop;
+static pthread_t flusher_thread;
+static int flusher_on;
 
 static void CUPTIAPI
 request (uint8_t ** buffer, size_t * size, size_t * max_records)
 {
-  *buffer = aligned_alloc (8, BUF_SIZE);
-  *size = BUF_SIZE;
+  *buffer = aligned_alloc (8, buf_size);
+  *size = buf_size;
   *max_records = 0;
 }
 
@@ -37,6 +53,7 @@ complete (CUcontext ctx, uint32_t stream, uint8_t * buffer, size_t size,
         __atomic_fetch_add (&kernels, 1, __ATOMIC_RELAXED);
         break;
       case CUPTI_ACTIVITY_KIND_MEMCPY:
+      case CUPTI_ACTIVITY_KIND_MEMCPY2:
         __atomic_fetch_add (&copies, 1, __ATOMIC_RELAXED);
         break;
       case CUPTI_ACTIVITY_KIND_MEMSET:
@@ -54,6 +71,9 @@ complete (CUcontext ctx, uint32_t stream, uint8_t * buffer, size_t size,
 static void
 at_exit (void)
 {
+  flusher_stop = 1;
+  if (flusher_on)
+    pthread_join (flusher_thread, NULL);
   cuptiActivityFlushAll (CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   fprintf (stderr, "cupti-min: records=%llu kernels=%llu copies=%llu "
       "memsets=%llu dropped=%llu\n",
@@ -62,11 +82,122 @@ at_exit (void)
       (unsigned long long) memsets, (unsigned long long) dropped);
 }
 
+/* ---- CUPTI_MIN_ADD: gpuprof's choices, one at a time ---- */
+
+static int
+added (const char *what)
+{
+  const char *env = getenv ("CUPTI_MIN_ADD"), *p;
+  size_t n = strlen (what);
+
+  for (p = env; p && (p = strstr (p, what)); p += n)
+    if ((p == env || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+      return 1;
+  return 0;
+}
+
+static uint64_t CUPTIAPI
+monotonic_ts (void)
+{
+  struct timespec t;
+
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return (uint64_t) t.tv_sec * 1000000000u + (uint64_t) t.tv_nsec;
+}
+
+static void *
+flusher (void *data)
+{
+  while (!flusher_stop) {
+    usleep (100000);
+    cuptiActivityFlushAll (0);
+  }
+  return NULL;
+}
+
+static void CUPTIAPI
+empty_callback (void *userdata, CUpti_CallbackDomain domain,
+    CUpti_CallbackId cbid, const void *data)
+{
+}
+
+static int
+launch_name (const char *name)
+{
+  static const char *const prefixes[] = {
+    "cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset",
+    "cudaLaunch", "cudaGraphLaunch", "cudaMemcpy", "cudaMemset",
+  };
+  unsigned i;
+
+  for (i = 0; name && i < sizeof prefixes / sizeof prefixes[0]; i++)
+    if (strncmp (name, prefixes[i], strlen (prefixes[i])) == 0)
+      return 1;
+  return 0;
+}
+
+static int
+sync_name (const char *name)
+{
+  return name && strstr (name, "Synchronize") != NULL;
+}
+
+/* enables the callbacks whose names @match accepts; returns how many */
+static unsigned
+enable_named (CUpti_SubscriberHandle sub, int (*match) (const char *))
+{
+  static const struct
+  {
+    CUpti_CallbackDomain domain;
+    uint32_t n;
+  } domains[] = {
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE},
+  };
+  unsigned d, n = 0;
+  uint32_t id;
+
+  for (d = 0; d < 2; d++)
+    for (id = 1; id < domains[d].n; id++) {
+      const char *name = NULL;
+      if (cuptiGetCallbackName (domains[d].domain, id, &name) ==
+          CUPTI_SUCCESS && match (name)
+          && cuptiEnableCallback (1, sub, domains[d].domain, id) ==
+          CUPTI_SUCCESS)
+        n++;
+    }
+  return n;
+}
+
+static void
+add_gpuprof_choices (void)
+{
+  static CUpti_SubscriberHandle sub;
+
+  if (added ("buf4"))
+    buf_size = 4 << 20;
+  if (added ("ts"))
+    cuptiActivityRegisterTimestampCallback (monotonic_ts);
+  if ((added ("launch") || added ("sync")) &&
+      cuptiSubscribe (&sub, empty_callback, NULL) == CUPTI_SUCCESS) {
+    if (added ("launch"))
+      fprintf (stderr, "cupti-min: %u launch callbacks\n",
+          enable_named (sub, launch_name));
+    if (added ("sync"))
+      fprintf (stderr, "cupti-min: %u sync callbacks\n",
+          enable_named (sub, sync_name));
+  }
+  if (added ("flush"))
+    flusher_on = pthread_create (&flusher_thread, NULL, flusher, NULL) == 0;
+}
+
 /* called by the CUDA driver when it loads this library */
 __attribute__ ((visibility ("default")))
 int
 InitializeInjection (void)
 {
+  /* the timestamp callback must come before any kind is enabled */
+  add_gpuprof_choices ();
   if (cuptiActivityRegisterCallbacks (request, complete) != CUPTI_SUCCESS
       || cuptiActivityEnable (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) !=
       CUPTI_SUCCESS) {
@@ -75,6 +206,8 @@ InitializeInjection (void)
   }
   cuptiActivityEnable (CUPTI_ACTIVITY_KIND_MEMCPY);
   cuptiActivityEnable (CUPTI_ACTIVITY_KIND_MEMSET);
+  if (added ("memcpy2"))
+    cuptiActivityEnable (CUPTI_ACTIVITY_KIND_MEMCPY2);
   atexit (at_exit);
   return 1;
 }

@@ -235,7 +235,26 @@ static const CUpti_ActivityKind other_kinds[] = {
 #define N_GPU_KINDS 3
 
 /* Diagnostics only (docs/gpu.md): GPUPROF_CUPTI_SKIP=driver,runtime,...
- * leaves activity kinds off, to measure what each one costs. */
+ * leaves activity kinds off, and flush,ts,sync,record leave the periodic
+ * flush, the timestamp callback, the synchronize or the event record
+ * callbacks off, to measure what each one costs. */
+static gboolean
+skipped (const gchar * name)
+{
+  const gchar *skip = g_getenv ("GPUPROF_CUPTI_SKIP");
+  gchar **list;
+  gboolean found;
+
+  if (!skip || !*skip)
+    return FALSE;
+  list = g_strsplit (skip, ",", -1);
+  found = g_strv_contains ((const gchar * const *) list, name);
+  g_strfreev (list);
+  if (found)
+    GST_WARNING ("GPUPROF_CUPTI_SKIP: %s left off", name);
+  return found;
+}
+
 static gboolean
 kind_skipped (CUpti_ActivityKind kind)
 {
@@ -251,21 +270,12 @@ kind_skipped (CUpti_ActivityKind kind)
     {CUPTI_ACTIVITY_KIND_DRIVER, "driver"},
     {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "external"},
   };
-  const gchar *skip = g_getenv ("GPUPROF_CUPTI_SKIP");
-  gchar **list;
-  gboolean found = FALSE;
   guint i;
 
-  if (!skip || !*skip)
-    return FALSE;
-  list = g_strsplit (skip, ",", -1);
-  for (i = 0; i < G_N_ELEMENTS (names) && !found; i++)
-    found = names[i].kind == kind && g_strv_contains ((const gchar * const *)
-        list, names[i].name);
-  g_strfreev (list);
-  if (found)
-    GST_WARNING ("GPUPROF_CUPTI_SKIP: activity kind %d left off", kind);
-  return found;
+  for (i = 0; i < G_N_ELEMENTS (names); i++)
+    if (names[i].kind == kind)
+      return skipped (names[i].name);
+  return FALSE;
 }
 
 static const gchar *
@@ -513,6 +523,7 @@ static gpointer
 collector_main (gpointer data)
 {
   guint period = settings.flush_period_ms ? settings.flush_period_ms : 100;
+  gboolean flush = !skipped ("flush");
 
   g_mutex_lock (&lock);
   while (!collector_stop) {
@@ -522,7 +533,8 @@ collector_main (gpointer data)
     g_mutex_unlock (&lock);
     /* completed buffers only: a forced flush mid-run would hand over
      * records of kernels still running */
-    cupti.ActivityFlushAll (0);
+    if (flush)
+      cupti.ActivityFlushAll (0);
     gpuprof_gpu_settle (gpuprof_cupti_monotonic_ns (),
         GPUPROF_GPU_SETTLE_NORMAL);
     g_mutex_lock (&lock);
@@ -666,10 +678,10 @@ enable_sync_callbacks (void)
 
   if (!subscriber || !cupti.EnableCallback)
     return 0;
-  n_sync = enable_not_launch (sync_ids, G_N_ELEMENTS (sync_ids),
-      NOT_LAUNCH_SYNC);
-  n_record = enable_not_launch (record_ids, G_N_ELEMENTS (record_ids),
-      NOT_LAUNCH_EVENT_RECORD);
+  n_sync = skipped ("sync") ? 0 : enable_not_launch (sync_ids,
+      G_N_ELEMENTS (sync_ids), NOT_LAUNCH_SYNC);
+  n_record = skipped ("record") ? 0 : enable_not_launch (record_ids,
+      G_N_ELEMENTS (record_ids), NOT_LAUNCH_EVENT_RECORD);
   GST_INFO ("%u synchronize callbacks on: gpu_wait_ns measured; %u event "
       "record callbacks on: batch ends on owned threads", n_sync, n_record);
   return n_sync + n_record;
@@ -763,7 +775,7 @@ start_session_locked (void)
 
   /* before any kind is enabled, or CUPTI keeps its default clock */
   have_ts_callback = cupti.ActivityRegisterTimestampCallback &&
-      cupti.ActivityRegisterTimestampCallback (monotonic_timestamp) ==
+      !skipped ("ts") && cupti.ActivityRegisterTimestampCallback (monotonic_timestamp) ==
       CUPTI_SUCCESS;
   if (!have_ts_callback && cupti.GetTimestamp) {
     uint64_t c = 0;
