@@ -260,6 +260,11 @@ ensure_capacity (AnalyticsGpuEngine * e, int n_frames, size_t frame_bytes,
 {
   size_t elem = e->fp16 ? sizeof (__half) : sizeof (float);
 
+  /* growing: the work in flight may still use the old buffers */
+  if ((frame_bytes * n_frames > e->frames_cap || n_frames > e->max_frames)
+      && check (cudaStreamSynchronize (e->stream), "cudaStreamSynchronize",
+          err, err_len))
+    return -1;
   if (frame_bytes * n_frames > e->frames_cap) {
     cudaFree (e->d_frames);
     e->d_frames = NULL;
@@ -311,12 +316,17 @@ launch (AnalyticsGpuEngine * e, int n_frames, int width, int height, int stride)
 }
 
 /* The slot's pinned output holds @n_frames frames' logits (reallocated,
- * which waits for the GPU, only when a batch has more frames than before) */
+ * after waiting for the GPU, only when a batch has more frames than before:
+ * a batch dropped by a flush may still be copying into it) */
 static int
-ensure_slot_output (Slot * s, int n_frames, char *err, size_t err_len)
+ensure_slot_output (AnalyticsGpuEngine * e, Slot * s, int n_frames,
+    char *err, size_t err_len)
 {
   if (n_frames <= s->out_frames)
     return 0;
+  if (check (cudaStreamSynchronize (e->stream), "cudaStreamSynchronize", err,
+          err_len))
+    return -1;
   cudaFreeHost (s->h_out);
   s->h_out = NULL;
   s->out_frames = 0;
@@ -345,7 +355,7 @@ analytics_gpu_engine_launch (AnalyticsGpuEngine * e, int slot,
   s = &e->slots[slot];
   per_launch = n_frames < batch_size ? n_frames : batch_size;
   if (ensure_capacity (e, per_launch, frame_bytes, err, err_len) ||
-      ensure_slot_output (s, n_frames, err, err_len))
+      ensure_slot_output (e, s, n_frames, err, err_len))
     return -1;
   for (first = 0; first < n_frames; first += per_launch) {
     int n = n_frames - first < per_launch ? n_frames - first : per_launch;
