@@ -602,18 +602,19 @@ subscriber_callback (void *userdata, CUpti_CallbackDomain domain,
     gpuprof_gpu_launch_enter (cd->correlationId);
 }
 
-/* Calls that block the host until the GPU is done, driver and runtime (a
- * runtime call waits through its driver call: gpuprof-gpu-wait.c counts the
- * outermost). cuStreamWaitEvent is a GPU-side wait, not a host one.
- * Synchronous copies (cuMemcpyHtoD...) are left out: their time is mostly
- * the copy itself, already the element's copy_ns, and telling them from the
- * asynchronous ones would cost the launch path an exit callback. */
+/* a callback id in its domain */
 typedef struct
 {
   CUpti_CallbackDomain domain;
   CUpti_CallbackId cbid;
 } CallbackId;
 
+/* Calls that block the host until the GPU is done, driver and runtime (a
+ * runtime call waits through its driver call: gpuprof-gpu-wait.c counts the
+ * outermost). cuStreamWaitEvent is a GPU-side wait, not a host one.
+ * Synchronous copies (cuMemcpyHtoD...) are left out: their time is mostly
+ * the copy itself, already the element's copy_ns, and telling them from the
+ * asynchronous ones would cost the launch path an exit callback. */
 static const CallbackId sync_ids[] = {
   {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize},
   {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2},
