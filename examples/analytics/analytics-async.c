@@ -93,6 +93,10 @@ output_loop (gpointer data)
     g_mutex_lock (&a->lock);
     current = job->epoch == a->epoch;
     g_mutex_unlock (&a->lock);
+    /* under push_lock: a flush-stop waits, so the batches after it cannot
+     * reuse what this one still reads (analyticsinfer's GPU slot) */
+    if (current && job->ok && a->finish)
+      job->ok = a->finish (a->element, job->buf, &job->layout, job->data);
     if (current && job->ok) {
       ret = gst_pad_push (srcpad, job->buf);
       job->buf = NULL;
@@ -130,6 +134,12 @@ analytics_async_init (AnalyticsAsync * a, GstBaseTransform * element,
   g_cond_init (&a->cond);
   g_queue_init (&a->in_q);
   g_queue_init (&a->out_q);
+}
+
+void
+analytics_async_set_finish (AnalyticsAsync * a, AnalyticsAsyncFinish finish)
+{
+  a->finish = finish;
 }
 
 void

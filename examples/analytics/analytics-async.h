@@ -1,6 +1,8 @@
 /* The threads of the in-place stand-ins that work like DeepStream's
  * nvinfer and nvtracker: the chain queues the buffer, a work thread does
- * the element's work on it, an output thread pushes the buffers in order.
+ * the element's work on it (or launches it: GPU work), an output thread
+ * finishes it (waits for the GPU work, attaches the results) and pushes
+ * the buffers in order.
  * The chain blocks while max-in-flight buffers are queued, worked on or
  * waiting to be pushed. Serialized events wait until every buffer before
  * them is pushed; a flush drops what is queued.
@@ -20,11 +22,16 @@ G_BEGIN_DECLS
  * and the chain returns GST_FLOW_ERROR from then on. */
 typedef gboolean (*AnalyticsAsyncWork) (GstBaseTransform * element,
     GstBuffer * buf, const AnalyticsFrameLayout * layout, gpointer data);
+/* The same on the output thread before the push, for a buffer whose work
+ * succeeded and that is not flushed: until it returns, no flush-stop (and
+ * so no buffer after a flush) can come. */
+typedef AnalyticsAsyncWork AnalyticsAsyncFinish;
 
 typedef struct
 {
   GstBaseTransform *element;
   AnalyticsAsyncWork work;
+  AnalyticsAsyncFinish finish;  /* nullable */
   GDestroyNotify free_data;
   const gchar *work_name, *output_name;
 
@@ -46,6 +53,10 @@ typedef struct
 void analytics_async_init (AnalyticsAsync * a, GstBaseTransform * element,
     const gchar * work_name, const gchar * output_name,
     AnalyticsAsyncWork work, GDestroyNotify free_data);
+/* After init, for an element that finishes its buffers on the output
+ * thread (none by default). */
+void analytics_async_set_finish (AnalyticsAsync * a,
+    AnalyticsAsyncFinish finish);
 void analytics_async_clear (AnalyticsAsync * a);
 
 /* From the base transform's start () and stop (). stop () runs when the

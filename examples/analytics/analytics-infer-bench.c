@@ -64,6 +64,27 @@ cpu_launch (const AnalyticsNet * net, const uint8_t * frames, int n,
   analytics_net_forward_cpu (net, features, n, scratch, out);
 }
 
+#ifdef HAVE_ANALYTICS_CUDA
+/* One launch of @n frames and the wait for it (slot 0): @out gets the
+ * logits when not NULL. Returns 0 on success. */
+static int
+gpu_launch (AnalyticsGpuEngine * gpu, const uint8_t * frames, int n,
+    float *out, char *err, size_t err_len)
+{
+  const float *logits;
+
+  if (analytics_gpu_engine_launch (gpu, 0, frames, n, n, WIDTH, HEIGHT,
+          STRIDE, err, err_len))
+    return -1;
+  logits = analytics_gpu_engine_wait (gpu, 0, err, err_len);
+  if (!logits)
+    return -1;
+  if (out)
+    memcpy (out, logits, sizeof (float) * n * ANALYTICS_NET_OUT);
+  return 0;
+}
+#endif
+
 int
 main (int argc, char **argv)
 {
@@ -110,7 +131,7 @@ main (int argc, char **argv)
       fp16 ? "fp16" : "fp32", WIDTH, HEIGHT);
 
 #ifdef HAVE_ANALYTICS_CUDA
-  gpu = analytics_gpu_engine_new (net, err, sizeof (err));
+  gpu = analytics_gpu_engine_new (net, 1, err, sizeof (err));
   if (gpu) {
     double max_diff = 0.0;
     int flips = 0;
@@ -118,8 +139,7 @@ main (int argc, char **argv)
     printf ("GPU: %s\n", analytics_gpu_engine_device_name (gpu));
     /* Same math: logits and decisions (logit > 0.405 = sigmoid 0.6). */
     cpu_launch (net, frames, max_batch, features, scratch, cpu_out);
-    if (analytics_gpu_engine_run (gpu, frames, max_batch, WIDTH, HEIGHT, STRIDE,
-            gpu_out, err, sizeof (err))) {
+    if (gpu_launch (gpu, frames, max_batch, gpu_out, err, sizeof (err))) {
       fprintf (stderr, "GPU run failed: %s\n", err);
       return 1;
     }
@@ -137,12 +157,10 @@ main (int argc, char **argv)
       double t0;
 
       for (i = 0; i < 3; i++)
-        analytics_gpu_engine_run (gpu, frames, bs, WIDTH, HEIGHT, STRIDE,
-            gpu_out, err, sizeof (err));
+        gpu_launch (gpu, frames, bs, NULL, err, sizeof (err));
       t0 = now_us ();
       for (i = 0; i < iters; i++)
-        analytics_gpu_engine_run (gpu, frames, bs, WIDTH, HEIGHT, STRIDE,
-            gpu_out, err, sizeof (err));
+        gpu_launch (gpu, frames, bs, NULL, err, sizeof (err));
       t0 = (now_us () - t0) / iters;
       printf ("%-6d %14.1f %14.1f\n", bs, t0, t0 / bs);
     }

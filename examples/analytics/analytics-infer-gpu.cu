@@ -5,6 +5,14 @@
  * weights; a 16-row tile runs whether 1 or 16 frames fill it) + a per-frame
  * part (upload of the frame, preprocess, rows of the GEMMs), so small batches
  * waste the GPU as a real engine does.
+ *
+ * As nvinfer: the input thread launches (copies, kernels, copy back into a
+ * slot's pinned output, event record) and never waits; the output thread
+ * waits on the slot's event. One stream: a batch's work runs after the
+ * previous one's, so the device buffers are shared by the slots (stream
+ * order keeps a batch from overwriting what the one before still reads);
+ * only what the host reads after the launch returns, the output, and the
+ * event that says it is there, are per slot.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +24,14 @@
 #include "analytics-infer-gpu.h"
 
 #define TILE 16
+
+/* a batch in flight: where its logits land and the event after them */
+typedef struct
+{
+  float *h_out;                 /* pinned, out_frames x ANALYTICS_NET_OUT */
+  int out_frames;
+  cudaEvent_t done;
+} Slot;
 
 struct AnalyticsGpuEngine
 {
@@ -34,6 +50,9 @@ struct AnalyticsGpuEngine
   void *d_act[2];               /* max_frames x max_dim */
   float *d_out;                 /* max_frames x ANALYTICS_NET_OUT */
   int max_frames;
+
+  Slot *slots;
+  int n_slots;
 };
 
 __device__ __forceinline__ float
@@ -169,12 +188,17 @@ upload (const float *src, size_t n, int fp16, char *err, size_t err_len)
 }
 
 extern "C" AnalyticsGpuEngine *
-analytics_gpu_engine_new (const AnalyticsNet * net, char *err, size_t err_len)
+analytics_gpu_engine_new (const AnalyticsNet * net, int n_slots, char *err,
+    size_t err_len)
 {
   AnalyticsGpuEngine *e;
   cudaDeviceProp prop;
-  int count = 0, l;
+  int count = 0, l, i;
 
+  if (n_slots < 1) {
+    snprintf (err, err_len, "%d slots: at least 1 batch in flight", n_slots);
+    return NULL;
+  }
   /* Fails cleanly without a driver (libcuda) or without a device. */
   if (check (cudaGetDeviceCount (&count), "cudaGetDeviceCount", err, err_len))
     return NULL;
@@ -203,6 +227,21 @@ analytics_gpu_engine_new (const AnalyticsNet * net, char *err, size_t err_len)
     free (e);
     return NULL;
   }
+  e->slots = (Slot *) calloc (n_slots, sizeof (Slot));
+  if (!e->slots) {
+    analytics_gpu_engine_free (e);
+    return NULL;
+  }
+  e->n_slots = n_slots;
+  for (i = 0; i < n_slots; i++) {
+    /* blocking: the output thread sleeps in its wait instead of spinning */
+    if (check (cudaEventCreateWithFlags (&e->slots[i].done,
+                cudaEventDisableTiming | cudaEventBlockingSync),
+            "cudaEventCreate", err, err_len)) {
+      analytics_gpu_engine_free (e);
+      return NULL;
+    }
+  }
   for (l = 0; l < net->n_layers; l++) {
     e->w[l] = upload (net->weights[l],
         (size_t) net->dims[l] * net->dims[l + 1], net->fp16, err, err_len);
@@ -221,6 +260,11 @@ ensure_capacity (AnalyticsGpuEngine * e, int n_frames, size_t frame_bytes,
 {
   size_t elem = e->fp16 ? sizeof (__half) : sizeof (float);
 
+  /* growing: the work in flight may still use the old buffers */
+  if ((frame_bytes * n_frames > e->frames_cap || n_frames > e->max_frames)
+      && check (cudaStreamSynchronize (e->stream), "cudaStreamSynchronize",
+          err, err_len))
+    return -1;
   if (frame_bytes * n_frames > e->frames_cap) {
     cudaFree (e->d_frames);
     e->d_frames = NULL;
@@ -271,32 +315,83 @@ launch (AnalyticsGpuEngine * e, int n_frames, int width, int height, int stride)
   }
 }
 
+/* The slot's pinned output holds @n_frames frames' logits (reallocated,
+ * after waiting for the GPU, only when a batch has more frames than before:
+ * a batch dropped by a flush may still be copying into it) */
+static int
+ensure_slot_output (AnalyticsGpuEngine * e, Slot * s, int n_frames,
+    char *err, size_t err_len)
+{
+  if (n_frames <= s->out_frames)
+    return 0;
+  if (check (cudaStreamSynchronize (e->stream), "cudaStreamSynchronize", err,
+          err_len))
+    return -1;
+  cudaFreeHost (s->h_out);
+  s->h_out = NULL;
+  s->out_frames = 0;
+  if (check (cudaMallocHost ((void **) &s->h_out,
+              sizeof (float) * n_frames * ANALYTICS_NET_OUT),
+          "cudaMallocHost", err, err_len))
+    return -1;
+  s->out_frames = n_frames;
+  return 0;
+}
+
 extern "C" int
-analytics_gpu_engine_run (AnalyticsGpuEngine * e, const uint8_t * frames,
-    int n_frames, int width, int height, int stride, float *out, char *err,
-    size_t err_len)
+analytics_gpu_engine_launch (AnalyticsGpuEngine * e, int slot,
+    const uint8_t * frames, int n_frames, int batch_size, int width,
+    int height, int stride, char *err, size_t err_len)
 {
   size_t frame_bytes = (size_t) height * stride;
+  int per_launch, first;
+  Slot *s;
 
-  if (ensure_capacity (e, n_frames, frame_bytes, err, err_len))
+  if (slot < 0 || slot >= e->n_slots || n_frames < 1 || batch_size < 1) {
+    snprintf (err, err_len, "slot %d (0..%d), %d frames, batch size %d: "
+        "out of range", slot, e->n_slots - 1, n_frames, batch_size);
     return -1;
-  if (check (cudaMemcpyAsync (e->d_frames, frames, frame_bytes * n_frames,
-              cudaMemcpyHostToDevice, e->stream), "cudaMemcpyAsync H2D", err,
-          err_len))
+  }
+  s = &e->slots[slot];
+  per_launch = n_frames < batch_size ? n_frames : batch_size;
+  if (ensure_capacity (e, per_launch, frame_bytes, err, err_len) ||
+      ensure_slot_output (e, s, n_frames, err, err_len))
     return -1;
-  if (e->fp16)
-    launch < __half > (e, n_frames, width, height, stride);
-  else
-    launch < float >(e, n_frames, width, height, stride);
-  if (check (cudaGetLastError (), "kernel launch", err, err_len) ||
-      check (cudaMemcpyAsync (out, e->d_out,
-              sizeof (float) * n_frames * ANALYTICS_NET_OUT,
-              cudaMemcpyDeviceToHost, e->stream), "cudaMemcpyAsync D2H", err,
-          err_len) ||
-      check (cudaStreamSynchronize (e->stream), "cudaStreamSynchronize", err,
-          err_len))
-    return -1;
-  return 0;
+  for (first = 0; first < n_frames; first += per_launch) {
+    int n = n_frames - first < per_launch ? n_frames - first : per_launch;
+
+    if (check (cudaMemcpyAsync (e->d_frames, frames + first * frame_bytes,
+                frame_bytes * n, cudaMemcpyHostToDevice, e->stream),
+            "cudaMemcpyAsync H2D", err, err_len))
+      return -1;
+    if (e->fp16)
+      launch < __half > (e, n, width, height, stride);
+    else
+      launch < float >(e, n, width, height, stride);
+    if (check (cudaGetLastError (), "kernel launch", err, err_len) ||
+        check (cudaMemcpyAsync (s->h_out + (size_t) first * ANALYTICS_NET_OUT,
+                e->d_out, sizeof (float) * n * ANALYTICS_NET_OUT,
+                cudaMemcpyDeviceToHost, e->stream), "cudaMemcpyAsync D2H",
+            err, err_len))
+      return -1;
+  }
+  /* after the batch's last launch: the profiler's batch boundary too */
+  return check (cudaEventRecord (s->done, e->stream), "cudaEventRecord", err,
+      err_len);
+}
+
+extern "C" const float *
+analytics_gpu_engine_wait (AnalyticsGpuEngine * e, int slot, char *err,
+    size_t err_len)
+{
+  if (slot < 0 || slot >= e->n_slots) {
+    snprintf (err, err_len, "slot %d out of 0..%d", slot, e->n_slots - 1);
+    return NULL;
+  }
+  if (check (cudaEventSynchronize (e->slots[slot].done),
+          "cudaEventSynchronize", err, err_len))
+    return NULL;
+  return e->slots[slot].h_out;
 }
 
 extern "C" const char *
@@ -320,6 +415,12 @@ analytics_gpu_engine_free (AnalyticsGpuEngine * e)
   cudaFree (e->d_act[0]);
   cudaFree (e->d_act[1]);
   cudaFree (e->d_out);
+  for (l = 0; l < e->n_slots; l++) {
+    cudaFreeHost (e->slots[l].h_out);
+    if (e->slots[l].done)
+      cudaEventDestroy (e->slots[l].done);
+  }
+  free (e->slots);
   if (e->stream)
     cudaStreamDestroy (e->stream);
   free (e);

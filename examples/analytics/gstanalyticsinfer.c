@@ -25,9 +25,13 @@
  * ("infer-output") pushes the batches in order. The chain blocks while
  * max-in-flight batches are queued or not yet pushed. Serialized events
  * (segment, EOS, ...) wait until every batch before them is pushed; a
- * flush drops what is queued. On the GPU path the engine's launch is
- * synchronous (upload, kernels, download), so it all runs on the input
- * thread and the output thread only pushes.
+ * flush drops what is queued. On the GPU the input thread launches the
+ * batch (copy to the GPU, kernels, copy of the results into the batch's
+ * pinned slot, a CUDA event recorded after them) and never waits; the
+ * output thread waits on the batch's event (cudaEventSynchronize), turns
+ * the results into detections and pushes: the input thread launches the
+ * next batch meanwhile. On the CPU the input thread runs the network and
+ * decodes; the output thread only pushes.
  *
  * Input: the batches of analyticsmux (#AnalyticsBatchMeta tells where the
  * frames are), or any RGBA video, one frame per buffer.
@@ -87,6 +91,7 @@ typedef struct
   guint batch_size;
   gfloat threshold;
   float *features;              /* CPU: n_frames x ANALYTICS_NET_IN */
+  gint slot;                    /* GPU: the engine's slot, -1 on the CPU */
 } InferJob;
 
 struct _GstAnalyticsInfer
@@ -107,6 +112,7 @@ struct _GstAnalyticsInfer
   AnalyticsNet *net;
 #ifdef HAVE_ANALYTICS_CUDA
   AnalyticsGpuEngine *gpu;
+  guint gpu_slots;              /* max-in-flight when it started */
 #endif
   guint64 batches_seen;
   float *features;              /* batch_size x ANALYTICS_NET_IN */
@@ -166,7 +172,10 @@ infer_open_gpu (GstAnalyticsInfer * self)
 #ifdef HAVE_ANALYTICS_CUDA
   char err[256] = "";
 
-  self->gpu = analytics_gpu_engine_new (self->net, err, sizeof (err));
+  /* a slot per batch in flight: the chain blocks before one is reused */
+  self->gpu = analytics_gpu_engine_new (self->net, self->max_in_flight, err,
+      sizeof (err));
+  self->gpu_slots = self->max_in_flight;
   if (self->gpu) {
     GST_INFO_OBJECT (self, "inference on %s",
         analytics_gpu_engine_device_name (self->gpu));
@@ -285,30 +294,36 @@ infer_decode (const AnalyticsFrameLayout * layout, guint frame,
   }
 }
 
-/* One launch: frames [first, first + n) of the batch. */
-static gboolean
-infer_launch (GstAnalyticsInfer * self, const AnalyticsFrameLayout * layout,
-    const guint8 * data, const float *features, guint first, guint n)
+/* Detections of frames [first, first + n) from their logits. */
+static void
+infer_decode_frames (const AnalyticsFrameLayout * layout, guint first,
+    guint n, const float *logits, gfloat threshold, GArray * objects)
 {
-  const guint8 *frames = data + (gsize) first * layout->height * layout->stride;
+  guint i;
+
+  for (i = 0; i < n; i++)
+    infer_decode (layout, first + i, logits + i * ANALYTICS_NET_OUT,
+        threshold, objects);
+}
 
 #ifdef HAVE_ANALYTICS_CUDA
-  if (self->gpu) {
-    char err[256] = "";
+/* The input thread on the GPU: launches the batch into its slot, does not
+ * wait (infer_finish () does, on the output thread). */
+static gboolean
+infer_launch_gpu (GstAnalyticsInfer * self, const AnalyticsFrameLayout * layout,
+    const guint8 * data, const InferJob * job)
+{
+  char err[256] = "";
 
-    if (analytics_gpu_engine_run (self->gpu, frames, n, layout->width,
-            layout->height, layout->stride, self->logits, err,
-            sizeof (err)) != 0) {
-      GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL), ("CUDA: %s", err));
-      return FALSE;
-    }
-    return TRUE;
+  if (analytics_gpu_engine_launch (self->gpu, job->slot, data,
+          layout->n_frames, job->batch_size, layout->width, layout->height,
+          layout->stride, err, sizeof (err)) != 0) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL), ("CUDA: %s", err));
+    return FALSE;
   }
-#endif
-  analytics_net_forward_cpu (self->net, features +
-      (gsize) first * ANALYTICS_NET_IN, n, self->scratch, self->logits);
   return TRUE;
 }
+#endif
 
 static void
 infer_job_free (gpointer data)
@@ -328,8 +343,10 @@ infer_work (GstBaseTransform * trans, GstBuffer * buf,
   InferJob *job = data;
   AnalyticsDetectionMeta *meta;
   GstMapInfo map;
-  gboolean ok = TRUE;
-  guint first, i;
+  guint first;
+#ifdef HAVE_ANALYTICS_CUDA
+  gboolean ok;
+#endif
 
   if (!job->infer)
     return TRUE;
@@ -337,20 +354,57 @@ infer_work (GstBaseTransform * trans, GstBuffer * buf,
     GST_ELEMENT_ERROR (self, RESOURCE, READ, (NULL), ("cannot map a batch"));
     return FALSE;
   }
+#ifdef HAVE_ANALYTICS_CUDA
+  if (job->slot >= 0) {
+    ok = infer_launch_gpu (self, layout, map.data, job);
+    gst_buffer_unmap (buf, &map);
+    return ok;
+  }
+#endif
   meta = analytics_buffer_get_detection_meta (buf);
   infer_ensure_buffers (self, MIN (job->batch_size, layout->n_frames));
-  for (first = 0; ok && first < layout->n_frames; first += job->batch_size) {
+  for (first = 0; first < layout->n_frames; first += job->batch_size) {
     guint n = MIN (job->batch_size, layout->n_frames - first);
 
-    ok = infer_launch (self, layout, map.data, job->features, first, n);
-    for (i = 0; ok && i < n; i++)
-      infer_decode (layout, first + i, self->logits + i * ANALYTICS_NET_OUT,
-          job->threshold, meta->objects);
+    analytics_net_forward_cpu (self->net, job->features +
+        (gsize) first * ANALYTICS_NET_IN, n, self->scratch, self->logits);
+    infer_decode_frames (layout, first, n, self->logits, job->threshold,
+        meta->objects);
   }
   gst_buffer_unmap (buf, &map);
   GST_LOG_OBJECT (self, "%u frames, %u objects", layout->n_frames,
       meta->objects->len);
-  return ok;
+  return TRUE;
+}
+
+/* The output thread: waits for a batch launched on the GPU, then its
+ * detections (nvinfer's output thread). Nothing to do on the CPU. */
+static gboolean
+infer_finish (GstBaseTransform * trans, GstBuffer * buf,
+    const AnalyticsFrameLayout * layout, gpointer data)
+{
+#ifdef HAVE_ANALYTICS_CUDA
+  GstAnalyticsInfer *self = GST_ANALYTICS_INFER (trans);
+  InferJob *job = data;
+  AnalyticsDetectionMeta *meta;
+  const float *logits;
+  char err[256] = "";
+
+  if (!job->infer || job->slot < 0)
+    return TRUE;
+  logits = analytics_gpu_engine_wait (self->gpu, job->slot, err,
+      sizeof (err));
+  if (!logits) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL), ("CUDA: %s", err));
+    return FALSE;
+  }
+  meta = analytics_buffer_get_detection_meta (buf);
+  infer_decode_frames (layout, 0, layout->n_frames, logits, job->threshold,
+      meta->objects);
+  GST_LOG_OBJECT (self, "%u frames, %u objects", layout->n_frames,
+      meta->objects->len);
+#endif
+  return TRUE;
 }
 
 /* The chain: the conversion, then the batch is queued to the input thread;
@@ -370,6 +424,16 @@ gst_analytics_infer_process (GstAnalyticsFilter * filter, GstBuffer * buf,
   max_in_flight = self->max_in_flight;
   GST_OBJECT_UNLOCK (self);
 
+  job->slot = -1;
+#ifdef HAVE_ANALYTICS_CUDA
+  /* every batch counts in flight, so batch k + max-in-flight only comes
+   * once batch k, whose slot it takes, was waited on and pushed */
+  if (self->gpu) {
+    job->slot = (gint) (self->batches_seen % self->gpu_slots);
+    /* max-in-flight raised while running: still a slot per batch */
+    max_in_flight = MIN (max_in_flight, self->gpu_slots);
+  }
+#endif
   job->infer = self->batches_seen++ % ((guint64) interval + 1) == 0;
   if (!job->infer) {
     GST_LOG_OBJECT (self, "interval: skipping batch");
@@ -659,4 +723,5 @@ gst_analytics_infer_init (GstAnalyticsInfer * self)
   /* the kernel keeps 15 characters of a thread's name */
   analytics_async_init (&self->async, GST_BASE_TRANSFORM (self),
       "infer-input", "infer-output", infer_work, infer_job_free);
+  analytics_async_set_finish (&self->async, infer_finish);
 }

@@ -15,7 +15,9 @@
  *  - activity: both API kinds and external correlation: external correlation
  *    records only come with an API kind enabled (measured on the GPU host).
  * Both paths enable the callbacks of the synchronizing calls (sync_ids):
- * the time a thread waits on the GPU (gpuprof-gpu-wait.c).
+ * the time a thread waits on the GPU (gpuprof-gpu-wait.c); and of the
+ * event records (record_ids), which close the recording thread's batch
+ * (gpuprof-gpu-hotpath.c).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -233,9 +235,9 @@ static const CUpti_ActivityKind other_kinds[] = {
 #define N_GPU_KINDS 3
 
 /* Diagnostics only (docs/gpu.md): GPUPROF_CUPTI_SKIP=driver,runtime,...
- * leaves activity kinds off, and flush,ts,sync leave the periodic flush,
- * the timestamp callback or the synchronize callbacks off, to measure what
- * each one costs. */
+ * leaves activity kinds off, and flush,ts,sync,record leave the periodic
+ * flush, the timestamp callback, the synchronize or the event record
+ * callbacks off, to measure what each one costs. */
 static gboolean
 skipped (const gchar * name)
 {
@@ -543,19 +545,28 @@ collector_main (gpointer data)
 
 /* ---- session ---- */
 
-/* the synchronizing ids (sync_ids below): a byte per id, driver then
- * runtime (their domains are 1 and 2), the cheapest test on the launch
- * path */
+/* the ids that are not launches (sync_ids and record_ids below): a byte
+ * per id, driver then runtime (their domains are 1 and 2), saying which
+ * kind; 0 for a launch: the cheapest test on the launch path */
 #define SYNC_IDS 1024
 G_STATIC_ASSERT (CUPTI_CB_DOMAIN_RUNTIME_API ==
     CUPTI_CB_DOMAIN_DRIVER_API + 1);
+
+typedef enum
+{
+  NOT_LAUNCH_SYNC = 1,          /* a host wait on the GPU */
+  NOT_LAUNCH_EVENT_RECORD = 2,  /* closes the thread's batch */
+} NotLaunch;
+
 static guint8 sync_tab[2][SYNC_IDS];
 
-/* @domain: driver or runtime */
-static inline gboolean
-is_sync_id (CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+/* @domain: driver or runtime. Returns: 0 for a launch id, else its
+ * NotLaunch */
+static inline guint
+not_launch_kind (CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
 {
-  return cbid < SYNC_IDS && sync_tab[domain - CUPTI_CB_DOMAIN_DRIVER_API][cbid];
+  return cbid < SYNC_IDS ?
+      sync_tab[domain - CUPTI_CB_DOMAIN_DRIVER_API][cbid] : 0;
 }
 
 static void CUPTIAPI
@@ -563,19 +574,27 @@ subscriber_callback (void *userdata, CUpti_CallbackDomain domain,
     CUpti_CallbackId cbid, const void *data)
 {
   const CUpti_CallbackData *cd = data;
+  guint not_launch;
 
-  /* only launch/copy/memset ids (callback path) and the synchronizing ids
-   * (both paths) are enabled */
+  /* only launch/copy/memset ids (callback path), the synchronizing ids and
+   * the event records (both paths) are enabled */
   if (domain != CUPTI_CB_DOMAIN_DRIVER_API
       && domain != CUPTI_CB_DOMAIN_RUNTIME_API)
     return;
-  if (G_UNLIKELY (is_sync_id (domain, cbid))) {
+  not_launch = not_launch_kind (domain, cbid);
+  if (G_UNLIKELY (not_launch)) {
     gboolean runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
 
-    if (cd->callbackSite == CUPTI_API_ENTER)
+    if (not_launch == NOT_LAUNCH_EVENT_RECORD) {
+      /* once per call (a runtime record's driver record closes it again:
+       * harmless) */
+      if (cd->callbackSite == CUPTI_API_EXIT)
+        gpuprof_gpu_event_recorded ();
+    } else if (cd->callbackSite == CUPTI_API_ENTER) {
       gpuprof_gpu_sync_enter (runtime, cbid);
-    else
+    } else {
       gpuprof_gpu_sync_exit (runtime, cbid);
+    }
     return;
   }
   /* CUPTI calls at exit too (no way to ask for entry only): nothing to do */
@@ -583,17 +602,20 @@ subscriber_callback (void *userdata, CUpti_CallbackDomain domain,
     gpuprof_gpu_launch_enter (cd->correlationId);
 }
 
+/* a callback id in its domain */
+typedef struct
+{
+  CUpti_CallbackDomain domain;
+  CUpti_CallbackId cbid;
+} CallbackId;
+
 /* Calls that block the host until the GPU is done, driver and runtime (a
  * runtime call waits through its driver call: gpuprof-gpu-wait.c counts the
  * outermost). cuStreamWaitEvent is a GPU-side wait, not a host one.
  * Synchronous copies (cuMemcpyHtoD...) are left out: their time is mostly
  * the copy itself, already the element's copy_ns, and telling them from the
  * asynchronous ones would cost the launch path an exit callback. */
-static const struct
-{
-  CUpti_CallbackDomain domain;
-  CUpti_CallbackId cbid;
-} sync_ids[] = {
+static const CallbackId sync_ids[] = {
   {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize},
   {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2},
   {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize},
@@ -612,24 +634,58 @@ static const struct
       CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020},
 };
 
-/* Returns how many synchronizing callbacks were enabled */
+/* Event records: an input thread that never waits (the output thread
+ * waits on the batch's event) records one per batch after its last
+ * launch, the end of the batch for the owned-thread rule (docs/gpu.md).
+ * A runtime record calls its driver record: both count, once is enough. */
+static const CallbackId record_ids[] = {
+  {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuEventRecord},
+  {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz},
+  {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags},
+  {CUPTI_CB_DOMAIN_DRIVER_API,
+      CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz},
+  {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020},
+  {CUPTI_CB_DOMAIN_RUNTIME_API,
+      CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000},
+  {CUPTI_CB_DOMAIN_RUNTIME_API,
+      CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_v11010},
+  {CUPTI_CB_DOMAIN_RUNTIME_API,
+      CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010},
+};
+
+/* Marks @ids as @kind in sync_tab and enables their callbacks. Returns how
+ * many were enabled. */
 static guint
-enable_sync_callbacks (void)
+enable_not_launch (const CallbackId * ids, guint n, NotLaunch kind)
 {
   guint i, n_on = 0;
 
-  if (!subscriber || !cupti.EnableCallback || skipped ("sync"))
-    return 0;
-  for (i = 0; i < G_N_ELEMENTS (sync_ids); i++)
-    if (sync_ids[i].cbid < SYNC_IDS)
-      sync_tab[sync_ids[i].domain - CUPTI_CB_DOMAIN_DRIVER_API]
-          [sync_ids[i].cbid] = 1;
-  for (i = 0; i < G_N_ELEMENTS (sync_ids); i++)
-    if (cupti.EnableCallback (1, subscriber, sync_ids[i].domain,
-            sync_ids[i].cbid) == CUPTI_SUCCESS)
+  for (i = 0; i < n; i++)
+    if (ids[i].cbid < SYNC_IDS)
+      sync_tab[ids[i].domain - CUPTI_CB_DOMAIN_DRIVER_API][ids[i].cbid] =
+          kind;
+  for (i = 0; i < n; i++)
+    if (cupti.EnableCallback (1, subscriber, ids[i].domain,
+            ids[i].cbid) == CUPTI_SUCCESS)
       n_on++;
-  GST_INFO ("%u synchronize callbacks on: gpu_wait_ns measured", n_on);
   return n_on;
+}
+
+/* Returns how many synchronizing and event record callbacks were enabled */
+static guint
+enable_sync_callbacks (void)
+{
+  guint n_sync, n_record;
+
+  if (!subscriber || !cupti.EnableCallback)
+    return 0;
+  n_sync = skipped ("sync") ? 0 : enable_not_launch (sync_ids,
+      G_N_ELEMENTS (sync_ids), NOT_LAUNCH_SYNC);
+  n_record = skipped ("record") ? 0 : enable_not_launch (record_ids,
+      G_N_ELEMENTS (record_ids), NOT_LAUNCH_EVENT_RECORD);
+  GST_INFO ("%u synchronize callbacks on: gpu_wait_ns measured; %u event "
+      "record callbacks on: batch ends on owned threads", n_sync, n_record);
+  return n_sync + n_record;
 }
 
 /* API calls that make GPU records: kernel and graph launches, copies and

@@ -46,9 +46,10 @@ typedef struct
   ThreadSlot *slot;             /* NULL until first use (or table full) */
   guint32 tid;                  /* as CUPTI reports it, 0 until first use */
   /* outside calls on an owned thread (tracer channel): the owner's batch
-   * its launches go to, and whether it waited on the GPU since */
+   * its launches go to, and whether that batch was closed since (a wait
+   * on the GPU or an event record) */
   guint64 owner_batch;          /* 0: none */
-  gboolean synced, ever_synced;
+  gboolean closed, ever_closed;
 } GpuThread;
 
 static ThreadSlot thread_slots[N_THREAD_SLOTS];
@@ -304,31 +305,48 @@ _gpuprof_gpu_owner_batch (GpuprofGpuChannel channel, guint32 owner,
 }
 
 void
-_gpuprof_gpu_thread_synced (void)
+_gpuprof_gpu_thread_close_batch (void)
 {
-  me.synced = me.ever_synced = TRUE;
+  me.closed = me.ever_closed = TRUE;
+}
+
+/**
+ * gpuprof_gpu_event_recorded:
+ *
+ * On a thread that recorded a CUDA event (cuEventRecord, cudaEventRecord
+ * and their variants: gpuprof-cupti.c): as after a wait on the GPU, the
+ * batch its launches outside calls went to is closed, its next launch goes
+ * to its owner's next batch in flight. An input thread that never waits
+ * (nvinfer's: the output thread waits on the batch's event) records one
+ * event per batch, after the batch's last launch. O(1), no lock.
+ */
+void
+gpuprof_gpu_event_recorded (void)
+{
+  _gpuprof_gpu_thread_close_batch ();
 }
 
 /* A launch on a thread its owner made, outside calls. The oldest batch in
  * flight is right for a thread that finishes a batch before it takes the
  * next; an input thread that already launches batch N while N-1 waits to
- * be pushed would charge N's work to N-1. So a thread seen waiting on the
- * GPU keeps the batch of its first launch until its next wait, then moves
+ * be pushed would charge N's work to N-1. So a thread seen closing a batch
+ * (a wait on the GPU, or an event record: it launched the batch's last
+ * work) keeps the batch of its first launch until it closes it, then moves
  * to the oldest batch above it (the element takes batches in order). */
 static guint64
 owner_launch_batch (GpuThread * t, GpuprofGpuChannel channel, guint32 owner)
 {
-  guint64 after = t->ever_synced ? t->owner_batch : 0, b;
+  guint64 after = t->ever_closed ? t->owner_batch : 0, b;
 
-  if (after && !t->synced)
+  if (after && !t->closed)
     return after;
-  /* a thread that never waited: the oldest, remembered for after its
-   * first wait; past the newest batch inside: the oldest again */
+  /* a thread that never closed a batch: the oldest, remembered for after
+   * its first close; past the newest batch inside: the oldest again */
   b = _gpuprof_gpu_owner_batch (channel, owner, after);
   if (b == GPUPROF_GPU_SEQ_NONE && after)
     b = _gpuprof_gpu_owner_batch (channel, owner, 0);
   t->owner_batch = b == GPUPROF_GPU_SEQ_NONE ? 0 : b;
-  t->synced = FALSE;
+  t->closed = FALSE;
   return b;
 }
 

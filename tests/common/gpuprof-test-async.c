@@ -104,8 +104,8 @@ planted_work (guint work_us, gboolean spin)
   return gpuprof_test_thread_cpu_ns () - cpu0;
 }
 
-static GpuprofTestAsyncWorkHook work_hook;
-static gpointer work_hook_data;
+static GpuprofTestAsyncWorkHook work_hook, output_hook;
+static gpointer work_hook_data, output_hook_data;
 
 void
 gpuprof_test_async_set_work_hook (GpuprofTestAsyncWorkHook hook,
@@ -113,6 +113,14 @@ gpuprof_test_async_set_work_hook (GpuprofTestAsyncWorkHook hook,
 {
   work_hook = hook;
   work_hook_data = user_data;
+}
+
+void
+gpuprof_test_async_set_output_hook (GpuprofTestAsyncWorkHook hook,
+    gpointer user_data)
+{
+  output_hook = hook;
+  output_hook_data = user_data;
 }
 
 static gpointer
@@ -170,6 +178,7 @@ static gpointer
 output_loop (gpointer data)
 {
   GpuprofTestAsync *self = data;
+  guint64 pushing = 0;
 
   g_mutex_lock (&self->lock);
   self->truth.output_thread = g_thread_self ();
@@ -192,7 +201,11 @@ output_loop (gpointer data)
     g_mutex_unlock (&self->lock);
     is_buffer = GST_IS_BUFFER (item->obj);
     if (current && is_buffer) {
-      guint64 t0 = gpuprof_test_now_ns ();
+      guint64 t0;
+
+      if (output_hook)
+        output_hook (GST_ELEMENT (self), ++pushing, output_hook_data);
+      t0 = gpuprof_test_now_ns ();
 
       pts = GST_BUFFER_PTS (item->obj);
       ret = gst_pad_push (self->srcpad, GST_BUFFER (item->obj));

@@ -48,6 +48,11 @@ typedef void (*GpuprofTestAsyncWorkHook) (GstElement * element, guint64 n,
     gpointer user_data);
 void gpuprof_test_async_set_work_hook (GpuprofTestAsyncWorkHook hook,
     gpointer user_data);
+/* The same on the output thread, before it pushes each buffer (a wait on
+ * the GPU for the buffer's work, in tests/gpu), @n counting the buffers
+ * it pushes from 1. */
+void gpuprof_test_async_set_output_hook (GpuprofTestAsyncWorkHook hook,
+    gpointer user_data);
 
 /* The truth of the gpuprofasync element @element. */
 GpuprofTestAsyncTruth gpuprof_test_async_truth_of (GstElement * element);

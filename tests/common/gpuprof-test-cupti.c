@@ -38,6 +38,13 @@ gpuprof_test_fake_cupti_launch (void)
       gpuprof_test_fake_cupti_symbol ("fake_cupti_launch");
 }
 
+GpuprofTestEventRecord
+gpuprof_test_fake_cupti_event_record (void)
+{
+  return (GpuprofTestEventRecord)
+      gpuprof_test_fake_cupti_symbol ("fake_cupti_event_record");
+}
+
 gint
 gpuprof_test_fake_cupti_int (const gchar * name, gint arg)
 {

@@ -12,6 +12,10 @@ G_BEGIN_DECLS
 typedef guint32 (*GpuprofTestLaunch) (gint kind, const gchar * name,
     guint64 dur_ns, guint64 bytes);
 
+/* fake_cupti_event_record(): an event record (cuEventRecord...) on the
+ * calling thread, @domain 0 driver, 1 runtime, @cbid its id there */
+typedef void (*GpuprofTestEventRecord) (gint domain, guint32 cbid);
+
 /* FAKE_CUPTI_PATH, or %NULL where the build has no fake libcupti */
 const gchar *gpuprof_test_fake_cupti_path (void);
 /* Opens the fake libcupti (once) and returns its function @name; aborts
@@ -19,6 +23,8 @@ const gchar *gpuprof_test_fake_cupti_path (void);
 gpointer gpuprof_test_fake_cupti_symbol (const gchar * name);
 /* gpuprof_test_fake_cupti_symbol ("fake_cupti_launch") */
 GpuprofTestLaunch gpuprof_test_fake_cupti_launch (void);
+/* gpuprof_test_fake_cupti_symbol ("fake_cupti_event_record") */
+GpuprofTestEventRecord gpuprof_test_fake_cupti_event_record (void);
 /* The fake's int (*) (int) function @name called with @arg
  * (fake_cupti_kind_enabled, fake_cupti_callbacks_enabled...). */
 gint gpuprof_test_fake_cupti_int (const gchar * name, gint arg);

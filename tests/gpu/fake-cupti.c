@@ -20,7 +20,8 @@
  * and, once that ran, aborts on any call that needs its session (the real
  * CUPTI crashes there).
  * fake_cupti_sync() is a synchronizing call (cuStreamSynchronize...): the
- * callbacks at entry and exit around a sleep it measures itself.
+ * callbacks at entry and exit around a sleep it measures itself;
+ * fake_cupti_event_record() an event record (cuEventRecord...).
  * Environment: FAKE_CUPTI_SUBSCRIBE_RESULT, FAKE_CUPTI_ENABLE_RESULT (a
  * CUptiResult to return), FAKE_CUPTI_DROPPED (records reported dropped once).
  */
@@ -40,6 +41,7 @@
 #define N_KINDS 8
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t flush_lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread uint64_t stacks[N_KINDS][MAX_DEPTH];
 static __thread int depths[N_KINDS];
 
@@ -235,6 +237,32 @@ fake_cupti_sync (int domain, uint32_t cbid, uint64_t dur_ns,
   return t2 - t1;
 }
 
+/**
+ * fake_cupti_event_record:
+ * @domain: 0 driver, 1 runtime (which, as CUDA's, records through the
+ *   driver's cuEventRecord: its callbacks nest inside)
+ * @cbid: the record call's id in @domain (cuEventRecord,
+ *   cudaEventRecordWithFlags...)
+ *
+ * An event record on the calling thread: the subscriber's callbacks at
+ * entry and exit (when @cbid is enabled); no record, no GPU work.
+ */
+EXPORT void
+fake_cupti_event_record (int domain, uint32_t cbid)
+{
+  uint32_t corr = next_correlation (), inner_corr = 0;
+
+  call_back_in (domain, CUPTI_API_ENTER, cbid, corr);
+  if (domain == 1) {
+    inner_corr = next_correlation ();
+    call_back_in (0, CUPTI_API_ENTER, CUPTI_DRIVER_TRACE_CBID_cuEventRecord,
+        inner_corr);
+    call_back_in (0, CUPTI_API_EXIT, CUPTI_DRIVER_TRACE_CBID_cuEventRecord,
+        inner_corr);
+  }
+  call_back_in (domain, CUPTI_API_EXIT, cbid, corr);
+}
+
 /* Returns: subscriber callbacks made so far (entry and exit) */
 EXPORT uint64_t
 fake_cupti_callbacks (void)
@@ -336,6 +364,10 @@ cuptiActivityFlushAll (uint32_t flag)
 
   check_alive ("cuptiActivityFlushAll");
 
+  /* one flush at a time, as CUPTI delivers: a forced flush returning while
+   * the collector's periodic one still hands over the records it took
+   * would let a test read the figures without them */
+  pthread_mutex_lock (&flush_lock);
   pthread_mutex_lock (&lock);
   gpu = gpu_blob;
   host = host_blob;
@@ -344,6 +376,7 @@ cuptiActivityFlushAll (uint32_t flag)
   pthread_mutex_unlock (&lock);
   deliver (&gpu);               /* GPU records first: out of order on purpose */
   deliver (&host);
+  pthread_mutex_unlock (&flush_lock);
   free (gpu.data);
   free (host.data);
   return CUPTI_SUCCESS;

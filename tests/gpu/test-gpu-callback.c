@@ -24,6 +24,10 @@ static GpuprofTestLaunch launch;
  * cudaDevice-, cudaThread-, cudaStream- (and _ptsz), cudaEventSynchronize */
 #define N_SYNC_DRIVER 5
 #define N_SYNC_RUNTIME 5
+/* event records (a batch's end on an owned thread), both paths:
+ * cuEventRecord(WithFlags)(_ptsz), cudaEventRecord(WithFlags)(_ptsz) */
+#define N_RECORD_DRIVER 4
+#define N_RECORD_RUNTIME 4
 
 /* whether the fake has activity kind @kind on */
 static gboolean
@@ -76,16 +80,18 @@ GST_START_TEST (test_callback_path)
   if (!gpuprof_test_fake_cupti_start (GPUPROF_CUPTI_PATH_CALLBACK))
     return;
   /* GPU work only; launch/copy/memset callbacks (the fake names 4 driver
-   * ids and 1 runtime id that launch, the others not) and the 5 + 5
-   * synchronizing ids (gpu_wait_ns) */
+   * ids and 1 runtime id that launch, the others not), the 5 + 5
+   * synchronizing ids (gpu_wait_ns) and the 4 + 4 event records */
   fail_unless (kind_on (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
   fail_unless (kind_on (CUPTI_ACTIVITY_KIND_MEMCPY));
   fail_unless (kind_on (CUPTI_ACTIVITY_KIND_MEMSET));
   fail_if (kind_on (CUPTI_ACTIVITY_KIND_DRIVER));
   fail_if (kind_on (CUPTI_ACTIVITY_KIND_RUNTIME));
   fail_if (kind_on (CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION));
-  fail_unless_equals_int (callbacks_on (0), 4 + N_SYNC_DRIVER);
-  fail_unless_equals_int (callbacks_on (1), 1 + N_SYNC_RUNTIME);
+  fail_unless_equals_int (callbacks_on (0), 4 + N_SYNC_DRIVER +
+      N_RECORD_DRIVER);
+  fail_unless_equals_int (callbacks_on (1), 1 + N_SYNC_RUNTIME +
+      N_RECORD_RUNTIME);
 
   gpuprof_test_fake_cupti_pattern (NULL, NULL);
   /* entry and exit of each launch */
@@ -114,9 +120,10 @@ GST_START_TEST (test_activity_path)
     return;
   fail_unless (kind_on (CUPTI_ACTIVITY_KIND_DRIVER));
   fail_unless (kind_on (CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION));
-  /* the synchronizing calls' only (gpu_wait_ns) */
-  fail_unless_equals_int (callbacks_on (0), N_SYNC_DRIVER);
-  fail_unless_equals_int (callbacks_on (1), N_SYNC_RUNTIME);
+  /* the synchronizing calls' (gpu_wait_ns) and the event records' only */
+  fail_unless_equals_int (callbacks_on (0), N_SYNC_DRIVER + N_RECORD_DRIVER);
+  fail_unless_equals_int (callbacks_on (1), N_SYNC_RUNTIME +
+      N_RECORD_RUNTIME);
   gpuprof_test_fake_cupti_pattern (NULL, NULL);
   fail_unless_equals_uint64 (fake_callbacks (), 0);
   gpuprof_cupti_flush (TRUE);
@@ -183,7 +190,7 @@ launch_private (gpointer kernel)
 
 /* the element's batches in flight, oldest first (the stand-in for
  * gpuprof_batches_oldest_in_flight(), gst/measure/gpuprof-batch.h) */
-static guint64 in_flight[4];
+static guint64 in_flight[16];
 static guint n_in_flight;
 static gint owner_batch_calls;
 
@@ -295,6 +302,74 @@ GST_START_TEST (test_owned_thread_activity)
 
 GST_END_TEST;
 
+/* every event record id the tracer enables, driver and runtime (whose
+ * driver record nests inside, in the fake as in CUDA) */
+static const struct
+{
+  gint domain;
+  guint32 cbid;
+} record_ids[] = {
+  {0, CUPTI_DRIVER_TRACE_CBID_cuEventRecord},
+  {0, CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz},
+  {0, CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags},
+  {0, CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz},
+  {1, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020},
+  {1, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000},
+  {1, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_v11010},
+  {1, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010},
+};
+
+/* an input thread that never waits: a kernel per batch (100 + i ns), then
+ * an event record, with each id in turn */
+static void
+launch_and_record (gpointer data)
+{
+  GpuprofTestEventRecord record = gpuprof_test_fake_cupti_event_record ();
+  guint i;
+
+  for (i = 0; i <= G_N_ELEMENTS (record_ids); i++) {
+    launch (0, "per_batch", 100 + i, 0);
+    if (i < G_N_ELEMENTS (record_ids))
+      record (record_ids[i].domain, record_ids[i].cbid);
+  }
+}
+
+/* An event record closes an owned thread's batch: its next launch goes to
+ * the next batch in flight, though the thread never waited (issue 9,
+ * nvinfer's input thread). Batches 5..13 in flight, none leaves: each
+ * must have exactly its kernel (all would go to batch 5 without). */
+GST_START_TEST (test_event_record_closes_batch)
+{
+  GpuprofTestGate input;
+  guint i;
+
+  if (!gpuprof_test_fake_cupti_start (GPUPROF_CUPTI_PATH_CALLBACK))
+    return;
+  launch = gpuprof_test_fake_cupti_launch ();
+  gpuprof_gpu_set_owner_batch_func (oldest_in_flight, &in_flight);
+  for (n_in_flight = 0; n_in_flight <= G_N_ELEMENTS (record_ids);
+      n_in_flight++)
+    in_flight[n_in_flight] = 5 + n_in_flight;
+  gpuprof_test_gate_start (&input, "input", launch_and_record, NULL);
+  gpuprof_gpu_set_thread_owner (input.tid, 12);
+  gpuprof_test_gate_run (&input);
+  gpuprof_cupti_flush (TRUE);
+
+  for (i = 0; i <= G_N_ELEMENTS (record_ids); i++) {
+    GpuprofGpuCost c;
+
+    fail_unless (gpuprof_gpu_get_buffer_cost (GPUPROF_GPU_CHANNEL_TRACER, 12,
+            5 + i, &c), "batch %u has no GPU cost", 5 + i);
+    fail_unless_equals_uint64 (c.kernels, 1);
+    fail_unless_equals_uint64 (c.kernel_ns, 100 + i);
+  }
+  gpuprof_test_gate_end (&input);
+  gpuprof_gpu_set_owner_batch_func (NULL, NULL);
+  gpuprof_test_fake_cupti_stop ();
+}
+
+GST_END_TEST;
+
 static Suite *
 gpu_callback_suite (void)
 {
@@ -307,6 +382,7 @@ gpu_callback_suite (void)
   tcase_add_test (tc, test_callback_unseen_and_dropped);
   tcase_add_test (tc, test_owned_thread_callback);
   tcase_add_test (tc, test_owned_thread_activity);
+  tcase_add_test (tc, test_event_record_closes_batch);
   return s;
 }
 

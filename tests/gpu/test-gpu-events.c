@@ -12,7 +12,9 @@
  * as many times as launched (counted here), to the element that launched
  * it, on both collection paths. FAKE_CUPTI_PATH names the fake library.
  * Also (issue 9): work launched on a thread an element created, outside any
- * call, goes to that element; an application thread's is listed by name. */
+ * call, goes to that element; an application thread's is listed by name;
+ * to the batch it was for, when the thread waits on the GPU after each
+ * batch or records an event (nvinfer's input thread). */
 #include <gst/gst.h>
 #include <string.h>
 
@@ -348,6 +350,114 @@ test_async_owner_batch_pipelined (gconstpointer path)
   run_async_owner_batch (path, TRUE);
 }
 
+/* ---- nvinfer's model: the input thread launches a batch and records an
+ * event, never waits; the output thread waits on the event, then pushes
+ * ---- */
+
+#define EVENT_KERNELS 3         /* per batch */
+
+static GpuprofTestEventRecord fake_event_record;
+static GMutex event_lock;
+static GCond event_cond;
+static guint64 event_recorded;  /* the last batch the input thread closed */
+static guint64 event_batches;   /* batches in the run */
+
+/* kernel @k of batch @n: its duration says which batch it was for */
+static guint64
+event_kernel_ns (guint64 n, guint k)
+{
+  return 1000 * n + k;
+}
+
+static void
+launch_and_record (GstElement * element, guint64 n, gpointer data)
+{
+  guint k;
+
+  for (k = 0; k < EVENT_KERNELS; k++)
+    launch (0, "event_kernel", event_kernel_ns (n, k), 0);
+  fake_event_record (1, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020);
+  g_mutex_lock (&event_lock);
+  event_recorded = n;
+  g_cond_broadcast (&event_cond);
+  g_mutex_unlock (&event_lock);
+}
+
+/* on the output thread: batch @n leaves only once the input thread has
+ * launched the next, so that it launches while @n is still in flight */
+static void
+wait_then_push (GstElement * element, guint64 n, gpointer data)
+{
+  guint64 *waited_ns = data;
+
+  g_mutex_lock (&event_lock);
+  while (event_recorded < MIN (n + 1, event_batches))
+    g_cond_wait (&event_cond, &event_lock);
+  g_mutex_unlock (&event_lock);
+  *waited_ns += fake_sync (1, CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020,
+      20000, NULL);
+}
+
+/* Issue 9: analyticsinfer's threading. Each batch's kernels, launched on
+ * the input thread while older batches wait on the output thread, go to
+ * the element and to the batch the element worked on (its own count): the
+ * event record after a batch's last launch moves the input thread to the
+ * next batch. The output thread's waits are the element's. Callback path
+ * only (the batch at launch). */
+static void
+test_async_event_batches (gconstpointer path)
+{
+  GstElement *p;
+  GpuprofGpuWait wait;
+  guint64 waited_ns = 0, n, calls;
+  guint32 infer_id;
+
+  if (g_strcmp0 (path, "callback")) {
+    g_test_skip ("the batch at launch is the callback path's");
+    return;
+  }
+  event_batches = 20;
+  event_recorded = 0;
+  p = gst_parse_launch ("fakesrc num-buffers=20 sizetype=fixed sizemax=64 "
+      "! funnel name=mux ! gpuprofasync name=infer max-in-flight=4 "
+      "! fakesink sync=false", NULL);
+  gpuprof_test_async_set_work_hook (launch_and_record, NULL);
+  gpuprof_test_async_set_output_hook (wait_then_push, &waited_ns);
+  gpuprof_test_cupti_play_to_eos (p);
+  gpuprof_cupti_flush (TRUE);
+
+  /* the batches the element worked on, as it counted them */
+  calls = event_recorded;
+  g_assert_cmpuint (calls, ==, event_batches);
+  infer_id = check_kernel ("event_kernel", EVENT_KERNELS * calls, "/infer");
+  for (n = 1; n <= calls; n++) {
+    GpuprofGpuCost c;
+    guint64 want_ns = 0;
+    guint k;
+
+    for (k = 0; k < EVENT_KERNELS; k++)
+      want_ns += event_kernel_ns (n, k);
+    if (!gpuprof_gpu_get_buffer_cost (GPUPROF_GPU_CHANNEL_TRACER, infer_id,
+            n, &c))
+      g_error ("batch %" G_GUINT64_FORMAT " of infer has no GPU cost", n);
+    if (c.kernels != EVENT_KERNELS || c.kernel_ns != want_ns)
+      g_error ("batch %" G_GUINT64_FORMAT ": %" G_GUINT64_FORMAT " kernels, "
+          "%" G_GUINT64_FORMAT " ns; launched for it: %d kernels, %"
+          G_GUINT64_FORMAT " ns", n, c.kernels, c.kernel_ns, EVENT_KERNELS,
+          want_ns);
+  }
+  /* the output thread's waits: the element's, at least what the fake
+   * measured between its callbacks */
+  gpuprof_gpu_get_wait (GPUPROF_GPU_CHANNEL_TRACER, infer_id, 0, &wait);
+  g_assert_cmpuint (wait.waits, ==, calls);
+  g_assert_cmpuint (wait.wait_ns, >=, waited_ns);
+
+  gpuprof_test_async_set_work_hook (NULL, NULL);
+  gpuprof_test_async_set_output_hook (NULL, NULL);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -371,5 +481,8 @@ main (int argc, char **argv)
       argc > 1 ? argv[1] : "callback", test_async_owner_batch);
   g_test_add_data_func ("/gpu-events/async-owner-batch-pipelined",
       argc > 1 ? argv[1] : "callback", test_async_owner_batch_pipelined);
+  fake_event_record = gpuprof_test_fake_cupti_event_record ();
+  g_test_add_data_func ("/gpu-events/async-event-batches",
+      argc > 1 ? argv[1] : "callback", test_async_event_batches);
   return g_test_run ();
 }
