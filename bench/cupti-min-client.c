@@ -17,6 +17,8 @@
  *   buf4      4 MiB buffers (gpuprof's) instead of 8 MiB */
 #include <cupti.h>
 
+#include "gpuprof-launch-names.h"
+
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -122,21 +124,6 @@ empty_callback (void *userdata, CUpti_CallbackDomain domain,
 }
 
 static int
-launch_name (const char *name)
-{
-  static const char *const prefixes[] = {
-    "cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset",
-    "cudaLaunch", "cudaGraphLaunch", "cudaMemcpy", "cudaMemset",
-  };
-  unsigned i;
-
-  for (i = 0; name && i < sizeof prefixes / sizeof prefixes[0]; i++)
-    if (strncmp (name, prefixes[i], strlen (prefixes[i])) == 0)
-      return 1;
-  return 0;
-}
-
-static int
 sync_name (const char *name)
 {
   return name && strstr (name, "Synchronize") != NULL;
@@ -182,7 +169,7 @@ add_gpuprof_choices (void)
       cuptiSubscribe (&sub, empty_callback, NULL) == CUPTI_SUCCESS) {
     if (added ("launch"))
       fprintf (stderr, "cupti-min: %u launch callbacks\n",
-          enable_named (sub, launch_name));
+          enable_named (sub, gpuprof_launch_api_name));
     if (added ("sync"))
       fprintf (stderr, "cupti-min: %u sync callbacks\n",
           enable_named (sub, sync_name));

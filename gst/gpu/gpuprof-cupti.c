@@ -23,6 +23,7 @@
 #include "config.h"
 #endif
 
+#include "gpuprof-launch-names.h"
 #include "gpuprof-cupti.h"
 #include "gpuprof-gpu.h"
 
@@ -688,24 +689,6 @@ enable_sync_callbacks (void)
   return n_sync + n_record;
 }
 
-/* API calls that make GPU records: kernel and graph launches, copies and
- * memsets, driver and runtime (cuLaunchHostFunc matches too: no record,
- * one table slot) */
-static gboolean
-launch_api_name (const gchar * name)
-{
-  static const gchar *const prefixes[] = {
-    "cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset",
-    "cudaLaunch", "cudaGraphLaunch", "cudaMemcpy", "cudaMemset",
-  };
-  guint i;
-
-  for (i = 0; name && i < G_N_ELEMENTS (prefixes); i++)
-    if (g_str_has_prefix (name, prefixes[i]))
-      return TRUE;
-  return FALSE;
-}
-
 /* Returns how many callbacks were enabled, 0 when the path cannot work */
 static guint
 enable_launch_callbacks (void)
@@ -727,7 +710,7 @@ enable_launch_callbacks (void)
     for (id = 1; id < domains[d].n; id++) {
       const char *name = NULL;
       if (cupti.GetCallbackName (domains[d].domain, id, &name) !=
-          CUPTI_SUCCESS || !launch_api_name (name))
+          CUPTI_SUCCESS || !gpuprof_launch_api_name (name))
         continue;
       if (cupti.EnableCallback (1, subscriber, domains[d].domain, id) ==
           CUPTI_SUCCESS)
