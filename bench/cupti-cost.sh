@@ -26,7 +26,10 @@
 # pipeline and mode: median seconds, seconds above `none`, µs per GPU op
 # above `none` and above `off`, % slower than `none` (= fps loss for a
 # fixed number of frames), and callback/min and activity/min ratios of the
-# µs per op above none. Raw times in $OUT/cupti-cost-times.txt (lines
+# µs per op above none; then the same paired by round (the median over the
+# rounds of each mode minus the none and off of its own round, so drift of
+# the host between rounds falls out), and (callback-off)/(min-none), GPU
+# collection alone against the floor. Raw times in $OUT/cupti-cost-times.txt (lines
 # "time PIPELINE MODE ROUND SECONDS" and "ops PIPELINE ROUND N").
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,7 +61,47 @@ summarize_metric () {
       if (n == 0) return ""
       return (n % 2) ? a[(n + 1) / 2] + 0 : (a[n / 2] + a[n / 2 + 1]) / 2
     }
+    # within each round, each mode minus the none and off of that round (the
+    # rounds run every mode back to back: drift of the host between rounds
+    # falls out); the median of those differences over the rounds
+    function diffs(name, mode, ref,   n, rs, i, k, out) {
+      n = split(rounds[name], rs, " ")
+      out = ""
+      for (i = 1; i <= n; i++) {
+        k = name SUBSEP mode SUBSEP rs[i]
+        if ((k in r) && ((name SUBSEP ref SUBSEP rs[i]) in r))
+          out = out " " (r[k] - r[name SUBSEP ref SUBSEP rs[i]])
+      }
+      return out
+    }
+    function paired(name, ops,   m, dn, do_, pn, base) {
+      if (!((name SUBSEP "none") in t)) return
+      base = median(t[name SUBSEP "none"])
+      printf "  paired by round (median of mode - none, mode - off within a round):\n"
+      printf "  %-9s %9s %8s %12s %9s %12s\n", "mode", "-none_s", "slower%", \
+        "us/op_none", "-off_s", "us/op_off"
+      for (m = 1; m <= n; m++) {
+        if (modes[m] == "none" || !((name SUBSEP modes[m]) in t)) continue
+        dn = median(diffs(name, modes[m], "none"))
+        do_ = median(diffs(name, modes[m], "off"))
+        pdn[modes[m]] = dn
+        pdo[modes[m]] = do_
+        printf "  %-9s %9.3f %8.1f %12s %9s %12s\n", modes[m], dn, \
+          (base > 0 ? 100 * dn / base : 0), \
+          (ops > 0 ? sprintf("%.2f", dn * 1e6 / ops) : "-"), \
+          (do_ == "" ? "-" : sprintf("%.3f", do_)), \
+          (ops > 0 && do_ != "" ? sprintf("%.2f", do_ * 1e6 / ops) : "-")
+      }
+      if (pdo["callback"] != "" && pdn["min"] != "" && pdn["min"] > 0)
+        printf "  paired (callback-off)/(min-none) %.2f\n", \
+          pdo["callback"] / pdn["min"]
+      delete pdn
+      delete pdo
+    }
     $1 == metric { t[$2 SUBSEP $3] = t[$2 SUBSEP $3] " " $5
+                   r[$2 SUBSEP $3 SUBSEP $4] = $5
+                   if (!(($2 SUBSEP $4) in rseen)) {
+                     rseen[$2 SUBSEP $4] = 1; rounds[$2] = rounds[$2] " " $4 }
                    if (!($2 in seen)) { seen[$2] = 1; order[++np] = $2 } }
     $1 == "ops"  { o[$2] = o[$2] " " $4 }
     $1 == metric && !($3 in mseen) { mseen[$3] = 1; morder[++nm] = $3 }
@@ -103,6 +146,7 @@ summarize_metric () {
         }
         delete per
         delete med
+        paired(name, ops)
       }
     }' "$1"
 }
