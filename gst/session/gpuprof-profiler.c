@@ -419,8 +419,10 @@ typedef struct
   const GpuprofElement *owner;
 } OwnedWorker;
 
-/* The worker threads of @elements, pushing or not: those that push were
- * dropped from their element's workers and have hook records */
+/* The worker threads of @elements that never pushed (those that push were
+ * dropped from their element's workers and have hook records); a thread
+ * seen appearing in a state change that turned out to be a pad task (its
+ * stream-status came after) is a streaming thread, not a worker */
 static GArray *
 owned_workers (GPtrArray * elements)
 {
@@ -435,7 +437,11 @@ owned_workers (GPtrArray * elements)
     n = a ? gpuprof_async_workers (a, ws) : 0;
     for (k = 0; k < n; k++) {
       OwnedWorker ow = { ws[k], e };
-      g_array_append_val (out, ow);
+      GpuprofThreadKind kind;
+
+      if (gpuprof_owners_lookup (ws[k].tid, &kind) == e->id
+          && kind == GPUPROF_THREAD_KIND_WORKER)
+        g_array_append_val (out, ow);
     }
   }
   return out;
