@@ -439,6 +439,14 @@ sample_named_locked (GpuprofAsync * a)
   }
 }
 
+void
+gpuprof_async_sample_named (GpuprofAsync * a)
+{
+  begin_reading (a, TRUE);
+  sample_named_locked (a);
+  end_reading (a);
+}
+
 guint
 gpuprof_async_workers (GpuprofAsync * a,
     GpuprofAsyncWorker out[GPUPROF_ASYNC_MAX_WORKERS])

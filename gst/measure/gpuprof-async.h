@@ -17,8 +17,9 @@
  *              return of the push that took it out (max; the mean is
  *              Little's: residency over the span)
  *   workers    its worker threads' CPU, read on their per-thread CPU clocks
- *              at its own pushes, at EOS and at snapshots (never in a chain
- *              call): the element's work on all its threads
+ *              at its own pushes, at EOS, at snapshots and before it stops
+ *              them (never in a chain call): the element's work on all its
+ *              threads, and each worker's row in the Threads table
  *
  * Arrivals are a ring written by the chain thread(s), departures by the
  * pushing thread: O(1), no lock, no allocation after the first sight.
@@ -106,6 +107,11 @@ typedef struct
 } GpuprofAsyncWorker;
 
 #define GPUPROF_ASYNC_MAX_WORKERS 8
+
+/* Before the element stops its threads (its PAUSED -> READY): their CPU
+ * and names read while they live, so that they keep their figures and
+ * names once ended. Waits for another reading; off the buffer path. */
+void gpuprof_async_sample_named (GpuprofAsync * a);
 
 /* Samples the workers, then lists those read alive in this run into
  * @out; returns how many. Off the buffer path (snapshots). */
