@@ -195,25 +195,42 @@ assert_worker_row (const gchar * report, const gchar * path,
   g_strfreev (row);
 }
 
+/* Plays @desc (a gpuprofasync "a" with a worker that never pushes) to
+ * EOS and checks a's worker row in the live report (assert_worker_row):
+ * the pipeline, a's path in @path (to free), a's truth, the row's busy
+ * and wall ns */
+static GstElement *
+play_worker_row (const gchar * desc, gchar ** path,
+    GpuprofTestAsyncTruth * truth, guint64 * busy, guint64 * wall)
+{
+  GstElement *p = gpuprof_test_parse (desc);
+  gchar *report;
+
+  *path = gpuprof_test_path (p, "a");
+  gpuprof_test_play_to_eos (p);
+  report = gpuprof_test_live_report (p);
+  *truth = gpuprof_test_async_truth (p, "a");
+  fail_unless_equals_uint64 (truth->work.calls, N_BUFFERS);
+  assert_worker_row (report, *path, truth, busy, wall);
+  g_free (report);
+  return p;
+}
+
 /* The worker that does a's work has its own Threads row, with its CPU as
  * its busy time, while the run plays and in the report at its end, when
  * the thread has ended */
 GST_START_TEST (test_worker_thread_row)
 {
-  GstElement *p = gpuprof_test_parse (SRC (60) "gpuprofasync name=a "
-      "work-us=2000 spin=true max-in-flight=4 ! fakesink sync=false");
-  gchar *path = gpuprof_test_path (p, "a"), *report;
   GpuprofTestAsyncTruth truth;
   guint64 busy, wall;
+  gchar *path, *report;
+  GstElement *p = play_worker_row (SRC (60) "gpuprofasync name=a "
+      "work-us=2000 spin=true max-in-flight=4 ! fakesink sync=false", &path,
+      &truth, &busy, &wall);
 
-  gpuprof_test_play_to_eos (p);
-  report = gpuprof_test_live_report (p);
-  truth = gpuprof_test_async_truth (p, "a");
-  fail_unless_equals_uint64 (truth.work.calls, N_BUFFERS);
-  assert_worker_row (report, path, &truth, &busy, &wall);
   /* it spun: busy most of the time it had buffers */
-  fail_unless (busy >= truth.work.cpu_ns * 9 / 10, "%s", report);
-  g_free (report);
+  fail_unless (busy >= truth.work.cpu_ns * 9 / 10, "busy %" G_GUINT64_FORMAT
+      " ns, spun %" G_GUINT64_FORMAT " ns", busy, truth.work.cpu_ns);
   /* ended with the run: its figures up to its end */
   fail_unless_equals_int (gst_element_set_state (p, GST_STATE_NULL),
       GST_STATE_CHANGE_SUCCESS);
@@ -232,21 +249,18 @@ GST_END_TEST;
  * wall time */
 GST_START_TEST (test_waiting_worker_not_busy)
 {
-  GstElement *p = gpuprof_test_parse (SRC (60) "gpuprofasync name=a "
-      "work-us=2000 max-in-flight=4 ! fakesink sync=false");
-  gchar *path = gpuprof_test_path (p, "a"), *report;
   GpuprofTestAsyncTruth truth;
   guint64 busy, wall;
+  gchar *path;
+  GstElement *p = play_worker_row (SRC (60) "gpuprofasync name=a "
+      "work-us=2000 max-in-flight=4 ! fakesink sync=false", &path, &truth,
+      &busy, &wall);
 
-  gpuprof_test_play_to_eos (p);
-  report = gpuprof_test_live_report (p);
-  truth = gpuprof_test_async_truth (p, "a");
-  fail_unless_equals_uint64 (truth.work.calls, N_BUFFERS);
-  assert_worker_row (report, path, &truth, &busy, &wall);
   /* its wall time holds the sleeps it measured; its busy time does not */
-  fail_unless (wall >= truth.work.self_ns, "%s", report);
-  fail_unless (busy * 10 < truth.work.self_ns, "%s", report);
-  g_free (report);
+  fail_unless (wall >= truth.work.self_ns, "wall %" G_GUINT64_FORMAT
+      " ns, slept %" G_GUINT64_FORMAT " ns", wall, truth.work.self_ns);
+  fail_unless (busy * 10 < truth.work.self_ns, "busy %" G_GUINT64_FORMAT
+      " ns, slept %" G_GUINT64_FORMAT " ns", busy, truth.work.self_ns);
   g_free (path);
   gpuprof_test_stop (p);
 }
