@@ -2,6 +2,7 @@
 #include "gpuprof-async.h"
 #include "gpuprof-batch.h"
 
+#include "gpuprof-clock.h"
 #include "gpuprof-nvtx.h"
 
 #include <string.h>
@@ -10,7 +11,7 @@
 #define N_ARRIVALS 256          /* buffers inside at once followed; more
                                  * are matched by order only */
 #define MAX_SEARCH 64           /* arrivals looked at for a pointer match */
-#define MAX_WORKERS 8
+#define MAX_WORKERS GPUPROF_ASYNC_MAX_WORKERS
 
 #define REL __ATOMIC_RELAXED
 #define LOAD(p) __atomic_load_n ((p), REL)
@@ -33,6 +34,7 @@ typedef struct
   gchar name[16];               /* the kernel's (comm) */
   guint64 last;                 /* its CPU clock at the last read */
   guint64 run_ns;               /* CPU in this run */
+  guint64 first_ts, last_ts;    /* first seen in this run, last read alive */
 } Worker;
 
 struct _GpuprofAsync
@@ -300,10 +302,11 @@ end_reading (GpuprofAsync * a)
   __atomic_store_n (&a->reading, 0, __ATOMIC_RELEASE);
 }
 
-/* 'reading' held */
+/* 'reading' held; @ts 0: off the buffer path, the clock is read here */
 static void
 sample_locked (GpuprofAsync * a, guint64 ts)
 {
+  guint64 now = ts ? ts : gpuprof_clock_now ();
   guint i;
 
   for (i = 0; i < MAX_WORKERS; i++) {
@@ -319,6 +322,7 @@ sample_locked (GpuprofAsync * a, guint64 ts)
     if (cpu > w->last)
       STORE (&w->run_ns, w->run_ns + (cpu - w->last));
     w->last = cpu;
+    w->last_ts = now;
   }
   if (ts)
     STORE (&a->last_read_ts, ts);
@@ -334,7 +338,8 @@ gpuprof_async_sample (GpuprofAsync * a, guint64 ts)
 }
 
 void
-gpuprof_async_set_workers (GpuprofAsync * a, const gint * tids, guint n)
+gpuprof_async_set_workers (GpuprofAsync * a, const gint * tids, guint n,
+    guint64 ts)
 {
   guint i, k;
 
@@ -354,6 +359,7 @@ gpuprof_async_set_workers (GpuprofAsync * a, const gint * tids, guint n)
       free_slot->alive = TRUE;
       free_slot->last = 0;
       free_slot->run_ns = 0;
+      free_slot->first_ts = free_slot->last_ts = ts;
       free_slot->name[0] = 0;
       thread_comm (tids[k], free_slot->name);
     }
@@ -407,6 +413,7 @@ gpuprof_async_reset (GpuprofAsync * a)
   sample_locked (a, 0);
   for (i = 0; i < MAX_WORKERS; i++) {
     STORE (&a->workers[i].run_ns, 0);
+    a->workers[i].first_ts = a->workers[i].last_ts;
     if (!a->workers[i].alive)
       a->workers[i].tid = 0;
   }
@@ -418,6 +425,53 @@ gpuprof_async_reset (GpuprofAsync * a)
   gpuprof_histogram_reset (&a->residency);
 }
 
+/* 'reading' held: a snapshot's reading, with the names (a thread names
+ * itself once started, often after it was seen) */
+static void
+sample_named_locked (GpuprofAsync * a)
+{
+  guint i;
+
+  sample_locked (a, 0);
+  for (i = 0; i < MAX_WORKERS; i++) {
+    if (a->workers[i].alive)
+      thread_comm (a->workers[i].tid, a->workers[i].name);
+  }
+}
+
+void
+gpuprof_async_sample_named (GpuprofAsync * a)
+{
+  begin_reading (a, TRUE);
+  sample_named_locked (a);
+  end_reading (a);
+}
+
+guint
+gpuprof_async_workers (GpuprofAsync * a,
+    GpuprofAsyncWorker out[GPUPROF_ASYNC_MAX_WORKERS])
+{
+  guint i, n = 0;
+
+  begin_reading (a, TRUE);
+  sample_named_locked (a);
+  for (i = 0; i < MAX_WORKERS; i++) {
+    const Worker *w = &a->workers[i];
+
+    /* a slot freed: its thread pushes, a row of its own */
+    if (!w->tid)
+      continue;
+    out[n].tid = w->tid;
+    g_strlcpy (out[n].name, w->name, sizeof (out[n].name));
+    out[n].cpu_ns = LOAD (&w->run_ns);
+    out[n].first_ts = w->first_ts;
+    out[n].last_ts = w->last_ts;
+    n++;
+  }
+  end_reading (a);
+  return n;
+}
+
 void
 gpuprof_async_figures (GpuprofAsync * a, GpuprofAsyncFigures * f)
 {
@@ -426,12 +480,10 @@ gpuprof_async_figures (GpuprofAsync * a, GpuprofAsyncFigures * f)
 
   memset (f, 0, sizeof (*f));
   begin_reading (a, TRUE);
-  sample_locked (a, 0);
+  sample_named_locked (a);
   for (i = 0; i < MAX_WORKERS; i++) {
     guint64 ns = LOAD (&a->workers[i].run_ns);
-    /* a thread names itself once started, often after it was seen */
-    if (a->workers[i].alive)
-      thread_comm (a->workers[i].tid, a->workers[i].name);
+
     f->worker_ns += ns;
     if (ns > f->worker_top_ns) {
       f->worker_top_ns = ns;

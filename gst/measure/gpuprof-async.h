@@ -17,8 +17,9 @@
  *              return of the push that took it out (max; the mean is
  *              Little's: residency over the span)
  *   workers    its worker threads' CPU, read on their per-thread CPU clocks
- *              at its own pushes, at EOS and at snapshots (never in a chain
- *              call): the element's work on all its threads
+ *              at its own pushes, at EOS, at snapshots and before it stops
+ *              them (never in a chain call): the element's work on all its
+ *              threads, and each worker's row in the Threads table
  *
  * Arrivals are a ring written by the chain thread(s), departures by the
  * pushing thread: O(1), no lock, no allocation after the first sight.
@@ -82,14 +83,40 @@ guint64 gpuprof_async_oldest_batch (const GpuprofAsync * a);
  * at the first MAX_SEARCH arrivals inside. Lock-free. */
 guint64 gpuprof_async_batch_after (const GpuprofAsync * a, guint64 after);
 
-/* Worker threads (tids, the element's WORKER threads) to read; a thread
- * already listed keeps its reading. Off the buffer path. */
-void gpuprof_async_set_workers (GpuprofAsync * a, const gint * tids, guint n);
+/* Worker threads (tids, the element's WORKER threads) to read, seen at
+ * @ts (a hook's); a thread already listed keeps its reading. Off the buffer
+ * path. */
+void gpuprof_async_set_workers (GpuprofAsync * a, const gint * tids, guint n,
+    guint64 ts);
 /* The thread @tid pushes for it: its work is measured there, not here */
 void gpuprof_async_drop_worker (GpuprofAsync * a, gint tid);
 /* Reads the workers' CPU clocks (one clock_gettime each); skipped while
  * another thread reads them. */
 void gpuprof_async_sample (GpuprofAsync * a, guint64 ts);
+
+/* One worker thread of the element, for the Threads table: its CPU in
+ * this run (its work: waiting is off the CPU) and its wall time, from when
+ * it was first seen in this run to its last reading while alive (a worker
+ * that ended keeps its figures up to its end). */
+typedef struct
+{
+  gint tid;
+  gchar name[16];               /* the kernel's (comm) */
+  guint64 cpu_ns;
+  guint64 first_ts, last_ts;    /* hook time base (gpuprof-clock.h) */
+} GpuprofAsyncWorker;
+
+#define GPUPROF_ASYNC_MAX_WORKERS 8
+
+/* Before the element stops its threads (its PAUSED -> READY): their CPU
+ * and names read while they live, so that they keep their figures and
+ * names once ended. Waits for another reading; off the buffer path. */
+void gpuprof_async_sample_named (GpuprofAsync * a);
+
+/* Samples the workers, then lists those read alive in this run into
+ * @out; returns how many. Off the buffer path (snapshots). */
+guint gpuprof_async_workers (GpuprofAsync * a,
+    GpuprofAsyncWorker out[GPUPROF_ASYNC_MAX_WORKERS]);
 
 /* Samples the workers, then the figures */
 void gpuprof_async_figures (GpuprofAsync * a, GpuprofAsyncFigures * f);

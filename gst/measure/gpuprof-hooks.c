@@ -392,9 +392,9 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
 
 /* @e's record of an asynchronous element, made (with @skip) when it has
  * none and @make or it has worker threads; its workers (gpuprof-owners.h)
- * are read from now. Off the buffer path: a lock and a list. */
+ * are read from now (@ts). Off the buffer path: a lock and a list. */
 static GpuprofAsync *
-async_record (GpuprofElement * e, gboolean make, guint64 skip)
+async_record (GpuprofElement * e, gboolean make, guint64 skip, guint64 ts)
 {
   GpuprofAsync *a = __atomic_load_n (&e->async, __ATOMIC_ACQUIRE), *none =
       NULL;
@@ -410,7 +410,7 @@ async_record (GpuprofElement * e, gboolean make, guint64 skip)
     }
   }
   if (a)
-    gpuprof_async_set_workers (a, (const gint *) tids->data, tids->len);
+    gpuprof_async_set_workers (a, (const gint *) tids->data, tids->len, ts);
   g_array_unref (tids);
   return a;
 }
@@ -421,7 +421,7 @@ async_record (GpuprofElement * e, gboolean make, guint64 skip)
  * now arrived unrecorded. */
 static void
 follow_async (GpuprofProfiler * p, GpuprofElement * e, GpuprofThread * t,
-    guint n)
+    guint n, guint64 ts)
 {
   guint64 in = 0, out = 0;
   GpuprofAsync *a;
@@ -432,7 +432,7 @@ follow_async (GpuprofProfiler * p, GpuprofElement * e, GpuprofThread * t,
   /* this push counted already */
   if (!__atomic_load_n (&e->async, __ATOMIC_ACQUIRE))
     gpuprof_objects_buffer_counts (p->objects, e, &in, &out);
-  a = async_record (e, TRUE, in + n > out ? in + n - out : 0);
+  a = async_record (e, TRUE, in + n > out ? in + n - out : 0, ts);
   /* its CPU is read here, as its output loop's */
   gpuprof_async_drop_worker (a, t->tid);
   gpuprof_async_confirm (a);
@@ -455,7 +455,7 @@ charge_loop (GpuprofProfiler * p, GpuprofElement * e, GpuprofThread * t,
   if (G_UNLIKELY (first)) {
     t->loop_owner_set = TRUE;
     gpuprof_owners_set (t->tid, e->id, GPUPROF_THREAD_KIND_OUTPUT);
-    follow_async (p, e, t, n);
+    follow_async (p, e, t, n, ts);
   }
   /* GPU work launched in this loop, outside chain calls, is its */
   if (G_UNLIKELY (gpuprof_gpu_channel_enabled (GPUPROF_GPU_CHANNEL_TRACER)))
@@ -974,11 +974,11 @@ gpuprof_profiler_message (GpuprofProfiler * p, guint64 ts,
  * filter with some is followed from its first buffer as a candidate
  * asynchronous element (its output thread confirms it) */
 static void
-scan_workers (GpuprofElement * e)
+scan_workers (GpuprofElement * e, guint64 ts)
 {
   gpuprof_owners_scan (e->id);
   if (e->role == GPUPROF_ROLE_FILTER)
-    async_record (e, FALSE, 0);
+    async_record (e, FALSE, 0, ts);
 }
 
 void
@@ -991,7 +991,7 @@ gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
   gpuprof_gpu_chain_exit ();    /* gpuprof_hooks_gpu_state_enter() */
   /* threads that appeared during its state change are its workers */
   if (!GST_IS_BIN (element))
-    scan_workers (gpuprof_objects_element (p->objects, element));
+    scan_workers (gpuprof_objects_element (p->objects, element), ts);
   /* seen before it was in a bin: set up (or moved) without gst_bin_add? */
   if (e && !__atomic_load_n (&e->pipeline_id, __ATOMIC_RELAXED)
       && !GST_IS_BIN (element))

@@ -195,9 +195,15 @@ void
 gpuprof_profiler_state_change_pre (GpuprofProfiler * p, GstElement * element,
     GstStateChange transition)
 {
+  GpuprofElement *e = gpuprof_objects_element_peek (element);
+  GpuprofAsync *a = e ? __atomic_load_n (&e->async, __ATOMIC_ACQUIRE) : NULL;
+
   /* threads that appeared since the last state change are not this
    * element's (gpuprof-owners.h) */
   gpuprof_owners_scan (0);
+  /* it is about to stop its worker threads: read them while they live */
+  if (a && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    gpuprof_async_sample_named (a);
   if (transition == GST_STATE_CHANGE_NULL_TO_READY
       && g_once_init_enter (&p->gpu_started)) {
     start_gpu (p);
@@ -412,11 +418,82 @@ fill_queue_row (GpuprofQueueRow * row, GpuprofQueue * q)
   row->upstream_wall_ns = f.upstream_wall_ns;
 }
 
+/* A worker thread of an element (gpuprof-async.h), read on its CPU clock */
+typedef struct
+{
+  GpuprofAsyncWorker w;
+  const GpuprofElement *owner;
+} OwnedWorker;
+
+/* The worker threads of @elements that never pushed (those that push were
+ * dropped from their element's workers and have hook records); a thread
+ * seen appearing in a state change that turned out to be a pad task (its
+ * stream-status came after) is a streaming thread, not a worker */
+static GArray *
+owned_workers (GPtrArray * elements)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (OwnedWorker));
+  GpuprofAsyncWorker ws[GPUPROF_ASYNC_MAX_WORKERS];
+  guint i, k, n;
+
+  for (i = 0; i < elements->len; i++) {
+    GpuprofElement *e = g_ptr_array_index (elements, i);
+    GpuprofAsync *a = __atomic_load_n (&e->async, __ATOMIC_ACQUIRE);
+
+    n = a ? gpuprof_async_workers (a, ws) : 0;
+    for (k = 0; k < n; k++) {
+      OwnedWorker ow = { ws[k], e };
+      GpuprofThreadKind kind;
+
+      if (gpuprof_owners_lookup (ws[k].tid, &kind) == e->id
+          && kind == GPUPROF_THREAD_KIND_WORKER)
+        g_array_append_val (out, ow);
+    }
+  }
+  return out;
+}
+
+static gboolean
+is_owned_worker (GArray * workers, gint tid)
+{
+  guint i;
+
+  for (i = 0; i < workers->len; i++) {
+    if (g_array_index (workers, OwnedWorker, i).w.tid == tid)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* A worker runs no element call: its work is its CPU time, the rest of
+ * its wall time it waited (for input, on a lock, on the GPU) */
+static void
+add_worker_rows (GpuprofSnapshot * snap, GArray * workers)
+{
+  guint i;
+
+  for (i = 0; i < workers->len; i++) {
+    const OwnedWorker *ow = &g_array_index (workers, OwnedWorker, i);
+    GpuprofThreadRow row = { 0 };
+
+    row.name = g_strdup (ow->w.name[0] ? ow->w.name : "worker");
+    row.wall_ns = ow->w.last_ts > ow->w.first_ts ?
+        ow->w.last_ts - ow->w.first_ts : 0;
+    row.busy_ns = MIN (ow->w.cpu_ns, row.wall_ns);
+    row.top_element = g_strdup (ow->owner->path);
+    row.owner = g_strdup (ow->owner->path);
+    row.kind = g_strdup (gpuprof_thread_kind_name
+        (GPUPROF_THREAD_KIND_WORKER));
+    g_array_append_val (snap->threads, row);
+  }
+}
+
 static void
 fill_thread_rows (GpuprofSnapshot * snap, GPtrArray * elements,
     guint32 pipeline_id, guint64 * wall_first, guint64 * wall_last)
 {
   GPtrArray *threads = gpuprof_thread_list ();
+  GArray *workers = owned_workers (elements);
   guint i, j, k;
 
   for (i = 0; i < threads->len; i++) {
@@ -431,6 +508,14 @@ fill_thread_rows (GpuprofSnapshot * snap, GPtrArray * elements,
     guint64 in_call_wait;
 
     if (!first || t->pipeline_id != pipeline_id)
+      continue;
+    /* the sampled hook time, scaled in snapshot_pipeline_wall */
+    snap->tracer_overhead_ns += __atomic_load_n (&t->ovh_ns, __ATOMIC_RELAXED);
+    snap->tracer_overhead_samples += __atomic_load_n (&t->ovh_samples,
+        __ATOMIC_RELAXED);
+    /* a worker that ran a hook (an event, a query) but never pushed: its
+     * row is its worker's (add_worker_rows), on its CPU clock */
+    if (is_owned_worker (workers, t->tid))
       continue;
     *wall_first = *wall_first ? MIN (*wall_first, first) : first;
     *wall_last = MAX (*wall_last, last);
@@ -462,12 +547,10 @@ fill_thread_rows (GpuprofSnapshot * snap, GPtrArray * elements,
     row.owner = g_strdup (top ? top->path : "");
     row.kind = g_strdup (gpuprof_thread_kind_name (kind));
     g_array_append_val (snap->threads, row);
-    /* the sampled hook time, scaled in snapshot_pipeline_wall */
-    snap->tracer_overhead_ns += __atomic_load_n (&t->ovh_ns, __ATOMIC_RELAXED);
-    snap->tracer_overhead_samples += __atomic_load_n (&t->ovh_samples,
-        __ATOMIC_RELAXED);
   }
   g_ptr_array_unref (threads);
+  add_worker_rows (snap, workers);
+  g_array_unref (workers);
 }
 
 /* the hooks' own time: the mean sampled push times every push (the

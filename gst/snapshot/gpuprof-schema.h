@@ -87,10 +87,10 @@ G_BEGIN_DECLS
   F (left, U64, "buffers never pushed: downstream stopped, or inside when the run ended")
 
 #define GPUPROF_SCHEMA_THREADS(F) \
-  F (name, STRING, "thread name, from its GstTask") \
-  F (wall_ns, U64, "wall time of the thread during the run, ns") \
-  F (busy_ns, U64, "sum of element self time on the thread (its GPU waits inside calls taken out), ns") \
-  F (top_element, STRING, "element with the most self time on the thread") \
+  F (name, STRING, "thread name, from its GstTask, else the kernel's") \
+  F (wall_ns, U64, "wall time of the thread during the run (a worker: first seen to last read alive), ns") \
+  F (busy_ns, U64, "its work: the sum of element self time on the thread (its GPU waits inside calls taken out); a worker's (runs no element call): its CPU time on its thread CPU clock, ns") \
+  F (top_element, STRING, "element with the most self time on the thread; a worker's: its owner") \
   F (owner, STRING, "element that owns the thread (its pad task, created by it, or pushing on its src pad outside a chain call); empty: the application") \
   F (kind, STRING, "streaming, worker, output or application")
 

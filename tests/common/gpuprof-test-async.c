@@ -161,6 +161,7 @@ worker_loop (gpointer data)
     } else {
       g_mutex_lock (&self->lock);
     }
+    self->truth.worker_cpu_ns = gpuprof_test_thread_cpu_ns ();
     if (item->epoch == self->epoch) {
       g_queue_push_tail (&self->out_q, item);
       g_cond_broadcast (&self->cond);

@@ -34,6 +34,8 @@ typedef struct
   guint64 chain_wait_ns;        /* time the chain spent waiting for room */
   guint max_in_flight_seen;     /* most buffers ever in flight at once */
   gboolean chain_waiting;       /* a chain is waiting for room right now */
+  guint64 worker_cpu_ns;        /* the worker thread's CPU clock after its
+                                 * last item: all it spent since it started */
   /* the threads that did the work and the pushes (pointers compared only) */
   gpointer worker_thread;
   gpointer output_thread;

@@ -202,6 +202,38 @@ gpuprof_test_live_report (GstElement * pipeline)
   return text;
 }
 
+gchar **
+gpuprof_test_thread_row (const gchar * report, const gchar * thread)
+{
+  const gchar *section = strstr (report, "\nThreads\n");
+  gchar **lines, **row = NULL;
+  guint i;
+
+  if (!section)
+    return NULL;
+  lines = g_strsplit (section + 1, "\n", -1);
+  /* the section ends at its first empty line */
+  for (i = 1; lines[i] && lines[i][0] && !row; i++) {
+    gchar **cells = g_strsplit_set (g_strstrip (lines[i]), " ", -1);
+    GPtrArray *kept = g_ptr_array_new ();
+    guint k;
+
+    for (k = 0; cells[k]; k++) {
+      if (cells[k][0])
+        g_ptr_array_add (kept, g_strdup (cells[k]));
+    }
+    g_ptr_array_add (kept, NULL);
+    row = (gchar **) g_ptr_array_free (kept, FALSE);
+    if (g_strv_length (row) < 6 || g_strcmp0 (row[0], thread)) {
+      g_strfreev (row);
+      row = NULL;
+    }
+    g_strfreev (cells);
+  }
+  g_strfreev (lines);
+  return row;
+}
+
 /* FALSE under valgrind (tools/run-valgrind.sh sets GPUPROF_TEST_NO_TIMING):
  * timing bounds are skipped, everything else is checked. */
 gboolean

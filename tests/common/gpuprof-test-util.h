@@ -59,6 +59,11 @@ gdouble gpuprof_test_get_double (const GstStructure * s, const gchar * field);
 gchar *gpuprof_test_last_report (void);
 /* The report of @pipeline while it runs ("get-report"). */
 gchar *gpuprof_test_live_report (GstElement * pipeline);
+/* The cells of @thread's row in the Threads section of @report, split on
+ * blanks: name, wall ms, busy ms, busy %, then top element, owner, kind
+ * (an empty cell is not there: owner and kind are the last two). %NULL
+ * when there is no such row. Free with g_strfreev (). */
+gchar **gpuprof_test_thread_row (const gchar * report, const gchar * thread);
 gboolean gpuprof_test_timing (void);
 /* The H.264 clip GPUPROF_TEST_CLIP names, %NULL when it is not there (the
  * test that needs it skips). */

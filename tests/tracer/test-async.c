@@ -163,6 +163,110 @@ GST_START_TEST (test_sync_element_not_async)
 
 GST_END_TEST;
 
+/* ms cell of the report, in ns */
+static guint64
+cell_ns (const gchar * cell)
+{
+  return (guint64) (g_ascii_strtod (cell, NULL) * 1e6 + 0.5);
+}
+
+/* @report's Threads row of a's worker, which never pushes: owned by a, a
+ * worker, a's thread; its busy time is the CPU its thread measured on its
+ * own clock (10 %, and 20 µs a buffer for a loaded machine). Returns the
+ * row's busy and wall ns. */
+static void
+assert_worker_row (const gchar * report, const gchar * path,
+    const GpuprofTestAsyncTruth * truth, guint64 * busy, guint64 * wall)
+{
+  gchar **row = gpuprof_test_thread_row (report, "gpuprofasync-w");
+  guint n;
+
+  fail_unless (row != NULL, "no row for the worker:\n%s", report);
+  n = g_strv_length (row);
+  fail_unless_equals_string (row[n - 1], "worker");
+  fail_unless_equals_string (row[n - 2], path);
+  fail_unless_equals_int (n, 7);
+  fail_unless_equals_string (row[4], path);
+  *wall = cell_ns (row[1]);
+  *busy = cell_ns (row[2]);
+  gpuprof_test_assert_truth_with ("worker thread busy", *busy,
+      truth->worker_cpu_ns, truth->work.calls, truth->worker_cpu_ns / 14);
+  fail_unless (*busy <= *wall, "%s", report);
+  g_strfreev (row);
+}
+
+/* Plays @desc (a gpuprofasync "a" with a worker that never pushes) to
+ * EOS and checks a's worker row in the live report (assert_worker_row):
+ * the pipeline, a's path in @path (to free), a's truth, the row's busy
+ * and wall ns */
+static GstElement *
+play_worker_row (const gchar * desc, gchar ** path,
+    GpuprofTestAsyncTruth * truth, guint64 * busy, guint64 * wall)
+{
+  GstElement *p = gpuprof_test_parse (desc);
+  gchar *report;
+
+  *path = gpuprof_test_path (p, "a");
+  gpuprof_test_play_to_eos (p);
+  report = gpuprof_test_live_report (p);
+  *truth = gpuprof_test_async_truth (p, "a");
+  fail_unless_equals_uint64 (truth->work.calls, N_BUFFERS);
+  assert_worker_row (report, *path, truth, busy, wall);
+  g_free (report);
+  return p;
+}
+
+/* The worker that does a's work has its own Threads row, with its CPU as
+ * its busy time, while the run plays and in the report at its end, when
+ * the thread has ended */
+GST_START_TEST (test_worker_thread_row)
+{
+  GpuprofTestAsyncTruth truth;
+  guint64 busy, wall;
+  gchar *path, *report;
+  GstElement *p = play_worker_row (SRC (60) "gpuprofasync name=a "
+      "work-us=2000 spin=true max-in-flight=4 ! fakesink sync=false", &path,
+      &truth, &busy, &wall);
+
+  /* it spun: busy most of the time it had buffers */
+  fail_unless (busy >= truth.work.cpu_ns * 9 / 10, "busy %" G_GUINT64_FORMAT
+      " ns, spun %" G_GUINT64_FORMAT " ns", busy, truth.work.cpu_ns);
+  /* ended with the run: its figures up to its end */
+  fail_unless_equals_int (gst_element_set_state (p, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  truth = gpuprof_test_async_truth (p, "a");
+  report = gpuprof_test_last_report ();
+  fail_unless (report != NULL);
+  assert_worker_row (report, path, &truth, &busy, &wall);
+  g_free (report);
+  g_free (path);
+  gpuprof_test_stop (p);
+}
+
+GST_END_TEST;
+
+/* A worker that sleeps through its work only waits: busy near 0, not its
+ * wall time */
+GST_START_TEST (test_waiting_worker_not_busy)
+{
+  GpuprofTestAsyncTruth truth;
+  guint64 busy, wall;
+  gchar *path;
+  GstElement *p = play_worker_row (SRC (60) "gpuprofasync name=a "
+      "work-us=2000 max-in-flight=4 ! fakesink sync=false", &path, &truth,
+      &busy, &wall);
+
+  /* its wall time holds the sleeps it measured; its busy time does not */
+  fail_unless (wall >= truth.work.self_ns, "wall %" G_GUINT64_FORMAT
+      " ns, slept %" G_GUINT64_FORMAT " ns", wall, truth.work.self_ns);
+  fail_unless (busy * 10 < truth.work.self_ns, "busy %" G_GUINT64_FORMAT
+      " ns, slept %" G_GUINT64_FORMAT " ns", busy, truth.work.self_ns);
+  g_free (path);
+  gpuprof_test_stop (p);
+}
+
+GST_END_TEST;
+
 static Suite *
 async_suite (void)
 {
@@ -174,6 +278,8 @@ async_suite (void)
   tcase_add_test (tc, test_upstream_slow);
   tcase_add_test (tc, test_second_run);
   tcase_add_test (tc, test_sync_element_not_async);
+  tcase_add_test (tc, test_worker_thread_row);
+  tcase_add_test (tc, test_waiting_worker_not_busy);
   return s;
 }
 
