@@ -133,27 +133,8 @@ sync_name (const char *name)
 static unsigned
 enable_named (CUpti_SubscriberHandle sub, int (*match) (const char *))
 {
-  static const struct
-  {
-    CUpti_CallbackDomain domain;
-    uint32_t n;
-  } domains[] = {
-    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE},
-    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE},
-  };
-  unsigned d, n = 0;
-  uint32_t id;
-
-  for (d = 0; d < 2; d++)
-    for (id = 1; id < domains[d].n; id++) {
-      const char *name = NULL;
-      if (cuptiGetCallbackName (domains[d].domain, id, &name) ==
-          CUPTI_SUCCESS && match (name)
-          && cuptiEnableCallback (1, sub, domains[d].domain, id) ==
-          CUPTI_SUCCESS)
-        n++;
-    }
-  return n;
+  return gpuprof_enable_named_callbacks (cuptiGetCallbackName,
+      cuptiEnableCallback, sub, match);
 }
 
 static void

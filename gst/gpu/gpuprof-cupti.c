@@ -23,7 +23,6 @@
 #include "config.h"
 #endif
 
-#include "gpuprof-launch-names.h"
 #include "gpuprof-cupti.h"
 #include "gpuprof-gpu.h"
 
@@ -139,6 +138,8 @@ gpuprof_cupti_path (void)
 
 #include <dlfcn.h>
 #include <cupti.h>
+
+#include "gpuprof-launch-names.h"
 
 /* ---- the function table ---- */
 
@@ -693,30 +694,12 @@ enable_sync_callbacks (void)
 static guint
 enable_launch_callbacks (void)
 {
-  static const struct
-  {
-    CUpti_CallbackDomain domain;
-    guint32 n;
-  } domains[] = {
-    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE},
-    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE},
-  };
-  guint d, n_on = 0;
-  guint32 id;
+  guint n_on;
 
   if (!subscriber || !cupti.EnableCallback || !cupti.GetCallbackName)
     return 0;
-  for (d = 0; d < G_N_ELEMENTS (domains); d++) {
-    for (id = 1; id < domains[d].n; id++) {
-      const char *name = NULL;
-      if (cupti.GetCallbackName (domains[d].domain, id, &name) !=
-          CUPTI_SUCCESS || !gpuprof_launch_api_name (name))
-        continue;
-      if (cupti.EnableCallback (1, subscriber, domains[d].domain, id) ==
-          CUPTI_SUCCESS)
-        n_on++;
-    }
-  }
+  n_on = gpuprof_enable_named_callbacks (cupti.GetCallbackName,
+      cupti.EnableCallback, subscriber, gpuprof_launch_api_name);
   GST_INFO ("callback path: %u launch/copy/memset callbacks on", n_on);
   return n_on;
 }
