@@ -15,7 +15,7 @@
 #              sync, memcpy2...: docs/gpu.md), to find what each part costs
 #   min+A+B    the minimal client with CUPTI_MIN_ADD=A,B: gpuprof's CUPTI
 #              choices added one at a time (flush, ts, launch, sync,
-#              memcpy2, buf4: bench/cupti-min-client.c)
+#              record, memcpy2, buf4: bench/cupti-min-client.c)
 # MODES="none off ..." and PIPELINES="small64 hd1080 analytics16" choose
 # (default: the five modes above the variants, every pipeline).
 # Pipelines: the 64x64 CUDA pipeline of issue 11 (GPU ops dominate), the

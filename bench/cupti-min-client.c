@@ -13,6 +13,7 @@
  *   launch    a subscriber with the launch/copy/memset callbacks enabled
  *             (driver and runtime), the callback returning at once
  *   sync      the same for the synchronize callbacks
+ *   record    the same for the event record callbacks
  *   memcpy2   CUPTI_ACTIVITY_KIND_MEMCPY2 too
  *   buf4      4 MiB buffers (gpuprof's) instead of 8 MiB */
 #include <cupti.h>
@@ -129,6 +130,12 @@ sync_name (const char *name)
   return name && strstr (name, "Synchronize") != NULL;
 }
 
+static int
+record_name (const char *name)
+{
+  return name && strstr (name, "EventRecord") != NULL;
+}
+
 /* enables the callbacks whose names @match accepts; returns how many */
 static unsigned
 enable_named (CUpti_SubscriberHandle sub, int (*match) (const char *))
@@ -146,7 +153,7 @@ add_gpuprof_choices (void)
     buf_size = 4 << 20;
   if (added ("ts"))
     cuptiActivityRegisterTimestampCallback (monotonic_ts);
-  if ((added ("launch") || added ("sync")) &&
+  if ((added ("launch") || added ("sync") || added ("record")) &&
       cuptiSubscribe (&sub, empty_callback, NULL) == CUPTI_SUCCESS) {
     if (added ("launch"))
       fprintf (stderr, "cupti-min: %u launch callbacks\n",
@@ -154,6 +161,9 @@ add_gpuprof_choices (void)
     if (added ("sync"))
       fprintf (stderr, "cupti-min: %u sync callbacks\n",
           enable_named (sub, sync_name));
+    if (added ("record"))
+      fprintf (stderr, "cupti-min: %u event record callbacks\n",
+          enable_named (sub, record_name));
   }
   if (added ("flush"))
     flusher_on = pthread_create (&flusher_thread, NULL, flusher, NULL) == 0;
