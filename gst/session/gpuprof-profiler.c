@@ -199,6 +199,8 @@ gpuprof_profiler_state_change_pre (GpuprofProfiler * p, GstElement * element,
 {
   GpuprofElement *e = gpuprof_objects_element_peek (element);
   GpuprofAsync *a = e ? __atomic_load_n (&e->async, __ATOMIC_ACQUIRE) : NULL;
+  GpuprofWorkers *own = e ? __atomic_load_n (&e->workers,
+      __ATOMIC_ACQUIRE) : NULL;
 
   /* threads that appeared since the last state change are not this
    * element's (gpuprof-owners.h) */
@@ -206,8 +208,8 @@ gpuprof_profiler_state_change_pre (GpuprofProfiler * p, GstElement * element,
   /* it is about to stop its worker threads: read them while they live */
   if (a && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
     gpuprof_async_sample_named (a);
-  if (e && e->workers && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
-    gpuprof_workers_sample_named (e->workers);
+  if (own && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    gpuprof_workers_sample_named (own);
   if (transition == GST_STATE_CHANGE_NULL_TO_READY
       && g_once_init_enter (&p->gpu_started)) {
     start_gpu (p);
