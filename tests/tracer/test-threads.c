@@ -144,11 +144,41 @@ assert_helper_row (GstElement * p, const gchar * name)
   g_free (path);
 }
 
+/* The rows owned by @name in the saved run: the source's pad task appears
+ * in its state change like a thread it created, but is its streaming
+ * thread, one row */
+static void
+assert_one_streaming_row (GstElement * p, const gchar * name)
+{
+  gchar *path = gpuprof_test_path (p, name);
+  const GpuprofSnapshot *s;
+  const GpuprofThreadRow *found = NULL;
+  GpuprofRun *run;
+  guint i, n = 0;
+
+  saved_thread_row ("h-spin", &run);
+  s = g_ptr_array_index (run->snapshots, run->snapshots->len - 1);
+  for (i = 0; i < s->threads->len; i++) {
+    const GpuprofThreadRow *r = &g_array_index (s->threads,
+        GpuprofThreadRow, i);
+
+    if (!g_strcmp0 (r->owner, path)) {
+      found = r;
+      n++;
+    }
+  }
+  fail_unless_equals_int (n, 1);
+  fail_unless_equals_string (found->kind, "streaming");
+  gpuprof_run_free (run);
+  g_free (path);
+}
+
 GST_START_TEST (test_owned_thread_rows)
 {
-  GstElement *p = gpuprof_test_parse ("fakesrc num-buffers=20 "
+  GstElement *p = gpuprof_test_parse ("fakesrc name=s1 num-buffers=20 "
       "! gpuprofhelpersink name=spin helper-spin-us=60000 sync=false "
-      "fakesrc num-buffers=20 ! gpuprofhelpersink name=idle sync=false");
+      "fakesrc name=s2 num-buffers=20 ! gpuprofhelpersink name=idle "
+      "sync=false");
   GpuprofRun *run;
 
   gpuprof_test_play_to_eos (p);
@@ -161,6 +191,8 @@ GST_START_TEST (test_owned_thread_rows)
   assert_helper_row (p, "idle");
   fail_unless (saved_thread_row ("h-idle", &run)->busy_ns < 2 * GST_MSECOND);
   gpuprof_run_free (run);
+  assert_one_streaming_row (p, "s1");
+  assert_one_streaming_row (p, "s2");
   gpuprof_test_stop (p);
 }
 
