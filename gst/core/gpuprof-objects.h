@@ -24,6 +24,7 @@ G_BEGIN_DECLS
 
 typedef struct _GpuprofQueue GpuprofQueue;
 typedef struct _GpuprofAsync GpuprofAsync;
+typedef struct _GpuprofWorkers GpuprofWorkers;
 
 typedef enum
 {
@@ -63,6 +64,9 @@ struct _GpuprofElement
   GpuprofAsync *async;          /* its buffers leave on a thread it owns,
                                  * outside its chain calls (gpuprof-async.h);
                                  * set once, read by hooks (atomic) */
+  GpuprofWorkers *workers;      /* threads it created that run none of its
+                                 * calls, when it is not asynchronous
+                                 * (gpuprof-workers.h); set once (atomic) */
   gpointer nvtx_domain;         /* nvtxDomainHandle_t */
   GPtrArray *pads;              /* GpuprofPad*, its pads; registry lock */
   GPtrArray *queues;            /* GpuprofQueue*, queue elements only */

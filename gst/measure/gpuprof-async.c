@@ -2,16 +2,13 @@
 #include "gpuprof-async.h"
 #include "gpuprof-batch.h"
 
-#include "gpuprof-clock.h"
 #include "gpuprof-nvtx.h"
 
 #include <string.h>
-#include <time.h>
 
 #define N_ARRIVALS 256          /* buffers inside at once followed; more
                                  * are matched by order only */
 #define MAX_SEARCH 64           /* arrivals looked at for a pointer match */
-#define MAX_WORKERS GPUPROF_ASYNC_MAX_WORKERS
 
 #define REL __ATOMIC_RELAXED
 #define LOAD(p) __atomic_load_n ((p), REL)
@@ -26,16 +23,6 @@ typedef struct
   guint64 batch;
   guint64 nvtx_range;
 } Arrival;
-
-typedef struct
-{
-  gint tid;                     /* 0: free */
-  gboolean alive;               /* else ended: what it did stays counted */
-  gchar name[16];               /* the kernel's (comm) */
-  guint64 last;                 /* its CPU clock at the last read */
-  guint64 run_ns;               /* CPU in this run */
-  guint64 first_ts, last_ts;    /* first seen in this run, last read alive */
-} Worker;
 
 struct _GpuprofAsync
 {
@@ -52,10 +39,8 @@ struct _GpuprofAsync
   guint64 skip;                 /* departures owed to unrecorded arrivals */
   guint64 departed, residency_sum;
   GpuprofHistogram residency;
-  /* workers: whoever holds 'reading' */
-  gint reading;
-  Worker workers[MAX_WORKERS];
-  guint64 last_read_ts;
+  GpuprofWorkers workers;
+  guint64 last_read_ts;         /* its workers' last reading at a push */
 };
 
 /* Records by element id, for the GPU code: a launch on an owned thread
@@ -254,133 +239,24 @@ gpuprof_async_oldest_batch (const GpuprofAsync * a)
 
 /* ---------------------------------------------------------- workers */
 
-/* Another thread's CPU clock, as pthread_getcpuclockid() makes it from
- * the thread id (Linux: CPUCLOCK_SCHED | CPUCLOCK_PERTHREAD_MASK). 0 when
- * the thread is gone. */
-static guint64
-thread_cpu_of (gint tid)
-{
-  clockid_t clock = (clockid_t) ((~(guint) tid) << 3) | 6;
-  struct timespec ts;
-
-  if (clock_gettime (clock, &ts) != 0)
-    return 0;
-  return (guint64) ts.tv_sec * G_GUINT64_CONSTANT (1000000000) + ts.tv_nsec;
-}
-
-/* the kernel's name of a thread of this process; kept when it is gone */
-static void
-thread_comm (gint tid, gchar name[16])
-{
-  gchar *path = g_strdup_printf ("/proc/self/task/%d/comm", tid);
-  gchar *text = NULL;
-
-  if (g_file_get_contents (path, &text, NULL, NULL))
-    g_strlcpy (name, g_strchomp (text), 16);
-  g_free (text);
-  g_free (path);
-}
-
-static gboolean
-begin_reading (GpuprofAsync * a, gboolean wait)
-{
-  gint expected = 0;
-
-  while (!__atomic_compare_exchange_n (&a->reading, &expected, 1, FALSE,
-          __ATOMIC_ACQUIRE, REL)) {
-    if (!wait)
-      return FALSE;
-    expected = 0;
-    g_thread_yield ();
-  }
-  return TRUE;
-}
-
-static void
-end_reading (GpuprofAsync * a)
-{
-  __atomic_store_n (&a->reading, 0, __ATOMIC_RELEASE);
-}
-
-/* 'reading' held; @ts 0: off the buffer path, the clock is read here */
-static void
-sample_locked (GpuprofAsync * a, guint64 ts)
-{
-  guint64 now = ts ? ts : gpuprof_clock_now ();
-  guint i;
-
-  for (i = 0; i < MAX_WORKERS; i++) {
-    Worker *w = &a->workers[i];
-    guint64 cpu;
-
-    if (!w->alive)
-      continue;
-    if (!(cpu = thread_cpu_of (w->tid))) {
-      w->alive = FALSE;         /* ended: its last reading stays counted */
-      continue;
-    }
-    if (cpu > w->last)
-      STORE (&w->run_ns, w->run_ns + (cpu - w->last));
-    w->last = cpu;
-    w->last_ts = now;
-  }
-  if (ts)
-    STORE (&a->last_read_ts, ts);
-}
-
 void
 gpuprof_async_sample (GpuprofAsync * a, guint64 ts)
 {
-  if (!gpuprof_async_confirmed (a) || !begin_reading (a, FALSE))
-    return;
-  sample_locked (a, ts);
-  end_reading (a);
+  if (gpuprof_async_confirmed (a) && gpuprof_workers_sample (&a->workers, ts))
+    STORE (&a->last_read_ts, ts);
 }
 
 void
 gpuprof_async_set_workers (GpuprofAsync * a, const gint * tids, guint n,
     guint64 ts)
 {
-  guint i, k;
-
-  begin_reading (a, TRUE);
-  for (k = 0; k < n; k++) {
-    Worker *free_slot = NULL;
-
-    for (i = 0; i < MAX_WORKERS; i++) {
-      if (a->workers[i].alive && a->workers[i].tid == tids[k])
-        break;
-      if (!a->workers[i].tid && !free_slot)
-        free_slot = &a->workers[i];
-    }
-    /* new: counted from its start (a worker made for this run) */
-    if (i == MAX_WORKERS && free_slot) {
-      free_slot->tid = tids[k];
-      free_slot->alive = TRUE;
-      free_slot->last = 0;
-      free_slot->run_ns = 0;
-      free_slot->first_ts = free_slot->last_ts = ts;
-      free_slot->name[0] = 0;
-      thread_comm (tids[k], free_slot->name);
-    }
-  }
-  end_reading (a);
+  gpuprof_workers_set (&a->workers, tids, n, ts);
 }
 
 void
 gpuprof_async_drop_worker (GpuprofAsync * a, gint tid)
 {
-  guint i;
-
-  begin_reading (a, TRUE);
-  for (i = 0; i < MAX_WORKERS; i++) {
-    if (a->workers[i].alive && a->workers[i].tid == tid) {
-      a->workers[i].tid = 0;
-      a->workers[i].alive = FALSE;
-      STORE (&a->workers[i].run_ns, 0);
-    }
-  }
-  end_reading (a);
+  gpuprof_workers_drop (&a->workers, tid);
 }
 
 /* ------------------------------------------------------------- runs */
@@ -405,92 +281,38 @@ gpuprof_async_drain (GpuprofAsync * a)
 void
 gpuprof_async_reset (GpuprofAsync * a)
 {
-  guint i;
-
   gpuprof_async_drain (a);
-  begin_reading (a, TRUE);
-  /* CPU before this run is not its */
-  sample_locked (a, 0);
-  for (i = 0; i < MAX_WORKERS; i++) {
-    STORE (&a->workers[i].run_ns, 0);
-    a->workers[i].first_ts = a->workers[i].last_ts;
-    if (!a->workers[i].alive)
-      a->workers[i].tid = 0;
-  }
+  gpuprof_workers_reset (&a->workers);
   a->last_read_ts = 0;
-  end_reading (a);
   a->first_arrival = 0;
   a->held_max = 0;
   a->departed = a->residency_sum = 0;
   gpuprof_histogram_reset (&a->residency);
 }
 
-/* 'reading' held: a snapshot's reading, with the names (a thread names
- * itself once started, often after it was seen) */
-static void
-sample_named_locked (GpuprofAsync * a)
-{
-  guint i;
-
-  sample_locked (a, 0);
-  for (i = 0; i < MAX_WORKERS; i++) {
-    if (a->workers[i].alive)
-      thread_comm (a->workers[i].tid, a->workers[i].name);
-  }
-}
-
 void
 gpuprof_async_sample_named (GpuprofAsync * a)
 {
-  begin_reading (a, TRUE);
-  sample_named_locked (a);
-  end_reading (a);
+  gpuprof_workers_sample_named (&a->workers);
 }
 
 guint
 gpuprof_async_workers (GpuprofAsync * a,
-    GpuprofAsyncWorker out[GPUPROF_ASYNC_MAX_WORKERS])
+    GpuprofWorker out[GPUPROF_WORKERS_MAX])
 {
-  guint i, n = 0;
-
-  begin_reading (a, TRUE);
-  sample_named_locked (a);
-  for (i = 0; i < MAX_WORKERS; i++) {
-    const Worker *w = &a->workers[i];
-
-    /* a slot freed: its thread pushes, a row of its own */
-    if (!w->tid)
-      continue;
-    out[n].tid = w->tid;
-    g_strlcpy (out[n].name, w->name, sizeof (out[n].name));
-    out[n].cpu_ns = LOAD (&w->run_ns);
-    out[n].first_ts = w->first_ts;
-    out[n].last_ts = w->last_ts;
-    n++;
-  }
-  end_reading (a);
-  return n;
+  return gpuprof_workers_list (&a->workers, out);
 }
 
 void
 gpuprof_async_figures (GpuprofAsync * a, GpuprofAsyncFigures * f)
 {
   guint64 n = LOAD (&a->residency.count), first, last;
-  guint i;
+  GpuprofWorker top;
 
   memset (f, 0, sizeof (*f));
-  begin_reading (a, TRUE);
-  sample_named_locked (a);
-  for (i = 0; i < MAX_WORKERS; i++) {
-    guint64 ns = LOAD (&a->workers[i].run_ns);
-
-    f->worker_ns += ns;
-    if (ns > f->worker_top_ns) {
-      f->worker_top_ns = ns;
-      g_strlcpy (f->worker_name, a->workers[i].name, sizeof (f->worker_name));
-    }
-  }
-  end_reading (a);
+  f->worker_ns = gpuprof_workers_total (&a->workers, &top);
+  f->worker_top_ns = top.cpu_ns;
+  g_strlcpy (f->worker_name, top.name, sizeof (f->worker_name));
   f->departed = LOAD (&a->departed);
   f->residency_p50 = gpuprof_histogram_percentile (&a->residency, 0.50);
   f->residency_p99 = gpuprof_histogram_percentile (&a->residency, 0.99);

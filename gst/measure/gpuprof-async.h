@@ -29,6 +29,7 @@
 
 #include "gpuprof-histogram.h"
 #include "gpuprof-objects.h"
+#include "gpuprof-workers.h"
 
 G_BEGIN_DECLS
 
@@ -94,29 +95,16 @@ void gpuprof_async_drop_worker (GpuprofAsync * a, gint tid);
  * another thread reads them. */
 void gpuprof_async_sample (GpuprofAsync * a, guint64 ts);
 
-/* One worker thread of the element, for the Threads table: its CPU in
- * this run (its work: waiting is off the CPU) and its wall time, from when
- * it was first seen in this run to its last reading while alive (a worker
- * that ended keeps its figures up to its end). */
-typedef struct
-{
-  gint tid;
-  gchar name[16];               /* the kernel's (comm) */
-  guint64 cpu_ns;
-  guint64 first_ts, last_ts;    /* hook time base (gpuprof-clock.h) */
-} GpuprofAsyncWorker;
-
-#define GPUPROF_ASYNC_MAX_WORKERS 8
-
 /* Before the element stops its threads (its PAUSED -> READY): their CPU
  * and names read while they live, so that they keep their figures and
  * names once ended. Waits for another reading; off the buffer path. */
 void gpuprof_async_sample_named (GpuprofAsync * a);
 
 /* Samples the workers, then lists those read alive in this run into
- * @out; returns how many. Off the buffer path (snapshots). */
+ * @out (gpuprof-workers.h, a row each in the Threads table); returns how
+ * many. Off the buffer path (snapshots). */
 guint gpuprof_async_workers (GpuprofAsync * a,
-    GpuprofAsyncWorker out[GPUPROF_ASYNC_MAX_WORKERS]);
+    GpuprofWorker out[GPUPROF_WORKERS_MAX]);
 
 /* Samples the workers, then the figures */
 void gpuprof_async_figures (GpuprofAsync * a, GpuprofAsyncFigures * f);

@@ -14,6 +14,7 @@
 #include "gpuprof-nvtx.h"
 #include "gpuprof-objects.h"
 #include "gpuprof-owners.h"
+#include "gpuprof-workers.h"
 #include "gpuprof-queue.h"
 #include "gpuprof-thread.h"
 #include "gpuprof-trace.h"
@@ -970,15 +971,41 @@ gpuprof_profiler_message (GpuprofProfiler * p, guint64 ts,
   g_free (name);
 }
 
+/* The threads @e created, when it is no filter (a sink's render thread, a
+ * source's reader): read on their CPU clocks from now (@ts), for their rows
+ * in the Threads table. Off the buffer path: a lock and a list. */
+static void
+owned_record (GpuprofElement * e, guint64 ts)
+{
+  GpuprofWorkers *ws = __atomic_load_n (&e->workers, __ATOMIC_ACQUIRE),
+      *none = NULL;
+  GArray *tids = gpuprof_owners_workers (e->id);
+
+  if (!ws && tids->len) {
+    ws = g_new0 (GpuprofWorkers, 1);
+    if (!__atomic_compare_exchange_n (&e->workers, &none, ws, FALSE,
+            __ATOMIC_RELEASE, __ATOMIC_ACQUIRE)) {
+      g_free (ws);
+      ws = none;
+    }
+  }
+  if (ws)
+    gpuprof_workers_set (ws, (const gint *) tids->data, tids->len, ts);
+  g_array_unref (tids);
+}
+
 /* Threads that appeared during @e's state change are its workers; a
  * filter with some is followed from its first buffer as a candidate
- * asynchronous element (its output thread confirms it) */
+ * asynchronous element (its output thread confirms it), another element's
+ * are read for their rows */
 static void
 scan_workers (GpuprofElement * e, guint64 ts)
 {
   gpuprof_owners_scan (e->id);
   if (e->role == GPUPROF_ROLE_FILTER)
     async_record (e, FALSE, 0, ts);
+  else
+    owned_record (e, ts);
 }
 
 void

@@ -23,6 +23,7 @@
 #include "gpuprof-report.h"
 #include "gpuprof-thread.h"
 #include "gpuprof-trace.h"
+#include "gpuprof-workers.h"
 
 #include <string.h>
 
@@ -81,6 +82,7 @@ element_fini (GpuprofElement * e, gpointer user_data)
   gpuprof_batches_forget (p->batches, e);
   gpuprof_streams_forget (p->streams, e);
   g_clear_pointer (&e->async, gpuprof_async_free);
+  g_clear_pointer (&e->workers, g_free);
 }
 
 /* Names for the trace writer and the GPU report: called off the streaming
@@ -197,6 +199,8 @@ gpuprof_profiler_state_change_pre (GpuprofProfiler * p, GstElement * element,
 {
   GpuprofElement *e = gpuprof_objects_element_peek (element);
   GpuprofAsync *a = e ? __atomic_load_n (&e->async, __ATOMIC_ACQUIRE) : NULL;
+  GpuprofWorkers *own = e ? __atomic_load_n (&e->workers,
+      __ATOMIC_ACQUIRE) : NULL;
 
   /* threads that appeared since the last state change are not this
    * element's (gpuprof-owners.h) */
@@ -204,6 +208,8 @@ gpuprof_profiler_state_change_pre (GpuprofProfiler * p, GstElement * element,
   /* it is about to stop its worker threads: read them while they live */
   if (a && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
     gpuprof_async_sample_named (a);
+  if (own && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    gpuprof_workers_sample_named (own);
   if (transition == GST_STATE_CHANGE_NULL_TO_READY
       && g_once_init_enter (&p->gpu_started)) {
     start_gpu (p);
@@ -418,37 +424,56 @@ fill_queue_row (GpuprofQueueRow * row, GpuprofQueue * q)
   row->upstream_wall_ns = f.upstream_wall_ns;
 }
 
-/* A worker thread of an element (gpuprof-async.h), read on its CPU clock */
+/* A thread an element owns that runs none of its calls, read on its CPU
+ * clock (gpuprof-workers.h) */
 typedef struct
 {
-  GpuprofAsyncWorker w;
+  GpuprofWorker w;
   const GpuprofElement *owner;
 } OwnedWorker;
 
-/* The worker threads of @elements that never pushed (those that push were
- * dropped from their element's workers and have hook records); a thread
- * seen appearing in a state change that turned out to be a pad task (its
- * stream-status came after) is a streaming thread, not a worker */
+static gboolean is_owned_worker (GArray * workers, gint tid);
+
+/* @e's threads listed in @ws into @out: those still its workers, once */
+static void
+add_owned (GArray * out, const GpuprofElement * e,
+    const GpuprofWorker ws[GPUPROF_WORKERS_MAX], guint n)
+{
+  guint k;
+
+  for (k = 0; k < n; k++) {
+    OwnedWorker ow = { ws[k], e };
+    GpuprofThreadKind kind;
+
+    if (gpuprof_owners_lookup (ws[k].tid, &kind) == e->id
+        && kind == GPUPROF_THREAD_KIND_WORKER
+        && !is_owned_worker (out, ws[k].tid))
+      g_array_append_val (out, ow);
+  }
+}
+
+/* The worker threads of @elements: an asynchronous element's that never
+ * pushed (those that push were dropped from its workers and have hook
+ * records), then the threads other elements created (a sink's, a
+ * source's). A thread seen appearing in a state change that turned out to
+ * be a pad task (its stream-status came after) is a streaming thread, not
+ * a worker */
 static GArray *
 owned_workers (GPtrArray * elements)
 {
   GArray *out = g_array_new (FALSE, FALSE, sizeof (OwnedWorker));
-  GpuprofAsyncWorker ws[GPUPROF_ASYNC_MAX_WORKERS];
-  guint i, k, n;
+  GpuprofWorker ws[GPUPROF_WORKERS_MAX];
+  guint i;
 
   for (i = 0; i < elements->len; i++) {
     GpuprofElement *e = g_ptr_array_index (elements, i);
     GpuprofAsync *a = __atomic_load_n (&e->async, __ATOMIC_ACQUIRE);
+    GpuprofWorkers *own = __atomic_load_n (&e->workers, __ATOMIC_ACQUIRE);
 
-    n = a ? gpuprof_async_workers (a, ws) : 0;
-    for (k = 0; k < n; k++) {
-      OwnedWorker ow = { ws[k], e };
-      GpuprofThreadKind kind;
-
-      if (gpuprof_owners_lookup (ws[k].tid, &kind) == e->id
-          && kind == GPUPROF_THREAD_KIND_WORKER)
-        g_array_append_val (out, ow);
-    }
+    if (a)
+      add_owned (out, e, ws, gpuprof_async_workers (a, ws));
+    if (own)
+      add_owned (out, e, ws, gpuprof_workers_list (own, ws));
   }
   return out;
 }
@@ -677,6 +702,8 @@ reset_pipeline (GpuprofProfiler * p, GpuprofPipeline * pl)
     gpuprof_streams_reset (p->streams, e);
     if (e->async)
       gpuprof_async_reset (e->async);
+    if (e->workers)
+      gpuprof_workers_reset (e->workers);
     for (j = 0; e->queues && j < e->queues->len; j++)
       gpuprof_queue_reset (g_ptr_array_index (e->queues, j));
   }

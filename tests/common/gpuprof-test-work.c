@@ -2,6 +2,7 @@
  * own clocks (see gpuprof-test-work.h). */
 #include "gpuprof-test-work.h"
 #include "gpuprof-test-async.h"
+#include "gpuprof-test-helper.h"
 
 #include <gst/base/gstbasesrc.h>
 #include <gst/check/gstcheck.h>
@@ -402,6 +403,7 @@ gpuprof_test_register_elements (void)
   gst_element_register (NULL, "gpuprofworksrc", GST_RANK_NONE,
       gpuprof_test_work_src_get_type ());
   gpuprof_test_register_async ();
+  gpuprof_test_register_helper ();
 }
 
 static WorkState *
