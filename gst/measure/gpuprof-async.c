@@ -246,17 +246,10 @@ gpuprof_async_sample (GpuprofAsync * a, guint64 ts)
     STORE (&a->last_read_ts, ts);
 }
 
-void
-gpuprof_async_set_workers (GpuprofAsync * a, const gint * tids, guint n,
-    guint64 ts)
+GpuprofWorkers *
+gpuprof_async_get_workers (GpuprofAsync * a)
 {
-  gpuprof_workers_set (&a->workers, tids, n, ts);
-}
-
-void
-gpuprof_async_drop_worker (GpuprofAsync * a, gint tid)
-{
-  gpuprof_workers_drop (&a->workers, tid);
+  return &a->workers;
 }
 
 /* ------------------------------------------------------------- runs */
@@ -288,19 +281,6 @@ gpuprof_async_reset (GpuprofAsync * a)
   a->held_max = 0;
   a->departed = a->residency_sum = 0;
   gpuprof_histogram_reset (&a->residency);
-}
-
-void
-gpuprof_async_sample_named (GpuprofAsync * a)
-{
-  gpuprof_workers_sample_named (&a->workers);
-}
-
-guint
-gpuprof_async_workers (GpuprofAsync * a,
-    GpuprofWorker out[GPUPROF_WORKERS_MAX])
-{
-  return gpuprof_workers_list (&a->workers, out);
 }
 
 void

@@ -84,27 +84,13 @@ guint64 gpuprof_async_oldest_batch (const GpuprofAsync * a);
  * at the first MAX_SEARCH arrivals inside. Lock-free. */
 guint64 gpuprof_async_batch_after (const GpuprofAsync * a, guint64 after);
 
-/* Worker threads (tids, the element's WORKER threads) to read, seen at
- * @ts (a hook's); a thread already listed keeps its reading. Off the buffer
- * path. */
-void gpuprof_async_set_workers (GpuprofAsync * a, const gint * tids, guint n,
-    guint64 ts);
-/* The thread @tid pushes for it: its work is measured there, not here */
-void gpuprof_async_drop_worker (GpuprofAsync * a, gint tid);
+/* Its worker threads (the element's WORKER threads, gpuprof-workers.h):
+ * set, dropped when they push, read by name before the element stops them
+ * and listed for the Threads table, all off the buffer path */
+GpuprofWorkers *gpuprof_async_get_workers (GpuprofAsync * a);
 /* Reads the workers' CPU clocks (one clock_gettime each); skipped while
  * another thread reads them. */
 void gpuprof_async_sample (GpuprofAsync * a, guint64 ts);
-
-/* Before the element stops its threads (its PAUSED -> READY): their CPU
- * and names read while they live, so that they keep their figures and
- * names once ended. Waits for another reading; off the buffer path. */
-void gpuprof_async_sample_named (GpuprofAsync * a);
-
-/* Samples the workers, then lists those read alive in this run into
- * @out (gpuprof-workers.h, a row each in the Threads table); returns how
- * many. Off the buffer path (snapshots). */
-guint gpuprof_async_workers (GpuprofAsync * a,
-    GpuprofWorker out[GPUPROF_WORKERS_MAX]);
 
 /* Samples the workers, then the figures */
 void gpuprof_async_figures (GpuprofAsync * a, GpuprofAsyncFigures * f);

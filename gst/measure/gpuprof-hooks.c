@@ -411,7 +411,8 @@ async_record (GpuprofElement * e, gboolean make, guint64 skip, guint64 ts)
     }
   }
   if (a)
-    gpuprof_async_set_workers (a, (const gint *) tids->data, tids->len, ts);
+    gpuprof_workers_set (gpuprof_async_get_workers (a),
+        (const gint *) tids->data, tids->len, ts);
   g_array_unref (tids);
   return a;
 }
@@ -435,7 +436,7 @@ follow_async (GpuprofProfiler * p, GpuprofElement * e, GpuprofThread * t,
     gpuprof_objects_buffer_counts (p->objects, e, &in, &out);
   a = async_record (e, TRUE, in + n > out ? in + n - out : 0, ts);
   /* its CPU is read here, as its output loop's */
-  gpuprof_async_drop_worker (a, t->tid);
+  gpuprof_workers_drop (gpuprof_async_get_workers (a), t->tid);
   gpuprof_async_confirm (a);
 }
 

@@ -207,7 +207,7 @@ gpuprof_profiler_state_change_pre (GpuprofProfiler * p, GstElement * element,
   gpuprof_owners_scan (0);
   /* it is about to stop its worker threads: read them while they live */
   if (a && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
-    gpuprof_async_sample_named (a);
+    gpuprof_workers_sample_named (gpuprof_async_get_workers (a));
   if (own && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
     gpuprof_workers_sample_named (own);
   if (transition == GST_STATE_CHANGE_NULL_TO_READY
@@ -471,7 +471,7 @@ owned_workers (GPtrArray * elements)
     GpuprofWorkers *own = __atomic_load_n (&e->workers, __ATOMIC_ACQUIRE);
 
     if (a)
-      add_owned (out, e, ws, gpuprof_async_workers (a, ws));
+      add_owned (out, e, ws, gpuprof_workers_list (gpuprof_async_get_workers (a), ws));
     if (own)
       add_owned (out, e, ws, gpuprof_workers_list (own, ws));
   }
