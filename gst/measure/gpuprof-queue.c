@@ -597,7 +597,10 @@ gpuprof_queue_reset (GpuprofQueue * q)
 }
 
 /* the level now, without the newest entries whose chain calls still run
- * (waiting for room: not in the queue yet); lock held */
+ * (waiting for room: not in the queue yet); lock held. The mirror can run
+ * one buffer ahead (the queue pops before the src push we see), so it is
+ * capped by the most the queue said it held (update_level): the true level
+ * is never above either. */
 static void
 current_level (GpuprofQueue * q, guint64 * buffers, guint64 * bytes)
 {
@@ -611,6 +614,8 @@ current_level (GpuprofQueue * q, guint64 * buffers, guint64 * bytes)
     *bytes -= MIN (*bytes, it->size);
     pending -= MIN (pending, it->n_buffers);
   }
+  *buffers = MIN (*buffers, q->max_level_buffers);
+  *bytes = MIN (*bytes, q->max_level_bytes);
 }
 
 /**

@@ -164,6 +164,32 @@ GST_START_TEST (test_failed_chain_and_refused_push)
 
 GST_END_TEST;
 
+/* Our mirror runs ahead of the queue (it pops before the src push we
+ * see): a snapshot's level is never above what the queue itself said it
+ * held. Here a real queue that holds nothing says 0 at each new maximum
+ * the mirror reaches, so its most is the one buffer each chain call gave
+ * it, while the mirror counts 3 inside. */
+GST_START_TEST (test_level_never_above_the_queue_s)
+{
+  Fixture fx;
+  GpuprofQueueFigures f;
+
+  fixture_init (&fx, FALSE);
+  fx.element.element = gst_element_factory_make ("queue", NULL);
+  fail_unless (fx.element.element != NULL);
+  chain_ok (&fx, 0, 3, 1000);
+  fail_unless_equals_int (fx.q->level_buffers, 3);
+  gpuprof_queue_figures (fx.q, &f);
+  fail_unless_equals_int (f.max_level_buffers, 1);
+  fail_unless_equals_int (f.max_level_bytes, 100);
+  fail_unless_equals_int (f.level_buffers, 1);
+  fail_unless_equals_int (f.level_bytes, 100);
+  gst_object_unref (fx.element.element);
+  fixture_clear (&fx);
+}
+
+GST_END_TEST;
+
 static Suite *
 queue_module_suite (void)
 {
@@ -174,6 +200,7 @@ queue_module_suite (void)
   tcase_add_test (tc, test_fifo_in_order);
   tcase_add_test (tc, test_leaky_push_drops_the_older);
   tcase_add_test (tc, test_failed_chain_and_refused_push);
+  tcase_add_test (tc, test_level_never_above_the_queue_s);
   return s;
 }
 
