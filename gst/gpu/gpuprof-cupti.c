@@ -591,7 +591,7 @@ subscriber_callback (void *userdata, CUpti_CallbackDomain domain,
       /* once per call (a runtime record's driver record closes it again:
        * harmless) */
       if (cd->callbackSite == CUPTI_API_EXIT)
-        gpuprof_gpu_event_recorded ();
+        gpuprof_gpu_close_batch ();
     } else if (cd->callbackSite == CUPTI_API_ENTER) {
       gpuprof_gpu_sync_enter (runtime, cbid);
     } else {

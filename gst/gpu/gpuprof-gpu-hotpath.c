@@ -304,26 +304,21 @@ _gpuprof_gpu_owner_batch (GpuprofGpuChannel channel, guint32 owner,
   return batch ? batch : GPUPROF_GPU_SEQ_NONE;
 }
 
-void
-_gpuprof_gpu_thread_close_batch (void)
-{
-  me.closed = me.ever_closed = TRUE;
-}
-
 /**
- * gpuprof_gpu_event_recorded:
+ * gpuprof_gpu_close_batch:
  *
- * On a thread that recorded a CUDA event (cuEventRecord, cudaEventRecord
- * and their variants: gpuprof-cupti.c): as after a wait on the GPU, the
- * batch its launches outside calls went to is closed, its next launch goes
- * to its owner's next batch in flight. An input thread that never waits
- * (nvinfer's: the output thread waits on the batch's event) records one
- * event per batch, after the batch's last launch. O(1), no lock.
+ * On a thread that finished a host wait on the GPU (gpuprof-gpu-wait.c) or
+ * recorded a CUDA event (cuEventRecord, cudaEventRecord and their
+ * variants: gpuprof-cupti.c): the batch its launches outside calls went to
+ * is closed, its next launch goes to its owner's next batch in flight. An
+ * input thread that never waits (nvinfer's: the output thread waits on the
+ * batch's event) records one event per batch, after the batch's last
+ * launch. O(1), no lock.
  */
 void
-gpuprof_gpu_event_recorded (void)
+gpuprof_gpu_close_batch (void)
 {
-  _gpuprof_gpu_thread_close_batch ();
+  me.closed = me.ever_closed = TRUE;
 }
 
 /* A launch on a thread its owner made, outside calls. The oldest batch in

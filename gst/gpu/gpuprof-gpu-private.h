@@ -54,10 +54,6 @@ void _gpuprof_gpu_thread_name (guint32 tid, gchar * out, gsize size);
 void _gpuprof_gpu_threads_forget (void);
 guint64 _gpuprof_gpu_owner_batch (GpuprofGpuChannel channel, guint32 owner,
     guint64 after);
-/* the calling thread finished a host wait on the GPU (a synchronize) or
- * recorded an event: its next launch outside calls is for the next batch
- * of its owner */
-void _gpuprof_gpu_thread_close_batch (void);
 
 /* what a thread launching GPU work is doing */
 typedef enum

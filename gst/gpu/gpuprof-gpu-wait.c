@@ -166,7 +166,7 @@ gpuprof_gpu_sync_exit (gboolean runtime, guint32 cbid)
     }
     wait_add (wait_key (kind, c, element, tid), ns);
   }
-  _gpuprof_gpu_thread_close_batch ();
+  gpuprof_gpu_close_batch ();
 }
 
 /**

@@ -174,9 +174,9 @@ void gpuprof_gpu_use_pthread_ids (gboolean use);
  * charged at exit to what it is doing (gpuprof-gpu-wait.c) */
 void gpuprof_gpu_sync_enter (gboolean runtime, guint32 cbid);
 void gpuprof_gpu_sync_exit (gboolean runtime, guint32 cbid);
-/* an event record (both paths): closes the calling thread's batch
- * (gpuprof-gpu-hotpath.c) */
-void gpuprof_gpu_event_recorded (void);
+/* after a host wait (gpuprof-gpu-wait.c) or an event record (both paths):
+ * closes the calling thread's batch (gpuprof-gpu-hotpath.c) */
+void gpuprof_gpu_close_batch (void);
 
 /* ---- record side ---- */
 
