@@ -18,7 +18,7 @@
  *   buf4      4 MiB buffers (gpuprof's) instead of 8 MiB */
 #include <cupti.h>
 
-#include "gpuprof-launch-names.h"
+#include "gpuprof-cupti-ids.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -124,16 +124,17 @@ empty_callback (void *userdata, CUpti_CallbackDomain domain,
 {
 }
 
-static int
-sync_name (const char *name)
+/* enables the callbacks @ids; returns how many */
+static unsigned
+enable_ids (CUpti_SubscriberHandle sub, const GpuprofCallbackId * ids,
+    unsigned n)
 {
-  return name && strstr (name, "Synchronize") != NULL;
-}
+  unsigned i, on = 0;
 
-static int
-record_name (const char *name)
-{
-  return name && strstr (name, "EventRecord") != NULL;
+  for (i = 0; i < n; i++)
+    on += cuptiEnableCallback (1, sub, ids[i].domain, ids[i].cbid) ==
+        CUPTI_SUCCESS;
+  return on;
 }
 
 /* enables the callbacks whose names @match accepts; returns how many */
@@ -160,10 +161,12 @@ add_gpuprof_choices (void)
           enable_named (sub, gpuprof_launch_api_name));
     if (added ("sync"))
       fprintf (stderr, "cupti-min: %u sync callbacks\n",
-          enable_named (sub, sync_name));
+          enable_ids (sub, gpuprof_sync_ids,
+              sizeof gpuprof_sync_ids / sizeof gpuprof_sync_ids[0]));
     if (added ("record"))
       fprintf (stderr, "cupti-min: %u event record callbacks\n",
-          enable_named (sub, record_name));
+          enable_ids (sub, gpuprof_record_ids,
+              sizeof gpuprof_record_ids / sizeof gpuprof_record_ids[0]));
   }
   if (added ("flush"))
     flusher_on = pthread_create (&flusher_thread, NULL, flusher, NULL) == 0;

@@ -14,9 +14,10 @@
  *    work only. No API or external correlation records, no join.
  *  - activity: both API kinds and external correlation: external correlation
  *    records only come with an API kind enabled (measured on the GPU host).
- * Both paths enable the callbacks of the synchronizing calls (sync_ids):
- * the time a thread waits on the GPU (gpuprof-gpu-wait.c); and of the
- * event records (record_ids), which close the recording thread's batch
+ * Both paths enable the callbacks of the synchronizing calls
+ * (gpuprof_sync_ids in gpuprof-cupti-ids.h): the time a thread waits on
+ * the GPU (gpuprof-gpu-wait.c); and of the event records
+ * (gpuprof_record_ids), which close the recording thread's batch
  * (gpuprof-gpu-hotpath.c).
  */
 #ifdef HAVE_CONFIG_H
@@ -139,7 +140,7 @@ gpuprof_cupti_path (void)
 #include <dlfcn.h>
 #include <cupti.h>
 
-#include "gpuprof-launch-names.h"
+#include "gpuprof-cupti-ids.h"
 
 /* ---- the function table ---- */
 
@@ -547,9 +548,9 @@ collector_main (gpointer data)
 
 /* ---- session ---- */
 
-/* the ids that are not launches (sync_ids and record_ids below): a byte
- * per id, driver then runtime (their domains are 1 and 2), saying which
- * kind; 0 for a launch: the cheapest test on the launch path */
+/* the ids that are not launches (gpuprof_sync_ids, gpuprof_record_ids): a
+ * byte per id, driver then runtime (their domains are 1 and 2), saying
+ * which kind; 0 for a launch: the cheapest test on the launch path */
 #define SYNC_IDS 1024
 G_STATIC_ASSERT (CUPTI_CB_DOMAIN_RUNTIME_API ==
     CUPTI_CB_DOMAIN_DRIVER_API + 1);
@@ -604,61 +605,10 @@ subscriber_callback (void *userdata, CUpti_CallbackDomain domain,
     gpuprof_gpu_launch_enter (cd->correlationId);
 }
 
-/* a callback id in its domain */
-typedef struct
-{
-  CUpti_CallbackDomain domain;
-  CUpti_CallbackId cbid;
-} CallbackId;
-
-/* Calls that block the host until the GPU is done, driver and runtime (a
- * runtime call waits through its driver call: gpuprof-gpu-wait.c counts the
- * outermost). cuStreamWaitEvent is a GPU-side wait, not a host one.
- * Synchronous copies (cuMemcpyHtoD...) are left out: their time is mostly
- * the copy itself, already the element's copy_ns, and telling them from the
- * asynchronous ones would cost the launch path an exit callback. */
-static const CallbackId sync_ids[] = {
-  {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize},
-  {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2},
-  {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize},
-  {CUPTI_CB_DOMAIN_DRIVER_API,
-      CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz},
-  {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize},
-  {CUPTI_CB_DOMAIN_RUNTIME_API,
-      CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020},
-  {CUPTI_CB_DOMAIN_RUNTIME_API,
-      CUPTI_RUNTIME_TRACE_CBID_cudaThreadSynchronize_v3020},
-  {CUPTI_CB_DOMAIN_RUNTIME_API,
-      CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020},
-  {CUPTI_CB_DOMAIN_RUNTIME_API,
-      CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000},
-  {CUPTI_CB_DOMAIN_RUNTIME_API,
-      CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020},
-};
-
-/* Event records: an input thread that never waits (the output thread
- * waits on the batch's event) records one per batch after its last
- * launch, the end of the batch for the owned-thread rule (docs/gpu.md).
- * A runtime record calls its driver record: both count, once is enough. */
-static const CallbackId record_ids[] = {
-  {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuEventRecord},
-  {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz},
-  {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags},
-  {CUPTI_CB_DOMAIN_DRIVER_API,
-      CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz},
-  {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020},
-  {CUPTI_CB_DOMAIN_RUNTIME_API,
-      CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000},
-  {CUPTI_CB_DOMAIN_RUNTIME_API,
-      CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_v11010},
-  {CUPTI_CB_DOMAIN_RUNTIME_API,
-      CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010},
-};
-
 /* Marks @ids as @kind in sync_tab and enables their callbacks. Returns how
  * many were enabled. */
 static guint
-enable_not_launch (const CallbackId * ids, guint n, NotLaunch kind)
+enable_not_launch (const GpuprofCallbackId * ids, guint n, NotLaunch kind)
 {
   guint i, n_on = 0;
 
@@ -681,10 +631,10 @@ enable_sync_callbacks (void)
 
   if (!subscriber || !cupti.EnableCallback)
     return 0;
-  n_sync = skipped ("sync") ? 0 : enable_not_launch (sync_ids,
-      G_N_ELEMENTS (sync_ids), NOT_LAUNCH_SYNC);
-  n_record = skipped ("record") ? 0 : enable_not_launch (record_ids,
-      G_N_ELEMENTS (record_ids), NOT_LAUNCH_EVENT_RECORD);
+  n_sync = skipped ("sync") ? 0 : enable_not_launch (gpuprof_sync_ids,
+      G_N_ELEMENTS (gpuprof_sync_ids), NOT_LAUNCH_SYNC);
+  n_record = skipped ("record") ? 0 : enable_not_launch (gpuprof_record_ids,
+      G_N_ELEMENTS (gpuprof_record_ids), NOT_LAUNCH_EVENT_RECORD);
   GST_INFO ("%u synchronize callbacks on: gpu_wait_ns measured; %u event "
       "record callbacks on: batch ends on owned threads", n_sync, n_record);
   return n_sync + n_record;
