@@ -15,6 +15,7 @@ G_BEGIN_DECLS
 typedef struct _GpuprofElement GpuprofElement;
 typedef struct _GpuprofPad GpuprofPad;
 typedef struct _GpuprofThread GpuprofThread;
+typedef struct _GpuprofRing GpuprofRing;
 
 typedef enum
 {
@@ -107,7 +108,8 @@ struct _GpuprofThread
   gint cache_generation;
   GpuprofPadCacheEntry cache[GPUPROF_PAD_CACHE];
 
-  gpointer trace_ring;          /* gpuprof-ring.h, when tracing */
+  GpuprofRing *ring;            /* its ring on the event bus (gpuprof-bus.h),
+                                 * NULL when no one listens */
   gboolean announced;           /* name given to NVTX, trace, CUPTI */
   gboolean loop_owner_set;      /* gpuprof-owners.h told who pushes here */
 

@@ -9,7 +9,7 @@
 #include "gpuprof-batch.h"
 #include "gpuprof-clock.h"
 #include "gpuprof-cupti.h"
-#include "gpuprof-emit.h"
+#include "gpuprof-bus.h"
 #include "gpuprof-gpu.h"
 #include "gpuprof-nvtx.h"
 #include "gpuprof-objects.h"
@@ -17,7 +17,6 @@
 #include "gpuprof-workers.h"
 #include "gpuprof-queue.h"
 #include "gpuprof-thread.h"
-#include "gpuprof-trace.h"
 
 /* GStreamer's own chain-list function, which splits a list into chain calls
  * (each with its own hooks): read from a new pad once */
@@ -42,11 +41,11 @@ name_thread (GpuprofProfiler * p, GpuprofThread * t)
     gpuprof_nvtx_name_thread (t->tid, t->name);
   if (p->gpu_on)
     gpuprof_gpu_set_thread_name (t->name);
-  if (t->trace_ring) {
+  if (t->ring) {
     GpuprofEvent ev;
     gpuprof_event_init (&ev, GPUPROF_EVENT_THREAD_NAME, 0, 0, t->id,
         gpuprof_clock_now ());
-    gpuprof_trace_push (t->trace_ring, &ev);
+    gpuprof_ring_push (t->ring, &ev);
   }
 }
 
@@ -55,8 +54,8 @@ static void
 announce_thread (GpuprofProfiler * p, GpuprofThread * t)
 {
   t->announced = TRUE;
-  if (p->trace)
-    t->trace_ring = gpuprof_trace_ring_for_thread (p->trace, t->id);
+  if (gpuprof_bus_active (p->bus))
+    t->ring = gpuprof_bus_ring_for_thread (p->bus, t->id);
   name_thread (p, t);
 }
 
@@ -175,7 +174,9 @@ element_pipeline_id (GpuprofProfiler * p, GpuprofElement * e)
 static inline GpuprofQueueOutputs
 queue_outputs (GpuprofProfiler * p)
 {
-  GpuprofQueueOutputs out = { p->trace, p->params.nvtx };
+  GpuprofQueueOutputs out = { gpuprof_bus_active (p->bus) ? p->bus : NULL,
+    p->params.nvtx
+  };
 
   return out;
 }
@@ -267,7 +268,7 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     GpuprofQueueOutputs out = queue_outputs (p);
     f->size = data_size (buffer, list);
     gpuprof_queue_chain_pre (gp->queue, &out, t, f, buffer, list);
-  } else if (t->trace_ring) {
+  } else if (t->ring) {
     f->size = data_size (buffer, list);
   }
   /* a call processing a batch is labelled with the batch number, so NVTX
@@ -305,7 +306,7 @@ trace_call (GpuprofProfiler * p, GpuprofThread * t, GpuprofFrame * f,
   ev.pts = f->pts;
   ev.size = f->size;
   ev.self = self;
-  gpuprof_trace_push (t->trace_ring, &ev);
+  gpuprof_ring_push (t->ring, &ev);
 }
 
 /* A chain call that failed still got its data: the push that made it must
@@ -367,7 +368,7 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   self = incl > f->child_ns + blocked ? incl - f->child_ns - blocked : 0;
   gpuprof_stats_add_call (&e->stats, t, self, incl);
   gpuprof_batches_chain_post (p->batches, t, f, self);
-  if (t->trace_ring)
+  if (t->ring)
     trace_call (p, t, f, incl, self);
   if (G_UNLIKELY (gp->queue)) {
     GpuprofQueueOutputs out = queue_outputs (p);
@@ -679,7 +680,7 @@ gpuprof_profiler_pull_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   incl = ts > f->start ? ts - f->start : 0;
   self = incl > f->child_ns ? incl - f->child_ns : 0;
   gpuprof_stats_add_call (&f->element->stats, t, self, incl);
-  if (t->trace_ring) {
+  if (t->ring) {
     f->size = buffer && res == GST_FLOW_OK ? gst_buffer_get_size (buffer) : 0;
     trace_call (p, t, f, incl, self);
   }
@@ -755,7 +756,7 @@ trace_mark (GpuprofProfiler * p, GpuprofThread * t, GpuprofElement * e,
       t ? t->id : 0, ts);
   ev.seq = seq;
   ev.arg0 = type;
-  gpuprof_emit (p->trace, t, &ev);
+  gpuprof_bus_emit (p->bus, t, &ev);
 }
 
 static void
@@ -827,7 +828,7 @@ gpuprof_profiler_event_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   seq = mark ? __atomic_load_n (&gp->seq, __ATOMIC_RELAXED) : 0;
   if (mark && p->params.nvtx)
     gpuprof_nvtx_mark (gp->element, mark, seq, GPUPROF_NVTX_CAT_EVENT);
-  if (mark && t->trace_ring)
+  if (mark && t->ring)
     trace_mark (p, t, gp->element, gp, ts, event_mark_type (event), seq);
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && GST_PAD_IS_SRC (pad))
     gpuprof_batches_eos (p->batches, gp);
@@ -943,8 +944,8 @@ gpuprof_profiler_message (GpuprofProfiler * p, guint64 ts,
       && !GST_OBJECT_PARENT (element)) {
     if (p->gpu_on)
       gpuprof_cupti_flush (TRUE);
-    if (p->trace)
-      gpuprof_trace_flush (p->trace);
+    if (gpuprof_bus_active (p->bus))
+      gpuprof_bus_flush (p->bus);
     return;
   }
   if (GST_MESSAGE_TYPE (message) != GST_MESSAGE_STREAM_STATUS)
@@ -1031,7 +1032,7 @@ gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
     gpuprof_nvtx_mark (e, text, (guint64) transition, GPUPROF_NVTX_CAT_STATE);
     g_free (text);
   }
-  if (p->trace && e)
+  if (e && gpuprof_bus_active (p->bus))
     trace_mark (p, gpuprof_thread_peek (), e, NULL, ts,
         GPUPROF_MARK_STATE_CHANGE, (guint64) transition);
   /* batch-size and interval at the start of a run, off the streaming

@@ -2,7 +2,6 @@
 #include "gpuprof-queue.h"
 
 #include "gpuprof-clock.h"
-#include "gpuprof-emit.h"
 #include "gpuprof-nvtx.h"
 
 #include <stdlib.h>
@@ -152,7 +151,7 @@ trace_level (const GpuprofQueueOutputs * out, GpuprofThread * t,
       t ? t->id : 0, ts);
   ev.self = item->level_buffers;
   ev.size = item->level_bytes;
-  gpuprof_emit (out->trace, t, &ev);
+  gpuprof_bus_emit (out->bus, t, &ev);
 }
 
 /* An entry left the mirror, called outside the queue's lock (NVTX) */
@@ -162,7 +161,7 @@ item_end (GpuprofQueue * q, const GpuprofQueueOutputs * out,
 {
   if (out->nvtx && item->nvtx_range)
     gpuprof_nvtx_end (q->element, item->nvtx_range);
-  if (out->trace) {
+  if (out->bus) {
     GpuprofThread *t = gpuprof_thread_peek ();
     GpuprofEvent ev;
 
@@ -175,7 +174,7 @@ item_end (GpuprofQueue * q, const GpuprofQueueOutputs * out,
     /* where the buffer's arrow starts: the enqueuing chain call */
     ev.dur = ts > item->in_ts ? ts - item->in_ts : 0;
     ev.arg0 = gpuprof_event_queue_out (outcome, item->in_thread);
-    gpuprof_emit (out->trace, t, &ev);
+    gpuprof_bus_emit (out->bus, t, &ev);
     trace_level (out, t, q, ts, item);
   }
 }
@@ -515,7 +514,7 @@ gpuprof_queue_chain_pre (GpuprofQueue * q, const GpuprofQueueOutputs * out,
   if (out->nvtx)
     item.nvtx_range = gpuprof_nvtx_start (e, f->pad->nvtx_msg, f->seq);
   enqueue (q, &item);
-  if (t->trace_ring) {
+  if (t->ring) {
     GpuprofEvent ev;
 
     gpuprof_event_init (&ev, GPUPROF_EVENT_QUEUE_IN, e->id, f->pad->id,
@@ -525,7 +524,7 @@ gpuprof_queue_chain_pre (GpuprofQueue * q, const GpuprofQueueOutputs * out,
     ev.size = f->size;
     ev.self = f->n_buffers;
     ev.flow = gpuprof_queue_residency_id (q, f->seq);
-    gpuprof_trace_push (t->trace_ring, &ev);
+    gpuprof_ring_push (t->ring, &ev);
     trace_level (out, t, q, f->start, &item);
   }
 }

@@ -22,7 +22,7 @@
 
 #include "gpuprof-histogram.h"
 #include "gpuprof-objects.h"
-#include "gpuprof-trace.h"
+#include "gpuprof-bus.h"
 
 G_BEGIN_DECLS
 
@@ -92,7 +92,7 @@ typedef enum
  * residencies and levels. The hooks fill it from their parameters. */
 typedef struct
 {
-  GpuprofTrace *trace;          /* NULL: no trace */
+  GpuprofBus *bus;              /* NULL: no events */
   gboolean nvtx;
 } GpuprofQueueOutputs;
 

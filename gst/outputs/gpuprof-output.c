@@ -44,9 +44,20 @@ output_free (gpointer data)
 {
   GpuprofOutput *o = data;
 
+  if (o->sink)
+    gpuprof_bus_remove_sink (o->bus, o->sink);
   if (o->klass->free)
     o->klass->free (o->state);
   g_free (o);
+}
+
+/* on the bus's drain thread: the output is not freed while it runs */
+static void
+output_events (const GpuprofEvent * events, guint n, gpointer data)
+{
+  GpuprofOutput *o = data;
+
+  o->klass->events (o->state, events, n);
 }
 
 /**
@@ -74,9 +85,14 @@ gpuprof_outputs_open (const GpuprofParams * params,
       continue;
     state = klass->open (params, ctx);
     if (state) {
+      static const GpuprofBusSink sink = { NULL, output_events, NULL };
       GpuprofOutput *o = g_new0 (GpuprofOutput, 1);
       o->klass = klass;
       o->state = state;
+      if (klass->events && ctx->bus) {
+        o->bus = ctx->bus;
+        o->sink = gpuprof_bus_add_sink (ctx->bus, &sink, o);
+      }
       g_ptr_array_add (open, o);
       GST_INFO ("gpuprof output %s open", klass->name);
     }
@@ -95,33 +111,6 @@ gpuprof_outputs_find (GPtrArray * outputs, const gchar * name)
       return o;
   }
   return NULL;
-}
-
-gboolean
-gpuprof_outputs_want_events (GPtrArray * outputs)
-{
-  guint i;
-
-  for (i = 0; i < outputs->len; i++) {
-    GpuprofOutput *o = g_ptr_array_index (outputs, i);
-    if (o->klass->events)
-      return TRUE;
-  }
-  return FALSE;
-}
-
-/* on the trace writer thread: outputs is not changed while it runs */
-void
-gpuprof_outputs_events (GPtrArray * outputs, const GpuprofEvent * events,
-    guint n)
-{
-  guint i;
-
-  for (i = 0; i < outputs->len; i++) {
-    GpuprofOutput *o = g_ptr_array_index (outputs, i);
-    if (o->klass->events)
-      o->klass->events (o->state, events, n);
-  }
 }
 
 /* each output's line for the end of the report */

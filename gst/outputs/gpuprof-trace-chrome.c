@@ -2,8 +2,8 @@
  * per line (see docs/trace.md). Turns each GpuprofEvent into its JSON event,
  * names threads and GPU tracks before their first event, and writes the
  * global "gpuprof summary" and "gpuprof trace" events. Runs under the
- * trace's drain_lock (gpuprof-trace-private.h); the transport around it is
- * gpuprof-trace.c.
+ * trace's lock (gpuprof-trace-private.h); the file around it is
+ * gpuprof-trace.c, the events come over the core's bus (gpuprof-bus.h).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -4,7 +4,7 @@
  * the arrow starts inside the chain call of the launching element that
  * holds that time. The chain call may be written before the op (it is
  * remembered), after it (the arrow waits), or never (the arrow is drawn at
- * CUPTI's time). Runs under the trace's drain_lock (gpuprof-trace-private.h).
+ * CUPTI's time). Runs under the trace's lock (gpuprof-trace-private.h).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -5,8 +5,8 @@
  *   gpuprof-trace-flows.c  host -> GPU launch arrows: binding a GPU op to
  *                          the chain call that launched it
  *
- * Everything here runs under drain_lock (the writer thread, or the caller
- * of gpuprof_trace_flush()/close()), unless said otherwise.
+ * Everything here runs under the trace's lock, on the bus's drain thread
+ * or the caller of gpuprof_trace_flush()/close(), unless said otherwise.
  */
 #pragma once
 
@@ -58,37 +58,24 @@ struct _GpuprofTrace
   GRegex *filter;
   guint64 max_bytes;
   gint pid;
-
-  /* lock guards: rings, ring_by_tid, stop */
-  GMutex lock;
-  GCond cond;
-  GPtrArray *rings;
-  GHashTable *ring_by_tid;
-  gboolean stop;
-  gboolean gpu_producer;        /* a GPU op ring exists */
-  GThread *thread;
-
-  /* for threads without a ring of their own; shared_lock serialises pushes */
-  GMutex shared_lock;
-  GpuprofRing *shared_ring;
+  GpuprofBus *bus;              /* the events come from its rings */
+  guint sink;                   /* our subscription to it */
+  gint gpu_producer;            /* a GPU op ring exists (atomic) */
 
   /* names_lock guards the kernel name table */
   GMutex names_lock;
   GHashTable *name_ids;         /* name -> id */
   GPtrArray *name_json;         /* id - 1 -> JSON-escaped name */
 
-  /* drain_lock guards everything below */
-  GMutex drain_lock;
+  /* lock guards everything below; taken by the bus's callbacks (under its
+   * drain lock, which comes first) and by the getters */
+  GMutex lock;
   gint fd;
   GString *out;
-  GpuprofEvent *batch;
-  GPtrArray *drain_rings;
   GHashTable *elements;         /* id -> GpuprofTraceElementName */
   GHashTable *pads;             /* id -> JSON-escaped name */
   GHashTable *threads;          /* tid -> GpuprofTraceThreadState */
   gchar *pipeline_name;
-  GpuprofTraceEventFunc event_func;     /* outputs that want the stream */
-  gpointer event_data;
   guint n_gpu_tracks;
   gboolean remember_chains;     /* copy of gpu_producer: arrows to bind */
   gboolean first_event;
@@ -96,7 +83,7 @@ struct _GpuprofTrace
   gboolean closed;
   guint64 last_ts;
   gchar *error_message;
-  GpuprofTraceStats stats;      /* events_lost is summed from the rings */
+  GpuprofTraceStats stats;      /* events_lost is the bus's */
 };
 
 /* gpuprof-trace-chrome.c: the file's format */

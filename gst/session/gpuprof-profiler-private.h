@@ -3,6 +3,7 @@
 #pragma once
 
 #include "gpuprof-batch.h"
+#include "gpuprof-bus.h"
 #include "gpuprof-metrics-server.h"
 #include "gpuprof-objects.h"
 #include "gpuprof-profiler.h"
@@ -15,9 +16,10 @@ struct _GpuprofProfiler
 {
   GpuprofParams params;
   GpuprofObjects *objects;
+  GpuprofBus *bus;              /* the hooks' events to the outputs */
   GPtrArray *outputs;           /* GpuprofOutput *, see gpuprof-output.h */
-  GpuprofTrace *trace;          /* the trace output's writer, for the hooks;
-                                 * NULL: no trace= or it could not open */
+  GpuprofTrace *trace;          /* the trace output's writer; NULL: no
+                                 * trace= or it could not open */
   gsize gpu_started;            /* g_once: CUPTI tried when a run starts */
   gboolean gpu_on;              /* CUPTI attribution running */
   gchar *gpu_off_reason;        /* why not, for the report (cupti=on) */

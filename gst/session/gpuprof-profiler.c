@@ -117,28 +117,17 @@ pipeline_name_cb (gpointer user_data)
   return gpuprof_objects_dup_last_pipeline_name (p->objects);
 }
 
-/* the trace writer thread hands drained events to outputs that want them */
-static void
-output_events_cb (const GpuprofEvent * events, guint n, gpointer user_data)
-{
-  GpuprofProfiler *p = user_data;
-
-  gpuprof_outputs_events (p->outputs, events, n);
-}
-
 static void
 open_outputs (GpuprofProfiler * p)
 {
   GpuprofTraceNames names = { p, element_path_cb, pad_name_cb,
     thread_name_cb, pipeline_name_cb
   };
-  GpuprofOutputContext ctx = { &names };
+  GpuprofOutputContext ctx = { &names, p->bus };
 
   p->outputs = gpuprof_outputs_open (&p->params, &ctx);
   p->trace = gpuprof_output_trace_get (gpuprof_outputs_find (p->outputs,
           "trace"));
-  if (p->trace && gpuprof_outputs_want_events (p->outputs))
-    gpuprof_trace_set_event_func (p->trace, output_events_cb, p);
 }
 
 /* owners.c learnt a thread's owner: GPU work launched on it outside calls
@@ -238,6 +227,7 @@ gpuprof_profiler_new (const GpuprofParams * params)
       element_fini, p);
   p->streams = gpuprof_streams_new ();
   p->batches = gpuprof_batches_new (p->streams);
+  p->bus = gpuprof_bus_new ();
   open_outputs (p);
   live_start (p);
   if (p->params.metrics)
@@ -283,6 +273,7 @@ gpuprof_profiler_free (GpuprofProfiler * p)
   gpuprof_profiler_shutdown (p);
   gpuprof_outputs_free (p->outputs);
   p->trace = NULL;
+  gpuprof_bus_free (p->bus);
   g_free (p->gpu_off_reason);
   gpuprof_objects_free (p->objects);
   gpuprof_batches_free (p->batches);
@@ -729,7 +720,7 @@ gpuprof_profiler_sweep_locked (GpuprofProfiler * p)
     gpuprof_objects_sweep (p->objects, NULL, NULL);
     return;
   }
-  gpuprof_trace_flush (p->trace);
+  gpuprof_bus_flush (p->bus);
   elements = g_array_new (FALSE, FALSE, sizeof (guint32));
   pads = g_array_new (FALSE, FALSE, sizeof (guint32));
   gpuprof_objects_sweep (p->objects, elements, pads);
@@ -755,7 +746,7 @@ live_trace_rates (GpuprofProfiler * p, GpuprofPipeline * pl,
   GPtrArray *all;
   guint i, j;
 
-  if (!p->trace || iv->final || iv->interval_s <= 0.0)
+  if (!gpuprof_bus_active (p->bus) || iv->final || iv->interval_s <= 0.0)
     return;
   all = gpuprof_objects_elements (p->objects);
   for (i = 0; i < all->len; i++) {
@@ -773,7 +764,7 @@ live_trace_rates (GpuprofProfiler * p, GpuprofPipeline * pl,
       gpuprof_event_init (&ev, GPUPROF_EVENT_RATE, e->id, 0, 0, now);
       ev.self = r->buffers;
       ev.dur = (guint64) (iv->interval_s * GST_SECOND);
-      gpuprof_trace_push_locked (p->trace, &ev);
+      gpuprof_bus_push_locked (p->bus, &ev);
     }
   }
   g_ptr_array_unref (all);
