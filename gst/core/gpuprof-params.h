@@ -12,9 +12,38 @@
 
 #include <gst/gst.h>
 
-#include "gpuprof-cupti.h"
-
 G_BEGIN_DECLS
+
+/**
+ * GpuprofCuptiMode:
+ * @GPUPROF_CUPTI_AUTO: on when CUPTI loads and a GPU is there, else off with
+ *   its reason
+ * @GPUPROF_CUPTI_ON: the same, but the caller should warn when it is off
+ * @GPUPROF_CUPTI_OFF: never load CUPTI
+ */
+typedef enum
+{
+  GPUPROF_CUPTI_AUTO = 0,
+  GPUPROF_CUPTI_ON,
+  GPUPROF_CUPTI_OFF,
+} GpuprofCuptiMode;
+
+/**
+ * GpuprofCuptiPath:
+ * @GPUPROF_CUPTI_PATH_CALLBACK: CUPTI callbacks at the entry of launch, copy
+ *   and memset API calls store what the launching thread is doing under the
+ *   call's correlation id; activity records for GPU work only (the cheap one)
+ * @GPUPROF_CUPTI_PATH_ACTIVITY: runtime + driver API activity records and
+ *   external correlation records, joined on the collector thread
+ *
+ * How GPU records find the element that launched them (docs/gpu.md).
+ */
+typedef enum
+{
+  GPUPROF_CUPTI_PATH_CALLBACK = 0,
+  GPUPROF_CUPTI_PATH_ACTIVITY,
+} GpuprofCuptiPath;
+
 
 typedef enum
 {

@@ -20,7 +20,7 @@
 #endif
 
 #include "gpuprof-gpu-private.h"
-#include "gpuprof-cupti.h"
+#include "gpuprof-clock.h"
 
 #define N_LAUNCH_SLOTS (1 << 18)        /* power of two; 10 MiB, on first use */
 
@@ -92,7 +92,7 @@ gpuprof_gpu_launch_enter (guint32 correlation_id)
         s->l.ext[c] = element;
     }
   }
-  s->l.api_start = gpuprof_cupti_monotonic_ns ();
+  s->l.api_start = gpuprof_clock_monotonic_ns ();
   __atomic_store_n (&s->corr, correlation_id, __ATOMIC_RELEASE);
 }
 

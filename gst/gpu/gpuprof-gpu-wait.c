@@ -20,7 +20,7 @@
 #endif
 
 #include "gpuprof-gpu-private.h"
-#include "gpuprof-cupti.h"
+#include "gpuprof-clock.h"
 
 #include <string.h>
 
@@ -122,7 +122,7 @@ gpuprof_gpu_sync_enter (gboolean runtime, guint32 cbid)
   if (sync_call && SYNC_RUNTIME (sync_call) && !runtime)
     return;
   sync_call = call;
-  sync_start = gpuprof_cupti_monotonic_ns ();
+  sync_start = gpuprof_clock_monotonic_ns ();
 }
 
 /**
@@ -145,7 +145,7 @@ gpuprof_gpu_sync_exit (gboolean runtime, guint32 cbid)
   if (sync_call != SYNC_CALL (runtime, cbid))
     return;
   sync_call = 0;
-  ns = gpuprof_cupti_monotonic_ns () - sync_start;
+  ns = gpuprof_clock_monotonic_ns () - sync_start;
   for (c = 0; c < GPUPROF_GPU_N_CHANNELS; c++) {
     guint32 element, tid;
     guint64 seq;

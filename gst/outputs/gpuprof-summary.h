@@ -16,16 +16,6 @@ G_BEGIN_DECLS
  * GPU tables replace the gpu_section text */
 #define GPUPROF_SUMMARY_VERSION 3
 
-GArray *gpuprof_summary_rows (const GpuprofSnapshot * snap,
-    GpuprofSummaryTableId id);
-guint gpuprof_summary_n_rows (const GpuprofSnapshot * snap,
-    GpuprofSummaryTableId id);
-gconstpointer gpuprof_summary_row (const GpuprofSnapshot * snap,
-    GpuprofSummaryTableId id, guint i);
-gpointer gpuprof_summary_add_row (GpuprofSnapshot * snap,
-    GpuprofSummaryTableId id);
-void gpuprof_summary_row_clear (GpuprofSummaryTableId id, gpointer row);
-
 gchar *gpuprof_summary_to_json (const GpuprofSnapshot * snap);
 gchar *gpuprof_summary_table_to_csv (const GpuprofSnapshot * snap,
     GpuprofSummaryTableId id);
@@ -45,7 +35,5 @@ void gpuprof_summary_append_csv_row (GString * s,
     const GpuprofSummaryTable * t, gconstpointer row, guint skip);
 void gpuprof_summary_log_live_records (const gchar * pipeline, guint64 seq,
     gdouble t_s, GpuprofLiveTableId id, GArray * rows);
-GstStructure *gpuprof_summary_row_to_structure (GpuprofSummaryTableId id,
-    gconstpointer row);
 
 G_END_DECLS

@@ -103,4 +103,18 @@ const GpuprofStreamRow *gpuprof_snapshot_find_stream (const GpuprofSnapshot *
     snap, const gchar * source);
 
 
+/* The snapshot's tables by their schema id (gpuprof-schema.c): rows of
+ * any table, for writers that walk them all */
+GArray *gpuprof_summary_rows (const GpuprofSnapshot * snap,
+    GpuprofSummaryTableId id);
+guint gpuprof_summary_n_rows (const GpuprofSnapshot * snap,
+    GpuprofSummaryTableId id);
+gconstpointer gpuprof_summary_row (const GpuprofSnapshot * snap,
+    GpuprofSummaryTableId id, guint i);
+gpointer gpuprof_summary_add_row (GpuprofSnapshot * snap,
+    GpuprofSummaryTableId id);
+void gpuprof_summary_row_clear (GpuprofSummaryTableId id, gpointer row);
+GstStructure *gpuprof_summary_row_to_structure (GpuprofSummaryTableId id,
+    gconstpointer row);
+
 G_END_DECLS
