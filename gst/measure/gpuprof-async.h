@@ -58,9 +58,6 @@ GpuprofAsync *gpuprof_async_new (GpuprofElement * e, guint64 skip);
 gboolean gpuprof_async_confirmed (const GpuprofAsync * a);
 void gpuprof_async_confirm (GpuprofAsync * a);
 void gpuprof_async_free (GpuprofAsync * a);
-/* the record of the element with id @element_id, NULL when none (or its
- * slot is another's): no lock, for CUPTI callbacks */
-GpuprofAsync *gpuprof_async_of_id (guint32 element_id);
 /* a new run (nothing streams) */
 void gpuprof_async_reset (GpuprofAsync * a);
 

@@ -10,12 +10,14 @@
 /* residency ids of the trace: one per queue FIFO ever created */
 static guint32 last_uid;
 
-static gchar *
-queue_path (GpuprofElement * element, guint index)
+gchar *
+gpuprof_queue_dup_path (const GpuprofQueue * q)
 {
-  if (element->factory && !strcmp (element->factory, "multiqueue"))
-    return g_strdup_printf ("%s:%u", element->path, index);
-  return g_strdup (element->path);
+  const GpuprofElement *e = q->element;
+
+  if (e->factory && !strcmp (e->factory, "multiqueue"))
+    return g_strdup_printf ("%s:%u", e->path, q->index);
+  return g_strdup (e->path);
 }
 
 static GpuprofQueue *
@@ -34,7 +36,6 @@ queue_new (GpuprofElement * element, guint index)
     g_object_get (element->element, "leaky", &leaky, NULL);
     q->leaky = leaky != 0;
   }
-  q->path = queue_path (element, index);
   /* grows by doubling: no allocation once the queue's depth has been seen */
   q->cap = 64;
   q->items = g_new0 (GpuprofQueueItem, q->cap);
@@ -56,23 +57,14 @@ gpuprof_queue_for_pad (GpuprofElement * e, const gchar * pad_name)
   guint i, index = pad_index (pad_name);
   GpuprofQueue *q;
 
-  for (i = 0; i < e->queues->len; i++) {
-    q = g_ptr_array_index (e->queues, i);
+  for (i = 0; i < e->queue->fifos->len; i++) {
+    q = g_ptr_array_index (e->queue->fifos, i);
     if (q->index == index)
       return q;
   }
   q = queue_new (e, index);
-  g_ptr_array_add (e->queues, q);
+  g_ptr_array_add (e->queue->fifos, q);
   return q;
-}
-
-gchar *
-gpuprof_queue_update_path (GpuprofQueue * q)
-{
-  gchar *old = q->path;
-
-  q->path = queue_path (q->element, q->index);
-  return old;
 }
 
 void
@@ -80,7 +72,6 @@ gpuprof_queue_free (GpuprofQueue * q)
 {
   g_mutex_clear (&q->lock);
   g_free (q->items);
-  g_free (q->path);
   g_free (q);
 }
 
@@ -295,8 +286,9 @@ gpuprof_queue_end_element (GpuprofElement * e,
 {
   guint i;
 
-  for (i = 0; e->queues && i < e->queues->len; i++)
-    empty_as (g_ptr_array_index (e->queues, i), out, ts, GPUPROF_QUEUE_LEFT);
+  for (i = 0; e->queue && i < e->queue->fifos->len; i++)
+    empty_as (g_ptr_array_index (e->queue->fifos, i), out, ts,
+        GPUPROF_QUEUE_LEFT);
 }
 
 static gboolean
@@ -434,44 +426,19 @@ is_full (GpuprofQueue * q)
   gboolean full;
 
   g_mutex_lock (&q->lock);
-  full = (q->element->queue_limit_buffers
-      && q->level_buffers >= q->element->queue_limit_buffers)
-      || (q->element->queue_limit_bytes
-      && q->level_bytes >= q->element->queue_limit_bytes);
+  full = (q->element->queue->limit_buffers
+      && q->level_buffers >= q->element->queue->limit_buffers)
+      || (q->element->queue->limit_bytes
+      && q->level_bytes >= q->element->queue->limit_bytes);
   g_mutex_unlock (&q->lock);
   return full;
 }
 
 /* ---------------------------------------------------------- the hooks */
 
+/* The element said "overrun": the thread in its chain call blocks now. */
 static void
 on_overrun (GstElement * queue, gpointer user_data)
-{
-  gpuprof_queue_overrun (queue);
-}
-
-void
-gpuprof_queue_watch_element (GpuprofElement * e)
-{
-  guint max_buffers = 0, max_bytes = 0;
-
-  if (!e->element)
-    return;
-  if (g_signal_lookup ("overrun", G_OBJECT_TYPE (e->element))) {
-    g_signal_connect (e->element, "overrun", G_CALLBACK (on_overrun), NULL);
-    e->queue_has_overrun = TRUE;
-    return;
-  }
-  if (g_object_class_find_property (G_OBJECT_GET_CLASS (e->element),
-          "max-size-buffers"))
-    g_object_get (e->element, "max-size-buffers", &max_buffers,
-        "max-size-bytes", &max_bytes, NULL);
-  e->queue_limit_buffers = max_buffers;
-  e->queue_limit_bytes = max_bytes;
-}
-
-void
-gpuprof_queue_overrun (GstElement * queue)
 {
   GpuprofThread *t = gpuprof_thread_peek ();
   GpuprofFrame *f = t ? gpuprof_thread_top (t) : NULL;
@@ -480,6 +447,39 @@ gpuprof_queue_overrun (GstElement * queue)
   if (f && f->kind == GPUPROF_FRAME_CHAIN && f->element->element == queue
       && !f->blocked_start)
     f->blocked_start = gpuprof_clock_now ();
+}
+
+GpuprofQueueElement *
+gpuprof_queue_element_new (GpuprofElement * e)
+{
+  GpuprofQueueElement *qe = g_new0 (GpuprofQueueElement, 1);
+  guint max_buffers = 0, max_bytes = 0;
+
+  qe->fifos = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gpuprof_queue_free);
+  if (!e->element)
+    return qe;
+  if (g_signal_lookup ("overrun", G_OBJECT_TYPE (e->element))) {
+    g_signal_connect (e->element, "overrun", G_CALLBACK (on_overrun), NULL);
+    qe->has_overrun = TRUE;
+    return qe;
+  }
+  if (g_object_class_find_property (G_OBJECT_GET_CLASS (e->element),
+          "max-size-buffers"))
+    g_object_get (e->element, "max-size-buffers", &max_buffers,
+        "max-size-bytes", &max_bytes, NULL);
+  qe->limit_buffers = max_buffers;
+  qe->limit_bytes = max_bytes;
+  return qe;
+}
+
+void
+gpuprof_queue_element_free (GpuprofQueueElement * qe)
+{
+  if (!qe)
+    return;
+  g_ptr_array_unref (qe->fifos);
+  g_free (qe);
 }
 
 /* what a copy of the buffer keeps, to find it again */
@@ -506,7 +506,7 @@ gpuprof_queue_chain_pre (GpuprofQueue * q, const GpuprofQueueOutputs * out,
 
   __atomic_store_n (&q->upstream_thread, t, __ATOMIC_RELAXED);
   /* queue2 has no "overrun": judge "full" before the chain blocks */
-  if (!e->queue_has_overrun && is_full (q))
+  if (!e->queue->has_overrun && is_full (q))
     f->blocked_start = f->start;
   if (buffer && GST_BUFFER_DURATION_IS_VALID (buffer))
     item.duration = GST_BUFFER_DURATION (buffer);

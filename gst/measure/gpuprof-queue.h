@@ -52,7 +52,6 @@ struct _GpuprofQueue
   guint32 uid;                  /* unique per FIFO in the process, from 1:
                                  * tells the trace's residency ids apart */
   gboolean leaky;               /* queue leaky=upstream|downstream, read once */
-  gchar *path;                  /* "pipeline0/q" or "pipeline0/mq:1" */
 
   /* guarded by lock */
   GpuprofQueueItem *items;      /* ring */
@@ -96,19 +95,29 @@ typedef struct
   gboolean nvtx;
 } GpuprofQueueOutputs;
 
+/* A queue element's slot (GpuprofElement.queue): its FIFOs and how it
+ * tells that it is full */
+struct _GpuprofQueueElement
+{
+  GPtrArray *fifos;             /* GpuprofQueue*, one per pad pair; registry
+                                 * lock */
+  gboolean has_overrun;         /* queue, multiqueue: "overrun" says when full */
+  guint64 limit_buffers;        /* queue2: limits to tell "full" ourselves */
+  guint64 limit_bytes;
+};
+
+/* A queue element's first sight (registry lock held): its slot, watching
+ * how it tells that it is full ("overrun", else its limits, for queue2). */
+GpuprofQueueElement *gpuprof_queue_element_new (GpuprofElement * e);
+void gpuprof_queue_element_free (GpuprofQueueElement * qe);
+
 /* The FIFO of a queue element's pad (registry lock held): a multiqueue
  * has one per pad pair (sink_N, src_N), queue and queue2 one. */
 GpuprofQueue *gpuprof_queue_for_pad (GpuprofElement * e,
     const gchar * pad_name);
-/* after the element's path changed: the new path; returns the old one */
-gchar *gpuprof_queue_update_path (GpuprofQueue * q);
 void gpuprof_queue_free (GpuprofQueue * q);
-
-/* A queue element's first sight (registry lock held): how it tells that it
- * is full ("overrun", else its limits, for queue2). */
-void gpuprof_queue_watch_element (GpuprofElement * e);
-/* The element said "overrun": the thread in its chain call blocks now. */
-void gpuprof_queue_overrun (GstElement * queue);
+/* "pipeline0/q" or "pipeline0/mq:1", from the element's path now */
+gchar *gpuprof_queue_dup_path (const GpuprofQueue * q);
 
 /* The hooks on a queue's pads. 'f' is the CHAIN frame of the call on the
  * sink pad (its key, seq, size, n_buffers and start set); 't' the calling
@@ -134,7 +143,7 @@ void gpuprof_queue_eos (GpuprofQueue * q, const GpuprofQueueOutputs * out,
 void gpuprof_queue_flush (GpuprofQueue * q, const GpuprofQueueOutputs * out,
     guint64 ts);
 /* The element stopped (PAUSED to READY) or the tracer ends: what its
- * queues hold is left. */
+ * queues hold is left (nothing for an element that is no queue). */
 void gpuprof_queue_end_element (GpuprofElement * e,
     const GpuprofQueueOutputs * out, guint64 ts);
 
