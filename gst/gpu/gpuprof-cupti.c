@@ -27,6 +27,8 @@
 #include "gpuprof-cupti.h"
 #include "gpuprof-clock.h"
 #include "gpuprof-gpu.h"
+#include "gpuprof-gpu-launch.h"
+#include "gpuprof-gpu-wait.h"
 
 #include <stdlib.h>
 #include <string.h>

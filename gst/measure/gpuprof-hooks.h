@@ -16,7 +16,8 @@
 
 G_BEGIN_DECLS
 
-/* once per process, before the first hook (gpuprof_measure_new()) */
+/* once per process, before the hooks are registered (the tracer's
+ * constructed) */
 void gpuprof_hooks_init (void);
 
 /* buffer path; 'list' is set instead of 'buffer' for the -list hooks */

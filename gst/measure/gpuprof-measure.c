@@ -4,16 +4,12 @@
 #include "gpuprof-async.h"
 #include "gpuprof-clock.h"
 #include "gpuprof-gpu.h"
-#include "gpuprof-hooks.h"
 #include "gpuprof-nvtx.h"
 #include "gpuprof-owners.h"
 #include "gpuprof-queue.h"
 #include "gpuprof-stats.h"
 #include "gpuprof-thread.h"
 #include "gpuprof-workers.h"
-
-GST_DEBUG_CATEGORY (gpuprof_measure_debug);
-#define GST_CAT_DEFAULT gpuprof_measure_debug
 
 /* ------------------------------------------------- records' slots */
 
@@ -94,10 +90,6 @@ gpuprof_measure_new (gboolean nvtx, GpuprofBus * bus)
   };
   GpuprofMeasure *m = g_new0 (GpuprofMeasure, 1);
 
-  if (!gpuprof_measure_debug)
-    GST_DEBUG_CATEGORY_INIT (gpuprof_measure_debug, "gpuprof", 0,
-        "gpuprof tracer");
-  gpuprof_hooks_init ();
   m->nvtx = nvtx;
   m->bus = bus;
   m->objects = gpuprof_objects_new (&funcs, m);

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-GST_DEBUG_CATEGORY_EXTERN (gpuprof_measure_debug);
-#define GST_CAT_DEFAULT gpuprof_measure_debug
+GST_DEBUG_CATEGORY_STATIC (gpuprof_streams_debug);
+#define GST_CAT_DEFAULT gpuprof_streams_debug
 
 #define MAX_STREAMS 256         /* sources tracked at once */
 #define ORIGIN_BITS 13          /* 8192 buffers in flight with an origin */
@@ -64,6 +64,8 @@ gpuprof_streams_new (void)
 {
   GpuprofStreams *s = g_new0 (GpuprofStreams, 1);
 
+  GST_DEBUG_CATEGORY_INIT (gpuprof_streams_debug, "gpuprof", 0,
+      "gpuprof tracer");
   g_mutex_init (&s->lock);
   return s;
 }

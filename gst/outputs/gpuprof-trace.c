@@ -21,8 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* shared with gpuprof-trace-flows.c */
-GST_DEBUG_CATEGORY (gpuprof_trace_debug);
+GST_DEBUG_CATEGORY_STATIC (gpuprof_trace_debug);
 #define GST_CAT_DEFAULT gpuprof_trace_debug
 
 /* write out the chunk when it reaches this size: bounds the writer's memory */
@@ -233,6 +232,8 @@ gpuprof_trace_new (GpuprofBus * bus, const gchar * path,
   trace->pads = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   trace->threads = g_hash_table_new_full (NULL, NULL, NULL,
       gpuprof_trace_chrome_thread_state_free);
+  trace->flows = gpuprof_trace_flows_new ();
+  trace->arrows = g_array_new (FALSE, FALSE, sizeof (GpuprofTraceArrow));
   trace->first_event = TRUE;
   trace->writing = TRUE;
 
@@ -398,7 +399,7 @@ close_drained (gpointer bus, gpointer data)
 
   g_mutex_lock (&trace->lock);
   if (!trace->closed) {
-    gpuprof_trace_flows_write_orphans (trace);
+    gpuprof_trace_chrome_write_orphan_flows (trace);
     if (d->summary_json)
       add_summary_locked (trace, d->summary_json);
     if (!trace->stats.failed) {
@@ -469,6 +470,8 @@ gpuprof_trace_free (GpuprofTrace * trace)
   g_hash_table_unref (trace->elements);
   g_hash_table_unref (trace->pads);
   g_hash_table_unref (trace->threads);
+  gpuprof_trace_flows_free (trace->flows);
+  g_array_unref (trace->arrows);
   if (trace->filter)
     g_regex_unref (trace->filter);
   g_mutex_clear (&trace->lock);
