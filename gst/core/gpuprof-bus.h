@@ -18,6 +18,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <glib.h>
 
 #include "gpuprof-event.h"
@@ -44,16 +46,20 @@ typedef struct
   void (*end) (gpointer user_data);
 } GpuprofBusSink;
 
+GPUPROF_API
 GpuprofBus *gpuprof_bus_new (void);
 /* stops the drain thread and frees the rings: no producer may push any
  * more, every sink must have been removed */
+GPUPROF_API
 void gpuprof_bus_free (GpuprofBus * bus);
 
 /* Subscribes @sink (copied); the drain thread starts with the first.
  * Returns an id for gpuprof_bus_remove_sink(). */
+GPUPROF_API
 guint gpuprof_bus_add_sink (GpuprofBus * bus, const GpuprofBusSink * sink,
     gpointer user_data);
 /* When it returns, the sink is not being called and will not be again. */
+GPUPROF_API
 void gpuprof_bus_remove_sink (GpuprofBus * bus, guint id);
 /* someone subscribes: producers take rings (atomic read, any thread) */
 gboolean gpuprof_bus_active (GpuprofBus * bus);
@@ -61,11 +67,13 @@ gboolean gpuprof_bus_active (GpuprofBus * bus);
 /* The ring of a streaming thread (its gpuprof thread id), created on its
  * first call (a lock, an allocation); only that thread pushes into it.
  * Rings live until gpuprof_bus_free(). */
+GPUPROF_API
 GpuprofRing *gpuprof_bus_ring_for_thread (GpuprofBus * bus,
     guint32 thread_id);
 /* The same for a producer that is not one streaming thread (an id outside
  * the thread ids: GPUPROF_EVENT_GPU_TRACK_BASE for GPU ops); it serialises
  * its own pushes. @capacity: events, 0 for the default. */
+GPUPROF_API
 GpuprofRing *gpuprof_bus_ring_for_producer (GpuprofBus * bus,
     guint32 producer_id, guint capacity);
 /* For rare events from threads with no ring (an application thread's state

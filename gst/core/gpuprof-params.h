@@ -10,6 +10,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <gst/gst.h>
 
 G_BEGIN_DECLS
@@ -77,31 +79,40 @@ GType gpuprof_cupti_mode_get_type (void);
 GType gpuprof_cupti_path_get_type (void);
 
 /* defaults, from the table */
+GPUPROF_API
 void gpuprof_params_init (GpuprofParams * p);
+GPUPROF_API
 void gpuprof_params_clear (GpuprofParams * p);
 void gpuprof_params_copy (GpuprofParams * dest, const GpuprofParams * src);
 
 /* Installs one construct-only property per parameter, with ids
  * first_prop_id, first_prop_id + 1, ... in table order. */
+GPUPROF_API
 void gpuprof_params_install_properties (GObjectClass * klass,
     guint first_prop_id);
 /* 'index' is prop_id - first_prop_id. A bad value warns (as a bad
  * GST_TRACERS value does) and leaves the parameter as it was. */
+GPUPROF_API
 void gpuprof_params_set_property (GpuprofParams * p, guint index,
     const GValue * value);
+GPUPROF_API
 void gpuprof_params_get_property (const GpuprofParams * p, guint index,
     GValue * value);
 
 /* Applies GST_TRACERS' "key=value,..." over what is in 'p'. Returns the
  * warnings (one line each), NULL when all was fine. */
+GPUPROF_API
 gchar *gpuprof_params_parse (GpuprofParams * p, const gchar * params);
 /* the warnings, to the debug log and once on stderr for the user */
+GPUPROF_API
 void gpuprof_params_warn (const gchar * warnings);
 
 /* docs/parameters.md's table of parameters (markdown), from the table */
+GPUPROF_API
 gchar *gpuprof_params_markdown (void);
 /* the same for a terminal (gst-gpuprof params): 1.22's gst-inspect-1.0
  * prints no tracer properties */
+GPUPROF_API
 gchar *gpuprof_params_describe (void);
 
 G_END_DECLS

@@ -8,6 +8,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <gst/gst.h>
 
 G_BEGIN_DECLS
@@ -120,8 +122,9 @@ struct _GpuprofThread
 };
 
 /* inline: asked for several times per buffer */
-extern __thread GpuprofThread *_gpuprof_current_thread
+GPUPROF_API __thread GpuprofThread *_gpuprof_current_thread
     __attribute__ ((tls_model ("initial-exec")));
+GPUPROF_API
 GpuprofThread *_gpuprof_thread_new_current (void);
 void _gpuprof_thread_first_touch (GpuprofThread * t, guint64 ts);
 
@@ -176,6 +179,7 @@ gboolean gpuprof_thread_read_doing (GpuprofThread * t,
 /* CPU time of the calling thread, ns (0 if the clock cannot be read): read
  * only where waits can be (source loops), never per chain call */
 guint64 gpuprof_thread_cpu_now (void);
+GPUPROF_API
 void gpuprof_thread_set_name (GpuprofThread * t, const gchar * name,
     gboolean from_task);
 GPtrArray *gpuprof_thread_list (void);  /* snapshot of all threads, free with g_ptr_array_unref */
@@ -212,5 +216,6 @@ G_END_DECLS
 G_BEGIN_DECLS
 gchar *gpuprof_thread_dup_name (GpuprofThread * t);
 /* the name of the thread whose id is @id, NULL when none has it */
+GPUPROF_API
 gchar *gpuprof_thread_dup_name_of (guint32 id);
 G_END_DECLS

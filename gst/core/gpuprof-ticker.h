@@ -15,6 +15,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -25,17 +27,21 @@ typedef struct _GpuprofTicker GpuprofTicker;
 typedef void (*GpuprofTickFunc) (gint64 now_us, gpointer user_data);
 
 /* @name: the thread's name ("gpuprof-live") */
+GPUPROF_API
 GpuprofTicker *gpuprof_ticker_new (const gchar * name);
 /* Stops the thread (waits for a call in progress) and frees the ticker. */
+GPUPROF_API
 void gpuprof_ticker_free (GpuprofTicker * ticker);
 
 /* @func runs every @period_us (> 0), the first time a period from now;
  * the thread starts with the first. Returns an id for
  * gpuprof_ticker_remove(). Any thread. */
+GPUPROF_API
 guint gpuprof_ticker_add (GpuprofTicker * ticker, gint64 period_us,
     GpuprofTickFunc func, gpointer user_data);
 /* When it returns, @id's function is not running and will not run again
  * (also when called from that function). */
+GPUPROF_API
 void gpuprof_ticker_remove (GpuprofTicker * ticker, guint id);
 
 G_END_DECLS

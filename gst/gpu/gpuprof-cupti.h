@@ -13,6 +13,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <gst/gst.h>
 
 #include "gpuprof-params.h"
@@ -39,12 +41,18 @@ typedef struct
   GpuprofCuptiPath path;
 } GpuprofCuptiSettings;
 
+GPUPROF_API
 gboolean gpuprof_cupti_start (const GpuprofCuptiSettings * settings,
     gchar ** reason);
+GPUPROF_API
 void gpuprof_cupti_stop (void);
+GPUPROF_API
 gboolean gpuprof_cupti_active (void);
+GPUPROF_API
 void gpuprof_cupti_flush (gboolean forced);
+GPUPROF_API
 guint64 gpuprof_cupti_dropped (void);
+GPUPROF_API
 GpuprofCuptiPath gpuprof_cupti_path (void);
 
 G_END_DECLS

@@ -9,6 +9,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <gst/gst.h>
 
 #include "gpuprof-ids.h"
@@ -78,17 +80,22 @@ typedef struct
   void (*pop) (GpuprofGpuChannel channel);
 } GpuprofGpuBackend;
 
+GPUPROF_API
 void gpuprof_gpu_set_backend (const GpuprofGpuBackend * backend);
+GPUPROF_API
 void gpuprof_gpu_enable_channel (GpuprofGpuChannel channel, gboolean enable);
+GPUPROF_API
 gboolean gpuprof_gpu_channel_enabled (GpuprofGpuChannel channel);
 
 /* ---- hot path (streaming threads) ---- */
 
 /* bit per enabled channel, 0 when no backend: the only thing the off path reads */
-extern volatile gint _gpuprof_gpu_channels_on;
+GPUPROF_API volatile gint _gpuprof_gpu_channels_on;
 
+GPUPROF_API
 void _gpuprof_gpu_enter (GpuprofGpuChannel channel, guint32 element_id,
     guint64 seq);
+GPUPROF_API
 void _gpuprof_gpu_exit (GpuprofGpuChannel channel);
 
 /**
@@ -137,16 +144,21 @@ gpuprof_gpu_chain_exit (void)
   gpuprof_gpu_channel_exit (GPUPROF_GPU_CHANNEL_TRACER);
 }
 
+GPUPROF_API
 void gpuprof_gpu_set_thread_name (const gchar * name);
+GPUPROF_API
 void gpuprof_gpu_set_thread_element (GpuprofGpuChannel channel,
     guint32 element_id);
+GPUPROF_API
 guint32 gpuprof_gpu_current_thread_id (void);
+GPUPROF_API
 void gpuprof_gpu_set_thread_owner (guint32 tid, guint32 element_id);
 
 /* element_id's oldest batch in flight whose number is above @after (0: the
  * oldest), 0 for none (gst/measure/gpuprof-batch.h) */
 typedef guint64 (*GpuprofGpuOwnerBatchFunc) (guint32 element_id,
     guint64 after, gpointer user_data);
+GPUPROF_API
 void gpuprof_gpu_set_owner_batch_func (GpuprofGpuOwnerBatchFunc func,
     gpointer user_data);
 

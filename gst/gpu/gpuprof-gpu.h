@@ -34,6 +34,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <gst/gst.h>
 
 #include "gpuprof-gpu-hotpath.h"
@@ -80,12 +82,17 @@ typedef struct
   const gchar *name;
 } GpuprofGpuOp;
 
+GPUPROF_API
 void gpuprof_gpu_add_op (const GpuprofGpuOp * op);
+GPUPROF_API
 void gpuprof_gpu_add_api (guint32 correlation_id, guint32 thread_id,
     guint32 cbid, guint64 start, guint64 end);
+GPUPROF_API
 void gpuprof_gpu_add_external (guint32 correlation_id,
     GpuprofGpuChannel channel, GpuprofGpuExternalId external_id);
+GPUPROF_API
 void gpuprof_gpu_add_launched_ops (const GpuprofGpuOp * ops, guint n_ops);
+GPUPROF_API
 void gpuprof_gpu_add_dropped (guint64 n_records);
 /**
  * GpuprofGpuSettleMode:
@@ -103,6 +110,7 @@ typedef enum
   GPUPROF_GPU_SETTLE_ALL,
 } GpuprofGpuSettleMode;
 
+GPUPROF_API
 void gpuprof_gpu_settle (guint64 now, GpuprofGpuSettleMode mode);
 
 /**
@@ -129,9 +137,12 @@ typedef struct
 #define GPUPROF_GPU_DEFAULT_MAX_PENDING 262144
 #define GPUPROF_GPU_DEFAULT_RING_SIZE 8192
 
+GPUPROF_API
 void gpuprof_gpu_configure (const GpuprofGpuConfig * config);
+GPUPROF_API
 void gpuprof_gpu_reset (void);
 
+GPUPROF_API
 guint64 gpuprof_gpu_settled_arrival (void);
 
 /**
@@ -195,8 +206,10 @@ typedef struct
   void (*settled) (gpointer user_data);
 } GpuprofGpuListener;
 
+GPUPROF_API
 guint gpuprof_gpu_add_listener (GpuprofGpuChannel channel,
     const GpuprofGpuListener * funcs, gpointer user_data);
+GPUPROF_API
 void gpuprof_gpu_remove_listener (guint id);
 
 /* ---- queries: plain structs, copies ---- */
@@ -256,6 +269,7 @@ typedef struct
   guint64 waits;
 } GpuprofGpuWait;
 
+GPUPROF_API
 void gpuprof_gpu_get_wait (GpuprofGpuChannel channel, guint32 element_id,
     guint32 call_tid, GpuprofGpuWait * wait);
 guint64 gpuprof_gpu_get_thread_wait (GpuprofGpuChannel channel, guint32 tid,
@@ -363,14 +377,21 @@ typedef struct
   GpuprofGpuGap gaps[GPUPROF_GPU_MAX_GAPS];
 } GpuprofGpuDeviceStats;
 
+GPUPROF_API
 void gpuprof_gpu_get_totals (GpuprofGpuChannel channel,
     GpuprofGpuTotals * totals);
+GPUPROF_API
 GArray *gpuprof_gpu_get_elements (GpuprofGpuChannel channel);
+GPUPROF_API
 gboolean gpuprof_gpu_get_element (GpuprofGpuChannel channel,
     guint32 element_id, GpuprofGpuElementStats * stats);
+GPUPROF_API
 GArray *gpuprof_gpu_get_unattributed (GpuprofGpuChannel channel);
+GPUPROF_API
 GArray *gpuprof_gpu_get_top_kernels (GpuprofGpuChannel channel, guint n);
+GPUPROF_API
 GArray *gpuprof_gpu_get_devices (guint64 wall_start, guint64 wall_end);
+GPUPROF_API
 gboolean gpuprof_gpu_get_buffer_cost (GpuprofGpuChannel channel,
     guint32 element_id, guint64 seq, GpuprofGpuCost * cost);
 
@@ -383,8 +404,10 @@ typedef gchar *(*GpuprofGpuPathFunc) (guint32 element_id, gpointer user_data);
 gchar *gpuprof_gpu_label (GpuprofGpuPathFunc path_func, gpointer user_data,
     guint32 id);
 
+GPUPROF_API
 void gpuprof_gpu_set_path_func (GpuprofGpuChannel channel,
     GpuprofGpuPathFunc path_func, gpointer user_data);
+GPUPROF_API
 gchar *gpuprof_gpu_element_path (GpuprofGpuChannel channel,
     guint32 element_id);
 

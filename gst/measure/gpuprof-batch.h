@@ -14,6 +14,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include "gpuprof-ids.h"
 #include "gpuprof-objects.h"
 #include "gpuprof-snapshot.h"
@@ -62,6 +64,7 @@ void gpuprof_batches_carry (GpuprofBatches * b, GstBuffer * buffer,
  * is not asynchronous (gpuprof-async.h). O(1), lock-free reads only: safe
  * on any thread, in CUPTI callbacks too.
  */
+GPUPROF_API
 guint64 gpuprof_batches_oldest_in_flight (GpuprofElement * e);
 /* By element id (GpuprofElement.id), for GPU launches on threads the
  * element owns (gpuprof_gpu_set_owner_batch_func()): the oldest batch in

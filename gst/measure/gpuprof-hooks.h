@@ -10,6 +10,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <gst/gst.h>
 
 #include "gpuprof-measure.h"
@@ -18,37 +20,53 @@ G_BEGIN_DECLS
 
 /* once per process, before the hooks are registered (the tracer's
  * constructed) */
+GPUPROF_API
 void gpuprof_hooks_init (void);
 
 /* buffer path; 'list' is set instead of 'buffer' for the -list hooks */
+GPUPROF_API
 void gpuprof_hooks_chain_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     GstBuffer * buffer, GstBufferList * list);
+GPUPROF_API
 void gpuprof_hooks_chain_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     GstFlowReturn res);
+GPUPROF_API
 void gpuprof_hooks_push_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     GstBuffer * buffer, GstBufferList * list);
+GPUPROF_API
 void gpuprof_hooks_push_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     GstFlowReturn res);
+GPUPROF_API
 void gpuprof_hooks_pull_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad);
+GPUPROF_API
 void gpuprof_hooks_pull_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     GstBuffer * buffer, GstFlowReturn res);
 /* events and queries: time spent downstream, not in the caller */
+GPUPROF_API
 void gpuprof_hooks_event_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     GstEvent * event);
+GPUPROF_API
 void gpuprof_hooks_event_post (GpuprofMeasure * m, guint64 ts, GstPad * pad);
+GPUPROF_API
 void gpuprof_hooks_query_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad);
+GPUPROF_API
 void gpuprof_hooks_query_post (GpuprofMeasure * m, guint64 ts, GstPad * pad);
 
+GPUPROF_API
 void gpuprof_hooks_state_change_pre (GpuprofMeasure * m,
     GstElement * element, GstStateChange transition);
+GPUPROF_API
 void gpuprof_hooks_state_change (GpuprofMeasure * m, guint64 ts,
     GstElement * element, GstStateChange transition,
     GstStateChangeReturn result);
+GPUPROF_API
 void gpuprof_hooks_message (GpuprofMeasure * m, guint64 ts,
     GstElement * element, GstMessage * message);
+GPUPROF_API
 void gpuprof_hooks_object_destroyed (GpuprofMeasure * m, guint64 ts,
     GstObject * object);
 /* gst_bin_add: the element (and what it holds) may be in a new pipeline */
+GPUPROF_API
 void gpuprof_hooks_element_added (GpuprofMeasure * m, GstBin * bin,
     GstElement * element, gboolean result);
 

@@ -20,6 +20,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include "gpuprof-histogram.h"
 #include "gpuprof-objects.h"
 #include "gpuprof-bus.h"
@@ -108,11 +110,14 @@ struct _GpuprofQueueElement
 
 /* A queue element's first sight (registry lock held): its slot, watching
  * how it tells that it is full ("overrun", else its limits, for queue2). */
+GPUPROF_API
 GpuprofQueueElement *gpuprof_queue_element_new (GpuprofElement * e);
+GPUPROF_API
 void gpuprof_queue_element_free (GpuprofQueueElement * qe);
 
 /* The FIFO of a queue element's pad (registry lock held): a multiqueue
  * has one per pad pair (sink_N, src_N), queue and queue2 one. */
+GPUPROF_API
 GpuprofQueue *gpuprof_queue_for_pad (GpuprofElement * e,
     const gchar * pad_name);
 void gpuprof_queue_free (GpuprofQueue * q);
@@ -122,28 +127,35 @@ gchar *gpuprof_queue_dup_path (const GpuprofQueue * q);
 /* The hooks on a queue's pads. 'f' is the CHAIN frame of the call on the
  * sink pad (its key, seq, size, n_buffers and start set); 't' the calling
  * thread. */
+GPUPROF_API
 void gpuprof_queue_chain_pre (GpuprofQueue * q,
     const GpuprofQueueOutputs * out, GpuprofThread * t, GpuprofFrame * f,
     GstBuffer * buffer, GstBufferList * list);
 /* 'blocked': time the call waited for room (0: none) */
+GPUPROF_API
 void gpuprof_queue_chain_post (GpuprofQueue * q,
     const GpuprofQueueOutputs * out, const GpuprofFrame * f,
     guint64 blocked, GstFlowReturn res, guint64 ts);
 /* a push from the queue's src pad: the entry leaves */
+GPUPROF_API
 void gpuprof_queue_push_pre (GpuprofQueue * q,
     const GpuprofQueueOutputs * out, GstBuffer * buffer,
     GstBufferList * list, guint n_buffers, guint64 size, guint64 ts);
 /* a push refused before downstream's chain (see gpuprof-hooks.c) */
+GPUPROF_API
 void gpuprof_queue_take_back (GpuprofQueue * q, guint n_buffers,
     gboolean flushing);
 /* EOS pushed from the queue's src pad */
+GPUPROF_API
 void gpuprof_queue_eos (GpuprofQueue * q, const GpuprofQueueOutputs * out,
     gboolean downstream_stopped, guint64 ts);
 /* flush-start reached the queue's sink pad */
+GPUPROF_API
 void gpuprof_queue_flush (GpuprofQueue * q, const GpuprofQueueOutputs * out,
     guint64 ts);
 /* The element stopped (PAUSED to READY) or the tracer ends: what its
  * queues hold is left (nothing for an element that is no queue). */
+GPUPROF_API
 void gpuprof_queue_end_element (GpuprofElement * e,
     const GpuprofQueueOutputs * out, guint64 ts);
 
@@ -162,6 +174,7 @@ typedef struct
   guint64 level_bytes;
 } GpuprofQueueFigures;
 
+GPUPROF_API
 void gpuprof_queue_figures (GpuprofQueue * q, GpuprofQueueFigures * f);
 void gpuprof_queue_reset (GpuprofQueue * q);
 

@@ -14,6 +14,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <glib.h>
 
 #include "gpuprof-event.h"
@@ -125,21 +127,30 @@ typedef struct
 } GpuprofOutput;
 
 /* the table, in the order outputs are called at run end */
+GPUPROF_API
 const GpuprofOutputClass *const *gpuprof_output_classes (guint * n);
+GPUPROF_API
 const GpuprofOutputClass *gpuprof_output_class_find (const gchar * name);
 
 /* the enabled outputs that opened, as GpuprofOutput *, in table order */
+GPUPROF_API
 GPtrArray *gpuprof_outputs_open (const GpuprofParams * params,
     const GpuprofOutputContext * ctx);
+GPUPROF_API
 GpuprofOutput *gpuprof_outputs_find (GPtrArray * outputs, const gchar * name);
+GPUPROF_API
 void gpuprof_outputs_describe (GPtrArray * outputs, GString * report);
+GPUPROF_API
 void gpuprof_outputs_run_end (GPtrArray * outputs, const GpuprofRunEnd * end);
 void gpuprof_outputs_interval (GPtrArray * outputs,
     const GpuprofInterval * iv);
+GPUPROF_API
 void gpuprof_outputs_close (GPtrArray * outputs);
+GPUPROF_API
 void gpuprof_outputs_free (GPtrArray * outputs);
 
 /* the trace output's writer, for the hooks' rings; NULL when not open */
+GPUPROF_API
 GpuprofTrace *gpuprof_output_trace_get (GpuprofOutput * output);
 
 G_END_DECLS

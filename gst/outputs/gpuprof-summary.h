@@ -4,6 +4,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <gst/gst.h>
 #include "gpuprof-schema.h"
 #include "gpuprof-snapshot.h"
@@ -16,15 +18,21 @@ G_BEGIN_DECLS
  * GPU tables replace the gpu_section text */
 #define GPUPROF_SUMMARY_VERSION 3
 
+GPUPROF_API
 gchar *gpuprof_summary_to_json (const GpuprofSnapshot * snap);
+GPUPROF_API
 gchar *gpuprof_summary_table_to_csv (const GpuprofSnapshot * snap,
     GpuprofSummaryTableId id);
+GPUPROF_API
 gchar *gpuprof_summary_csv_path (const gchar * json_path,
     GpuprofSummaryTableId id);
+GPUPROF_API
 gboolean gpuprof_summary_save (const GpuprofSnapshot * snap,
     const gchar * json_path, GError ** err);
+GPUPROF_API
 void gpuprof_summary_log_records (const GpuprofSnapshot * snap);
 
+GPUPROF_API
 void gpuprof_summary_append_csv (GString * s, const gchar * str);
 /* one row of any table (summary or live), for writers of their own */
 void gpuprof_summary_append_json_row (GString * s,

@@ -11,6 +11,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <glib.h>
 #include "gpuprof-bus.h"
 #include "gpuprof-event.h"
@@ -70,12 +72,15 @@ typedef struct
   gboolean failed;
 } GpuprofTraceStats;
 
+GPUPROF_API
 GpuprofTrace *gpuprof_trace_new (GpuprofBus * bus, const gchar * path,
     const GpuprofTraceNames * names, guint64 max_bytes,
     GRegex * element_filter, GError ** err);
 GpuprofRing *gpuprof_trace_gpu_ring (GpuprofTrace * trace, guint capacity);
+GPUPROF_API
 GpuprofBus *gpuprof_trace_get_bus (GpuprofTrace * trace);
 guint32 gpuprof_trace_intern_name (GpuprofTrace * trace, const gchar * name);
+GPUPROF_API
 void gpuprof_trace_flush (GpuprofTrace * trace);
 
 /* Elements and pads (ids) whose records were freed after a flush: their
@@ -84,12 +89,16 @@ void gpuprof_trace_forget_names (GpuprofTrace * trace,
     const GArray * element_ids, const GArray * pad_ids);
 void gpuprof_trace_add_summary (GpuprofTrace * trace,
     const gchar * summary_json);
+GPUPROF_API
 gboolean gpuprof_trace_close (GpuprofTrace * trace,
     const gchar * summary_json, GError ** err);
+GPUPROF_API
 void gpuprof_trace_free (GpuprofTrace * trace);
 
 const gchar *gpuprof_trace_get_path (const GpuprofTrace * trace);
+GPUPROF_API
 void gpuprof_trace_get_stats (GpuprofTrace * trace, GpuprofTraceStats * stats);
+GPUPROF_API
 gchar *gpuprof_trace_describe (GpuprofTrace * trace);
 
 G_END_DECLS

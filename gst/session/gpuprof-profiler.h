@@ -8,6 +8,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <gst/gst.h>
 
 #include "gpuprof-measure.h"
@@ -18,22 +20,30 @@ G_BEGIN_DECLS
 
 typedef struct _GpuprofProfiler GpuprofProfiler;
 
+GPUPROF_API
 GpuprofProfiler *gpuprof_profiler_new (const GpuprofParams * params);
+GPUPROF_API
 void gpuprof_profiler_free (GpuprofProfiler * p);
 /* what the hooks work on (gpuprof_hooks_*()) */
+GPUPROF_API
 GpuprofMeasure *gpuprof_profiler_get_measure (GpuprofProfiler * p);
 
 /* reports and queries */
+GPUPROF_API
 GpuprofSnapshot *gpuprof_profiler_snapshot (GpuprofProfiler * p,
     const gchar * pipeline);
 /* the same with the GPU tables when GPU attribution is on (get-metrics) */
+GPUPROF_API
 GpuprofSnapshot *gpuprof_profiler_metrics_snapshot (GpuprofProfiler * p,
     const gchar * pipeline);
+GPUPROF_API
 gchar *gpuprof_profiler_last_report (GpuprofProfiler * p);
 /* records kept for live objects and unreported runs (tests, benchmarks) */
+GPUPROF_API
 void gpuprof_profiler_count_records (GpuprofProfiler * p, guint * elements,
     guint * pads, guint * pipelines);
 void gpuprof_profiler_report_unreported (GpuprofProfiler * p);
+GPUPROF_API
 void gpuprof_profiler_shutdown (GpuprofProfiler * p);
 
 G_END_DECLS
