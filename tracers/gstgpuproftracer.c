@@ -72,10 +72,18 @@ static GList *live_tracers;     /* guarded by live_lock */
 /* The buffer path's hooks, each sampled for the tracer's own time
  * (gpuprof-overhead.h): one push in GPUPROF_OVERHEAD_EVERY per thread and
  * the three hooks that close it read the clock around themselves. Per
- * thread: pushes since the last sample, and where the sample is: 0 none, 1
- * in the sampled push, 2 in its chain call, more: chain calls nested in
- * it. Here, not in the library, so a hook reads them in one instruction;
- * the sampled paths are out of line, so the others stay tail calls. */
+ * thread: pushes since the last sample (ovh_count), and where the sample
+ * is (ovh_level, below). Here, not in the library, so a hook reads them in
+ * one instruction; the sampled paths are out of line, so the others stay
+ * tail calls. */
+typedef enum
+{
+  SAMPLE_NONE = 0,              /* no sample on this thread now */
+  SAMPLE_IN_PUSH = 1,           /* in the sampled push, outside its chain */
+  SAMPLE_IN_CHAIN = 2,          /* in the sampled push's chain call; each
+                                 * chain call nested in it one more */
+} SampleLevel;
+
 static __thread guint ovh_count __attribute__ ((tls_model ("initial-exec")));
 static __thread guint ovh_level __attribute__ ((tls_model ("initial-exec")));
 
@@ -114,13 +122,14 @@ static G_GNUC_NO_INLINE void
 push_pre_counted (GObject * self, GstClockTime ts, GstPad * pad,
     GstBuffer * buffer, GstBufferList * list)
 {
-  if (ovh_level) {              /* inside a sample: the next push is one */
+  /* inside a sample: the next push is one */
+  if (ovh_level != SAMPLE_NONE) {
     gpuprof_hooks_push_pre (MEASURE (self), ts, pad, buffer, list);
     return;
   }
   ovh_count = 0;
   sampled (HOOK_PUSH_PRE, self, ts, pad, buffer, list, GST_FLOW_OK);
-  ovh_level = 1;
+  ovh_level = SAMPLE_IN_PUSH;
 }
 
 static inline void
@@ -151,19 +160,20 @@ static G_GNUC_NO_INLINE void
 push_post_sampling (GObject * self, GstClockTime ts, GstPad * pad,
     GstFlowReturn res)
 {
-  if (ovh_level != 1) {         /* a push nested in the sampled chain */
+  /* a push nested in the sampled chain */
+  if (ovh_level != SAMPLE_IN_PUSH) {
     gpuprof_hooks_push_post (MEASURE (self), ts, pad, res);
     return;
   }
   sampled (HOOK_PUSH_POST, self, ts, pad, NULL, NULL, res);
-  ovh_level = 0;
+  ovh_level = SAMPLE_NONE;
 }
 
 static void
 do_push_post (GObject * self, GstClockTime ts, GstPad * pad,
     GstFlowReturn res)
 {
-  if (G_UNLIKELY (ovh_level))
+  if (G_UNLIKELY (ovh_level != SAMPLE_NONE))
     push_post_sampling (self, ts, pad, res);
   else
     gpuprof_hooks_push_post (MEASURE (self), ts, pad, res);
@@ -173,7 +183,8 @@ static G_GNUC_NO_INLINE void
 chain_pre_sampling (GObject * self, GstClockTime ts, GstPad * pad,
     GstBuffer * buffer, GstBufferList * list)
 {
-  if (ovh_level++ == 1)
+  /* the sampled push's own chain call, or one nested deeper */
+  if (ovh_level++ == SAMPLE_IN_PUSH)
     sampled (HOOK_CHAIN_PRE, self, ts, pad, buffer, list, GST_FLOW_OK);
   else
     gpuprof_hooks_chain_pre (MEASURE (self), ts, pad, buffer, list);
@@ -183,7 +194,7 @@ static inline void
 chain_pre (GObject * self, GstClockTime ts, GstPad * pad, GstBuffer * buffer,
     GstBufferList * list)
 {
-  if (G_UNLIKELY (ovh_level))
+  if (G_UNLIKELY (ovh_level != SAMPLE_NONE))
     chain_pre_sampling (self, ts, pad, buffer, list);
   else
     gpuprof_hooks_chain_pre (MEASURE (self), ts, pad, buffer, list);
@@ -207,8 +218,8 @@ static G_GNUC_NO_INLINE void
 chain_post_sampling (GObject * self, GstClockTime ts, GstPad * pad,
     GstFlowReturn res)
 {
-  /* level 1: a chain call that began before the sample */
-  if (ovh_level > 1 && --ovh_level == 1)
+  /* SAMPLE_IN_PUSH: a chain call that began before the sample */
+  if (ovh_level >= SAMPLE_IN_CHAIN && --ovh_level == SAMPLE_IN_PUSH)
     sampled (HOOK_CHAIN_POST, self, ts, pad, NULL, NULL, res);
   else
     gpuprof_hooks_chain_post (MEASURE (self), ts, pad, res);
@@ -218,7 +229,7 @@ static void
 do_chain_post (GObject * self, GstClockTime ts, GstPad * pad,
     GstFlowReturn res)
 {
-  if (G_UNLIKELY (ovh_level))
+  if (G_UNLIKELY (ovh_level != SAMPLE_NONE))
     chain_post_sampling (self, ts, pad, res);
   else
     gpuprof_hooks_chain_post (MEASURE (self), ts, pad, res);

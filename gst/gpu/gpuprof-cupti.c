@@ -51,13 +51,8 @@ init_debug (void)
   }
 }
 
-#if defined(__has_include)
-#if __has_include(<cupti.h>)
-#define HAVE_CUPTI_HEADERS 1
-#endif
-#endif
-
-#ifndef HAVE_CUPTI_HEADERS
+/* HAVE_CUPTI_HEADERS: config.h, from the cuda-dir option (meson.build) */
+#if !HAVE_CUPTI_HEADERS
 
 gboolean
 gpuprof_cupti_start (const GpuprofCuptiSettings * settings, gchar ** reason)

@@ -15,8 +15,7 @@ gchar *gpuprof_html_page (const gchar * data_json);
  * plots: gpuprof_html_series_json() */
 gchar *gpuprof_html_page_with_series (const gchar * data_json,
     const gchar * series_json);
-/* The page of one run */
-gchar *gpuprof_html_format (const GpuprofSnapshot * snap);
+/* The page of one run, with its time series (NULL: none) */
 GPUPROF_API
 gchar *gpuprof_html_format_with_series (const GpuprofSnapshot * snap,
     const gchar * series_json);

@@ -19,8 +19,6 @@ gchar *gpuprof_report_verdict (const GpuprofSnapshot * snap);
 typedef struct _GpuprofTable GpuprofTable;
 GPUPROF_API
 GpuprofTable *gpuprof_table_new (guint n_columns, const gchar * const *headers);
-void gpuprof_table_add_row (GpuprofTable * t, const gchar * first, ...)
-    G_GNUC_NULL_TERMINATED;
 GPUPROF_API
 void gpuprof_table_add_rowv (GpuprofTable * t, gchar ** cells);
 GPUPROF_API
