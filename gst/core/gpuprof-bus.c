@@ -1,10 +1,13 @@
 /* gpuprof: the event bus (see gpuprof-bus.h).
  *
  * Threads: producers only push into their rings. Draining runs on the
- * drain thread every DRAIN_PERIOD_US, or on the caller of
- * gpuprof_bus_flush(), serialised by drain_lock.
+ * bus's thread (a ticker of its own, gpuprof-ticker.h) every
+ * DRAIN_PERIOD_US, or on the caller of gpuprof_bus_flush(), serialised by
+ * drain_lock.
  */
 #include "gpuprof-bus.h"
+#include "gpuprof-ids.h"
+#include "gpuprof-ticker.h"
 
 #define DRAIN_PERIOD_US (20 * G_TIME_SPAN_MILLISECOND)
 #define BATCH_EVENTS 1024
@@ -21,13 +24,12 @@ typedef struct
 
 struct _GpuprofBus
 {
-  /* lock guards: rings, ring_by_id, stop, thread */
+  /* lock guards: rings, ring_by_id, drain */
   GMutex lock;
-  GCond cond;
   GPtrArray *rings;
   GHashTable *ring_by_id;
-  gboolean stop;
-  GThread *thread;
+  GpuprofTicker *ticker;        /* the drain thread */
+  guint drain;                  /* its tick, 0 until the first sink */
   gint active;                  /* sinks.len > 0 (atomic) */
 
   /* for threads without a ring of their own; shared_lock serialises pushes */
@@ -48,7 +50,6 @@ gpuprof_bus_new (void)
   GpuprofBus *bus = g_new0 (GpuprofBus, 1);
 
   g_mutex_init (&bus->lock);
-  g_cond_init (&bus->cond);
   g_mutex_init (&bus->shared_lock);
   g_mutex_init (&bus->drain_lock);
   bus->rings = g_ptr_array_new_with_free_func ((GDestroyNotify)
@@ -59,22 +60,8 @@ gpuprof_bus_new (void)
   bus->next_sink_id = 1;
   bus->batch = g_new (GpuprofEvent, BATCH_EVENTS);
   bus->drain_rings = g_ptr_array_new ();
+  bus->ticker = gpuprof_ticker_new ("gpuprof-bus");
   return bus;
-}
-
-static void
-stop_thread (GpuprofBus * bus)
-{
-  GThread *thread;
-
-  g_mutex_lock (&bus->lock);
-  bus->stop = TRUE;
-  g_cond_signal (&bus->cond);
-  thread = bus->thread;
-  bus->thread = NULL;
-  g_mutex_unlock (&bus->lock);
-  if (thread)
-    g_thread_join (thread);
 }
 
 void
@@ -82,7 +69,7 @@ gpuprof_bus_free (GpuprofBus * bus)
 {
   if (bus == NULL)
     return;
-  stop_thread (bus);
+  gpuprof_ticker_free (bus->ticker);
   g_warn_if_fail (bus->sinks->len == 0);
   g_ptr_array_unref (bus->rings);
   g_hash_table_unref (bus->ring_by_id);
@@ -91,7 +78,6 @@ gpuprof_bus_free (GpuprofBus * bus)
   g_free (bus->batch);
   g_ptr_array_unref (bus->drain_rings);
   g_mutex_clear (&bus->lock);
-  g_cond_clear (&bus->cond);
   g_mutex_clear (&bus->shared_lock);
   g_mutex_clear (&bus->drain_lock);
   g_free (bus);
@@ -160,26 +146,18 @@ drain_locked (GpuprofBus * bus)
   return total;
 }
 
-static gpointer
-drain_thread (gpointer data)
+/* every DRAIN_PERIOD_US on the bus's thread; a large drain means the
+ * producers are fast: drain again at once */
+static gboolean
+drain_tick (gint64 now_us, gpointer data)
 {
   GpuprofBus *bus = data;
+  guint n;
 
-  g_mutex_lock (&bus->lock);
-  while (!bus->stop) {
-    guint n;
-
-    g_mutex_unlock (&bus->lock);
-    g_mutex_lock (&bus->drain_lock);
-    n = drain_locked (bus);
-    g_mutex_unlock (&bus->drain_lock);
-    g_mutex_lock (&bus->lock);
-    if (n < BUSY_DRAIN_EVENTS && !bus->stop)
-      g_cond_wait_until (&bus->cond, &bus->lock,
-          g_get_monotonic_time () + DRAIN_PERIOD_US);
-  }
-  g_mutex_unlock (&bus->lock);
-  return NULL;
+  g_mutex_lock (&bus->drain_lock);
+  n = drain_locked (bus);
+  g_mutex_unlock (&bus->drain_lock);
+  return n >= BUSY_DRAIN_EVENTS;
 }
 
 guint
@@ -196,8 +174,9 @@ gpuprof_bus_add_sink (GpuprofBus * bus, const GpuprofBusSink * sink,
   g_mutex_unlock (&bus->drain_lock);
 
   g_mutex_lock (&bus->lock);
-  if (!bus->thread && !bus->stop)
-    bus->thread = g_thread_new ("gpuprof-trace", drain_thread, bus);
+  if (!bus->drain)
+    bus->drain = gpuprof_ticker_add (bus->ticker, DRAIN_PERIOD_US,
+        drain_tick, bus);
   g_mutex_unlock (&bus->lock);
   return s.id;
 }
@@ -205,15 +184,11 @@ gpuprof_bus_add_sink (GpuprofBus * bus, const GpuprofBusSink * sink,
 void
 gpuprof_bus_remove_sink (GpuprofBus * bus, guint id)
 {
-  guint i;
+  gint i;
 
   g_mutex_lock (&bus->drain_lock);
-  for (i = 0; i < bus->sinks->len; i++) {
-    if (g_array_index (bus->sinks, Sink, i).id == id) {
-      g_array_remove_index (bus->sinks, i);
-      break;
-    }
-  }
+  if ((i = gpuprof_id_index (bus->sinks, id)) >= 0)
+    g_array_remove_index (bus->sinks, i);
   /* rings taken stay: producers keep pushing, and nothing drains them
    * once the last sink is gone */
   g_mutex_unlock (&bus->drain_lock);
@@ -261,9 +236,13 @@ gpuprof_bus_push_locked (GpuprofBus * bus, const GpuprofEvent * ev)
 void
 gpuprof_bus_wake (GpuprofBus * bus)
 {
+  guint drain;
+
   g_mutex_lock (&bus->lock);
-  g_cond_signal (&bus->cond);
+  drain = bus->drain;
   g_mutex_unlock (&bus->lock);
+  if (drain)
+    gpuprof_ticker_wake (bus->ticker, drain);
 }
 
 void

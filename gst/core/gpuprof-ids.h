@@ -31,6 +31,21 @@ gpuprof_id_lo (guint64 id, guint lo_bits)
   return id & GPUPROF_ID_LO_MASK (lo_bits);
 }
 
+/* Registrations kept in a GArray of structs that begin with their guint id
+ * (the bus's sinks, the ticker's ticks, the GPU listeners): the index of
+ * the one with @id, -1 when none. */
+static inline gint
+gpuprof_id_index (GArray * entries, guint id)
+{
+  guint size = g_array_get_element_size (entries), i;
+
+  for (i = 0; i < entries->len; i++) {
+    if (*(const guint *) (gconstpointer) (entries->data + i * size) == id)
+      return (gint) i;
+  }
+  return -1;
+}
+
 /**
  * GpuprofBatchId:
  *

@@ -6,6 +6,7 @@
  * lock, then calls (the ticker's thread takes calls before it lets go of
  * the list). */
 #include "gpuprof-ticker.h"
+#include "gpuprof-ids.h"
 
 typedef struct
 {
@@ -54,6 +55,15 @@ next_due_locked (GpuprofTicker * ticker)
   return next;
 }
 
+/* lock held: @id's tick, NULL when it was removed */
+static Tick *
+tick_locked (GpuprofTicker * ticker, guint id)
+{
+  gint i = gpuprof_id_index (ticker->ticks, id);
+
+  return i >= 0 ? &g_array_index (ticker->ticks, Tick, i) : NULL;
+}
+
 /* lock held: the first tick (in the order added) due at @now, moved to its
  * next time, copied into @out; FALSE when none is */
 static gboolean
@@ -90,14 +100,20 @@ ticker_thread (gpointer data)
             next_due_locked (ticker)))
       continue;                 /* woken: stop, a new tick, or spurious */
     now = g_get_monotonic_time ();
-    /* those called are due a period later: each runs once per wake */
+    /* those called are due a period later (or at once, when they ask):
+     * each runs once per wake */
     while (!ticker->stop && take_due_locked (ticker, now, &due)) {
+      gboolean again;
+      Tick *t;
+
       /* taken before the list is let go: a remove after this waits */
       g_rec_mutex_lock (&ticker->calls);
       g_mutex_unlock (&ticker->lock);
-      due.func (now, due.user_data);
+      again = due.func (now, due.user_data);
       g_rec_mutex_unlock (&ticker->calls);
       g_mutex_lock (&ticker->lock);
+      if (again && (t = tick_locked (ticker, due.id)))
+        t->next = g_get_monotonic_time ();
     }
   }
   g_mutex_unlock (&ticker->lock);
@@ -125,19 +141,28 @@ gpuprof_ticker_add (GpuprofTicker * ticker, gint64 period_us,
 void
 gpuprof_ticker_remove (GpuprofTicker * ticker, guint id)
 {
-  guint i;
+  gint i;
 
   g_mutex_lock (&ticker->lock);
-  for (i = 0; i < ticker->ticks->len; i++) {
-    if (g_array_index (ticker->ticks, Tick, i).id == id) {
-      g_array_remove_index (ticker->ticks, i);
-      break;
-    }
-  }
+  if ((i = gpuprof_id_index (ticker->ticks, id)) >= 0)
+    g_array_remove_index (ticker->ticks, i);
   g_mutex_unlock (&ticker->lock);
   /* a call that took it before may still be running */
   g_rec_mutex_lock (&ticker->calls);
   g_rec_mutex_unlock (&ticker->calls);
+}
+
+void
+gpuprof_ticker_wake (GpuprofTicker * ticker, guint id)
+{
+  Tick *t;
+
+  g_mutex_lock (&ticker->lock);
+  if ((t = tick_locked (ticker, id))) {
+    t->next = MIN (t->next, g_get_monotonic_time ());
+    g_cond_signal (&ticker->cond);
+  }
+  g_mutex_unlock (&ticker->lock);
 }
 
 void

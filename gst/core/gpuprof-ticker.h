@@ -1,8 +1,9 @@
 /* gpuprof: periodic work on a thread of our own (the ticker).
  *
  * What runs every so often, off the buffer path and without a GLib main
- * loop: the session's stall watchdog and live snapshots (interval=,
- * docs/live.md), and the resource sampler (issue 22: every thread's CPU
+ * loop: the event bus's drain (gpuprof-bus.c, a ticker of its own), the
+ * session's stall watchdog and live snapshots (interval=, docs/live.md),
+ * and the resource sampler (issue 22: every thread's CPU
  * and run delay from /proc, the GPU engines from NVML, at 10 Hz at most),
  * which registers here and hands its readings on as events on the bus
  * (gpuprof-bus.h) or as figures the verdict reads. Each registration has
@@ -23,8 +24,10 @@ G_BEGIN_DECLS
 
 typedef struct _GpuprofTicker GpuprofTicker;
 
-/* @now_us: g_get_monotonic_time() when the ticker woke for it */
-typedef void (*GpuprofTickFunc) (gint64 now_us, gpointer user_data);
+/* @now_us: g_get_monotonic_time() when the ticker woke for it. Returns
+ * TRUE to run again at once (a backlog: the bus drained a full batch),
+ * FALSE to wait for the next period. */
+typedef gboolean (*GpuprofTickFunc) (gint64 now_us, gpointer user_data);
 
 /* @name: the thread's name ("gpuprof-live") */
 GPUPROF_API
@@ -43,5 +46,9 @@ guint gpuprof_ticker_add (GpuprofTicker * ticker, gint64 period_us,
  * (also when called from that function). */
 GPUPROF_API
 void gpuprof_ticker_remove (GpuprofTicker * ticker, guint id);
+/* @id's function is due now rather than at its next period (a producer
+ * filling in bursts); never waits for it. */
+GPUPROF_API
+void gpuprof_ticker_wake (GpuprofTicker * ticker, guint id);
 
 G_END_DECLS

@@ -7,6 +7,7 @@
 #endif
 
 #include "gpuprof-gpu-engine.h"
+#include "gpuprof-ids.h"
 
 #include <string.h>
 
@@ -126,17 +127,13 @@ gpuprof_gpu_add_listener (GpuprofGpuChannel channel,
 void
 gpuprof_gpu_remove_listener (guint id)
 {
-  guint i;
+  gint i;
 
   g_mutex_lock (&engine.lock);
-  for (i = 0; listeners && i < listeners->len; i++) {
-    Listener *l = &g_array_index (listeners, Listener, i);
-    if (l->id == id) {
-      if (l->funcs.op)
-        n_op_listeners--;
-      g_array_remove_index (listeners, i);
-      break;
-    }
+  if (listeners && (i = gpuprof_id_index (listeners, id)) >= 0) {
+    if (g_array_index (listeners, Listener, i).funcs.op)
+      n_op_listeners--;
+    g_array_remove_index (listeners, i);
   }
   g_mutex_unlock (&engine.lock);
   /* a settled call that copied it before may still be running */

@@ -88,15 +88,14 @@ gpuprof_trace_flows_free (GpuprofTraceFlows * f)
   g_free (f);
 }
 
+/* @tid's state, made on first use when @make, else NULL when none */
 static ThreadState *
-thread_state (GpuprofTraceFlows * f, guint32 tid)
+thread_state (GpuprofTraceFlows * f, guint32 tid, gboolean make)
 {
-  ThreadState *ts = g_hash_table_lookup (f->threads, GUINT_TO_POINTER (tid));
+  gpointer key = GUINT_TO_POINTER (tid), ts = NULL;
 
-  if (ts == NULL) {
-    ts = g_new0 (ThreadState, 1);
-    g_hash_table_insert (f->threads, GUINT_TO_POINTER (tid), ts);
-  }
+  if (!g_hash_table_lookup_extended (f->threads, key, NULL, &ts) && make)
+    g_hash_table_insert (f->threads, key, ts = g_new0 (ThreadState, 1));
   return ts;
 }
 
@@ -194,7 +193,7 @@ gpuprof_trace_flows_bind (GpuprofTraceFlows * f, const GpuprofEvent * ev,
     guint64 f_ts, GArray * out)
 {
   guint32 host_tid = GPUPROF_EVENT_GPU_HOST_THREAD (ev);
-  ThreadState *h = thread_state (f, host_tid);
+  ThreadState *h = thread_state (f, host_tid, TRUE);
   PendingGpuFlow pf = { ev->element_id, ev->thread_id, ev->self, f_ts,
     ev->flow
   };
@@ -256,8 +255,7 @@ void
 gpuprof_trace_flows_chain_written (GpuprofTraceFlows * f, gboolean remember,
     const GpuprofEvent * ev, GArray * out)
 {
-  ThreadState *ts = remember ? thread_state (f, ev->thread_id) :
-      g_hash_table_lookup (f->threads, GUINT_TO_POINTER (ev->thread_id));
+  ThreadState *ts = thread_state (f, ev->thread_id, remember);
 
   if (!ts)
     return;

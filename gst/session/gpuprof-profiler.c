@@ -369,7 +369,7 @@ live_final_locked (GpuprofProfiler * p, GpuprofPipeline * pl,
 /* the watchdog looks this often (or every interval, when shorter) */
 #define STALL_CHECK_US (G_USEC_PER_SEC / 4)
 
-static void
+static gboolean
 stall_tick (gint64 now_us, gpointer data)
 {
   GpuprofProfiler *p = data;
@@ -377,9 +377,10 @@ stall_tick (gint64 now_us, gpointer data)
   g_mutex_lock (&p->report_lock);
   gpuprof_stall_check (p->stall, p->measure->objects, gpuprof_clock_now ());
   g_mutex_unlock (&p->report_lock);
+  return FALSE;
 }
 
-static void
+static gboolean
 snapshot_tick (gint64 now_us, gpointer data)
 {
   GpuprofProfiler *p = data;
@@ -387,6 +388,7 @@ snapshot_tick (gint64 now_us, gpointer data)
   g_mutex_lock (&p->report_lock);
   live_tick_locked (p);
   g_mutex_unlock (&p->report_lock);
+  return FALSE;
 }
 
 static void

@@ -1,9 +1,11 @@
 /* The ticker (gst/core/gpuprof-ticker.h), the thread of the periodic work
- * (the live snapshots, the stall watchdog, the resource sampler): each
- * registration runs again and again on the ticker's thread, a removal
- * waits for a call in progress and none comes after it, a function may
- * remove itself, and freeing stops the thread. No bound on time: only that
- * things happen, within a generous wait. */
+ * (the bus's drain, the live snapshots, the stall watchdog, the resource
+ * sampler): each registration runs again and again on the ticker's
+ * thread, a removal waits for a call in progress and none comes after it,
+ * a function may remove itself, a wake runs it before its period, one
+ * that asks runs again at once, and freeing stops the thread. No bound on
+ * time: only that things happen, within a generous wait (the periods that
+ * must not pass are far longer). */
 #include <glib.h>
 #include <string.h>
 
@@ -21,6 +23,7 @@ typedef struct
   guint sleep_ms;               /* each call lasts this long */
   GpuprofTicker *ticker;
   guint id;                     /* removes itself when set */
+  guint again;                  /* asks to run again at once this often */
 } Counter;
 
 static void
@@ -38,7 +41,7 @@ counter_clear (Counter * c)
   g_cond_clear (&c->cond);
 }
 
-static void
+static gboolean
 tick (gint64 now_us, gpointer data)
 {
   Counter *c = data;
@@ -56,6 +59,7 @@ tick (gint64 now_us, gpointer data)
   c->calls++;
   g_cond_broadcast (&c->cond);
   g_mutex_unlock (&c->lock);
+  return c->again && c->again--;
 }
 
 /* waits until @c ran @n times; FALSE when it did not within WAIT_US */
@@ -150,6 +154,45 @@ test_removes_itself (void)
   counter_clear (&other);
 }
 
+/* a period of a minute: only a wake, or asking again, runs it in the wait */
+#define LONG_US (60 * G_USEC_PER_SEC)
+
+static void
+test_wake_runs_it_now (void)
+{
+  GpuprofTicker *t = gpuprof_ticker_new ("gpuprof-test-ticker");
+  Counter c;
+  guint id;
+
+  counter_init (&c);
+  id = gpuprof_ticker_add (t, LONG_US, tick, &c);
+  gpuprof_ticker_wake (t, id);
+  g_assert_true (wait_calls (&c, 1));
+  gpuprof_ticker_wake (t, id);
+  g_assert_true (wait_calls (&c, 2));
+  gpuprof_ticker_free (t);
+  counter_clear (&c);
+}
+
+static void
+test_again_runs_it_at_once (void)
+{
+  GpuprofTicker *t = gpuprof_ticker_new ("gpuprof-test-ticker");
+  Counter c;
+  guint id;
+
+  counter_init (&c);
+  c.again = 3;
+  id = gpuprof_ticker_add (t, LONG_US, tick, &c);
+  gpuprof_ticker_wake (t, id);
+  /* the wake's call and the three it asked for; then the period holds */
+  g_assert_true (wait_calls (&c, 4));
+  g_usleep (100 * 1000);
+  g_assert_cmpuint (calls_of (&c), ==, 4);
+  gpuprof_ticker_free (t);
+  counter_clear (&c);
+}
+
 static void
 test_free_without_ticks (void)
 {
@@ -167,6 +210,9 @@ main (int argc, char **argv)
   g_test_add_func ("/ticker/remove-waits-for-the-call",
       test_remove_waits_for_the_call);
   g_test_add_func ("/ticker/removes-itself", test_removes_itself);
+  g_test_add_func ("/ticker/wake-runs-it-now", test_wake_runs_it_now);
+  g_test_add_func ("/ticker/again-runs-it-at-once",
+      test_again_runs_it_at_once);
   g_test_add_func ("/ticker/free-without-ticks", test_free_without_ticks);
   return g_test_run ();
 }
