@@ -3,6 +3,7 @@
 #pragma once
 
 #include "gpuprof-batch.h"
+#include "gpuprof-checkpoint.h"
 #include "gpuprof-metrics-server.h"
 #include "gpuprof-objects.h"
 #include "gpuprof-profiler.h"
@@ -37,6 +38,7 @@ struct _GpuprofProfiler
   GpuprofStall *stall;          /* the watchdog, on the live thread */
 
   GpuprofMetricsServer *metrics;        /* metrics=: NULL when off */
+  GpuprofCheckpoint *checkpoint;        /* checkpoint=: NULL when off */
   guint64 metrics_scrape_ns;    /* what the last scrape cost (atomic) */
 
   GThread *live_thread;         /* the timer; NULL without interval= */

@@ -7,6 +7,7 @@
 #include "gpuprof-advice.h"
 #include "gpuprof-async.h"
 #include "gpuprof-batch.h"
+#include "gpuprof-checkpoint.h"
 #include "gpuprof-clock.h"
 #include "gpuprof-cupti.h"
 #include "gpuprof-gpu.h"
@@ -221,6 +222,7 @@ gpuprof_profiler_state_change_pre (GpuprofProfiler * p, GstElement * element,
 static void live_start (GpuprofProfiler * p);
 static void live_stop (GpuprofProfiler * p);
 static gchar *metrics_body (gpointer data);
+static void checkpoint_tick (gpointer data);
 
 GpuprofProfiler *
 gpuprof_profiler_new (const GpuprofParams * params)
@@ -240,6 +242,10 @@ gpuprof_profiler_new (const GpuprofParams * params)
   p->batches = gpuprof_batches_new (p->streams);
   open_outputs (p);
   live_start (p);
+  if (p->params.checkpoint > 0.0
+      && gpuprof_outputs_want_checkpoints (p->outputs))
+    p->checkpoint = gpuprof_checkpoint_start (p->params.checkpoint,
+        checkpoint_tick, p);
   if (p->params.metrics)
     p->metrics = gpuprof_metrics_server_start (p->params.metrics,
         metrics_body, p);
@@ -266,6 +272,7 @@ void
 gpuprof_profiler_shutdown (GpuprofProfiler * p)
 {
   live_stop (p);
+  g_clear_pointer (&p->checkpoint, gpuprof_checkpoint_stop);
   g_clear_pointer (&p->metrics, gpuprof_metrics_server_stop);
   end_all_queues (p);
   gpuprof_profiler_report_unreported (p);
@@ -632,6 +639,7 @@ snapshot_pipeline_wall (GpuprofProfiler * p, GpuprofPipeline * pl,
   snap->wall_ns = last > first ? last - first : 0;
   gpuprof_snapshot_sort (snap);
   gpuprof_snapshot_compute_verdict (snap);
+  gpuprof_snapshot_mark_taken (snap, gpuprof_clock_now ());
   g_ptr_array_unref (mine);
   g_ptr_array_unref (all);
   if (wall_first)
@@ -1025,23 +1033,16 @@ gpuprof_profiler_metrics_snapshot (GpuprofProfiler * p, const gchar * pipeline)
   return find_snapshot (p, pipeline, TRUE);
 }
 
-/* metrics=: one scrape, on the server's thread; snapshots as get-snapshot
- * takes them, so streaming threads are never waited for */
-static gchar *
-metrics_body (gpointer data)
+/* a snapshot, GPU tables included, of each pipeline with activity; report
+ * lock held (the caller flushed CUPTI) */
+static GPtrArray *
+snapshot_active_locked (GpuprofProfiler * p)
 {
-  GpuprofProfiler *p = data;
-  guint64 start = gpuprof_clock_now ();
   GPtrArray *snaps = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gpuprof_snapshot_free);
-  GPtrArray *pipelines;
-  gchar *text;
+  GPtrArray *pipelines = gpuprof_objects_pipelines (p->objects);
   guint i;
 
-  if (p->gpu_on)
-    gpuprof_cupti_flush (FALSE);
-  g_mutex_lock (&p->report_lock);
-  pipelines = gpuprof_objects_pipelines (p->objects);
   for (i = 0; i < pipelines->len; i++) {
     GpuprofPipeline *pl = g_ptr_array_index (pipelines, i);
 
@@ -1049,6 +1050,48 @@ metrics_body (gpointer data)
       g_ptr_array_add (snaps, snapshot_pipeline_gpu (p, pl));
   }
   g_ptr_array_unref (pipelines);
+  return snaps;
+}
+
+/* checkpoint=: the run so far of each running pipeline to the outputs that
+ * keep files (stats=, html=), on the checkpoint thread. Under the report
+ * lock, so a run end's final files are never overwritten by an older
+ * checkpoint. */
+static void
+checkpoint_tick (gpointer data)
+{
+  GpuprofProfiler *p = data;
+  GPtrArray *snaps;
+  guint i;
+
+  if (p->gpu_on)
+    gpuprof_cupti_flush (FALSE);
+  g_mutex_lock (&p->report_lock);
+  snaps = snapshot_active_locked (p);
+  for (i = 0; i < snaps->len; i++) {
+    GpuprofSnapshot *snap = g_ptr_array_index (snaps, i);
+
+    snap->checkpoint = TRUE;
+    gpuprof_outputs_checkpoint (p->outputs, snap);
+  }
+  g_mutex_unlock (&p->report_lock);
+  g_ptr_array_unref (snaps);
+}
+
+/* metrics=: one scrape, on the server's thread; snapshots as get-snapshot
+ * takes them, so streaming threads are never waited for */
+static gchar *
+metrics_body (gpointer data)
+{
+  GpuprofProfiler *p = data;
+  guint64 start = gpuprof_clock_now ();
+  GPtrArray *snaps;
+  gchar *text;
+
+  if (p->gpu_on)
+    gpuprof_cupti_flush (FALSE);
+  g_mutex_lock (&p->report_lock);
+  snaps = snapshot_active_locked (p);
   g_mutex_unlock (&p->report_lock);
   text = gpuprof_metrics_format (snaps,
       __atomic_load_n (&p->metrics_scrape_ns, __ATOMIC_RELAXED));
