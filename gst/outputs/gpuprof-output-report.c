@@ -15,6 +15,7 @@
 typedef struct
 {
   gboolean opened;              /* first report truncates, later ones append */
+  gboolean failing;             /* the last write failed: said */
 } ReportFile;
 
 typedef struct
@@ -54,12 +55,14 @@ write_file (ReportOutput * r, const gchar * pipeline, const gchar * text)
   rf->opened = TRUE;
   ok = f && gpuprof_outfile_write (f, text, strlen (text));
   ok &= gpuprof_outfile_close (f);
-  /* the report is not lost: it goes to stderr after the line */
-  if (!ok) {
-    g_printerr ("gpuprof: the report of %s follows on stderr\n",
-        pipeline ? pipeline : "the run");
+  /* the report is not lost: it goes to stderr, said once while the file
+   * fails */
+  if (!ok && !rf->failing)
+    g_printerr ("gpuprof: the reports of %s go to stderr while '%s' "
+        "fails\n", pipeline ? pipeline : "the run", path);
+  if (!ok)
     fputs (text, stderr);
-  }
+  rf->failing = !ok;
 }
 
 static void
