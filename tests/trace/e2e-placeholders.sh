@@ -15,13 +15,13 @@ wait $a || bad "first process failed: $(cat "$dir/a.log")"
 wait $b || bad "second process failed: $(cat "$dir/b.log")"
 for pid in $a $b; do
   f="$dir/$pid-pipeline0.json"
-  jq -e '.schema == "gpuprof-summary" and .run.pipeline == "pipeline0"' "$f" > /dev/null &&
+  json_is "$f" '.schema == "gpuprof-summary" and .run.pipeline == "pipeline0"' &&
     ok "process $pid: its own summary $f" || bad "process $pid: no summary $f: $(ls "$dir")"
   grep -q "^bottleneck" "$dir/$pid-pipeline0.txt" && ok "process $pid: its own report" ||
     bad "process $pid: no report"
 done
-jq -e '[.elements[].path] | index("pipeline0/identity0")' "$dir/$a-pipeline0.json" > /dev/null &&
-  jq -e '[.elements[].path] | index("pipeline0/queue0")' "$dir/$b-pipeline0.json" > /dev/null &&
+json_is "$dir/$a-pipeline0.json" '[.elements[].path] | index("pipeline0/identity0") != null' &&
+  json_is "$dir/$b-pipeline0.json" '[.elements[].path] | index("pipeline0/queue0") != null' &&
   ok "each summary is its own process' pipeline" || bad "summaries mixed up"
 
 GST_TRACERS="gpuprof(stats=$dir/%q-run.json,report=off)" \
