@@ -3,12 +3,15 @@
  * main loop is needed, and stopping it is immediate. */
 #include "gpuprof-checkpoint.h"
 
+#include <unistd.h>
+
 struct _GpuprofCheckpoint
 {
   gint64 period_us;
   GpuprofCheckpointFunc func;
   gpointer user_data;
   GThread *thread;
+  pid_t pid;                    /* the process the thread runs in */
   GMutex lock;                  /* guards stop */
   GCond cond;
   gboolean stop;
@@ -49,6 +52,7 @@ gpuprof_checkpoint_start (gdouble period_s, GpuprofCheckpointFunc func,
   c->user_data = user_data;
   g_mutex_init (&c->lock);
   g_cond_init (&c->cond);
+  c->pid = getpid ();
   c->thread = g_thread_new ("gpuprof-checkpt", checkpoint_thread, c);
   return c;
 }
@@ -58,6 +62,13 @@ gpuprof_checkpoint_stop (GpuprofCheckpoint * c)
 {
   if (!c)
     return;
+  /* a child forked after the tracer started has no such thread (nothing
+   * to join, and its lock may be held by the parent's thread) */
+  if (getpid () != c->pid) {
+    g_thread_unref (c->thread);
+    g_free (c);
+    return;
+  }
   g_mutex_lock (&c->lock);
   c->stop = TRUE;
   g_cond_signal (&c->cond);

@@ -18,7 +18,8 @@ typedef void (*GpuprofCheckpointFunc) (gpointer user_data);
 GpuprofCheckpoint *gpuprof_checkpoint_start (gdouble period_s,
     GpuprofCheckpointFunc func, gpointer user_data);
 /* Stops and joins the thread: @func is not running and not called again
- * when it returns. NULL is fine. */
+ * when it returns. NULL is fine. In a child forked after the start (no
+ * checkpoint thread there) it only frees. */
 void gpuprof_checkpoint_stop (GpuprofCheckpoint * c);
 
 G_END_DECLS

@@ -64,6 +64,7 @@ struct _GpuprofMetricsServer
   GpuprofMetricsBodyFunc body;
   gpointer user_data;
   GThread *thread;
+  pid_t pid;                    /* the process the thread runs in */
   gint wake[2];                 /* a byte on wake[1] stops the loop */
   gint stop;                    /* atomic */
   GPtrArray *conns;             /* Conn *, on the server thread only */
@@ -337,8 +338,13 @@ server_thread (gpointer data)
     if (poll ((struct pollfd *) fds->data, fds->len, timeout) < 0
         && errno != EINTR)
       break;
-    if (g_array_index (fds, struct pollfd, 0).revents)
-      continue;                 /* woken to stop */
+    if (g_array_index (fds, struct pollfd, 0).revents) {
+      gchar drain[16];
+
+      /* woken to stop (the loop checks) */
+      while (read (m->wake[0], drain, sizeof (drain)) > 0);
+      continue;
+    }
     /* the ready connections first: a request that came is answered before
      * new connections could push it out at the cap */
     serve_ready (m, fds);
@@ -413,11 +419,13 @@ gpuprof_metrics_server_start (const gchar * spec, GpuprofMetricsBodyFunc body,
     g_free (m);
     return NULL;
   }
+  g_unix_set_fd_nonblocking (m->wake[0], TRUE, NULL);
   m->listener = sock;
   m->port = bound;
   m->body = body;
   m->user_data = user_data;
   m->conns = g_ptr_array_new_with_free_func (conn_free);
+  m->pid = getpid ();
   m->thread = g_thread_new ("gpuprof-metrics", server_thread, m);
   return m;
 }
@@ -433,9 +441,15 @@ gpuprof_metrics_server_stop (GpuprofMetricsServer * m)
 {
   if (!m)
     return;
-  g_atomic_int_set (&m->stop, 1);
-  while (write (m->wake[1], "x", 1) < 0 && errno == EINTR);
-  g_thread_join (m->thread);
+  /* a child forked after the start has no server thread (and must not
+   * wake its parent's through the shared pipe) */
+  if (getpid () == m->pid) {
+    g_atomic_int_set (&m->stop, 1);
+    while (write (m->wake[1], "x", 1) < 0 && errno == EINTR);
+    g_thread_join (m->thread);
+  } else {
+    g_thread_unref (m->thread);
+  }
   g_ptr_array_unref (m->conns);
   close (m->wake[0]);
   close (m->wake[1]);
