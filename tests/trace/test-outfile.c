@@ -9,7 +9,8 @@
  * file system (a 64 KiB tmpfs in a mount namespace of the test's own, or
  * RLIMIT_FSIZE where it cannot mount) fails with one line naming the file
  * and the reason and keeps the old content; failures said once per file
- * until it works again; the placeholders. */
+ * until it works again; the placeholders, also through GST_TRACERS' text
+ * (no quotes needed, an unknown one warned about). */
 #define _GNU_SOURCE
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -25,6 +26,9 @@
 #include <unistd.h>
 
 #include "gpuprof-outfile.h"
+#include "gpuprof-params.h"
+
+#include <gst/gst.h>
 
 static gchar *tmpdir;
 static GString *said;           /* what g_printerr printed */
@@ -445,6 +449,35 @@ test_placeholders (void)
 }
 
 static void
+test_params (void)
+{
+  GpuprofParams p;
+  gchar *warn;
+
+  gpuprof_params_init (&p);
+  /* GstStructure takes no unquoted '%': the parser quotes such values */
+  warn = gpuprof_params_parse (&p, "stats=/v/%p-%n.json,nvtx=off,"
+      "html=/h/%t-%%.html,trace-elements=\"a|b\",report=/r/%h.txt");
+  g_assert_null (warn);
+  g_assert_cmpstr (p.stats_path, ==, "/v/%p-%n.json");
+  g_assert_cmpstr (p.html_path, ==, "/h/%t-%%.html");
+  g_assert_cmpstr (p.trace_elements, ==, "a|b");
+  g_assert_cmpstr (p.report_path, ==, "/r/%h.txt");
+  g_assert_false (p.nvtx);
+  g_assert_cmpfloat (p.checkpoint, ==, 5.0);
+
+  warn = gpuprof_params_parse (&p, "stats=/v/%x.json,report=/r/%y,"
+      "checkpoint=0.5");
+  g_assert_nonnull (strstr (warn, "unknown placeholder '%x' in "
+          "stats=/v/%x.json"));
+  g_assert_nonnull (strstr (warn, "unknown placeholder '%y' in report=/r/%y"));
+  g_assert_cmpstr (p.stats_path, ==, "/v/%x.json");
+  g_assert_cmpfloat (p.checkpoint, ==, 0.5);
+  g_free (warn);
+  gpuprof_params_clear (&p);
+}
+
+static void
 test_sibling_base (void)
 {
   gchar *base = gpuprof_outfile_sibling_base ("/a/run.json", NULL);
@@ -462,6 +495,7 @@ main (int argc, char **argv)
   int ret;
 
   g_test_init (&argc, &argv, NULL);
+  gst_init (NULL, NULL);
   g_set_prgname ("test-outfile");
   said = g_string_new (NULL);
   g_set_printerr_handler (capture_printerr);
@@ -474,6 +508,7 @@ main (int argc, char **argv)
   g_test_add_func ("/outfile/refused", test_refused);
   g_test_add_func ("/outfile/placeholders", test_placeholders);
   g_test_add_func ("/outfile/sibling-base", test_sibling_base);
+  g_test_add_func ("/outfile/params", test_params);
   /* last: it may leave the process with a file size limit */
   g_test_add_func ("/outfile/full", test_full);
   ret = g_test_run ();
