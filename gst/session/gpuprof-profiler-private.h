@@ -20,6 +20,7 @@ struct _GpuprofProfiler
   GpuprofTrace *trace;          /* the trace output's writer, for the hooks;
                                  * NULL: no trace= or it could not open */
   gsize gpu_started;            /* g_once: CUPTI tried when a run starts */
+  gsize checkpoint_started;     /* g_once: checkpoint= thread, likewise */
   gboolean gpu_on;              /* CUPTI attribution running */
   gchar *gpu_off_reason;        /* why not, for the report (cupti=on) */
   GpuprofBatches *batches;      /* per-batch analysis (gpuprof-batch.h) */

@@ -191,6 +191,8 @@ start_gpu (GpuprofProfiler * p)
   }
 }
 
+static void start_checkpoints (GpuprofProfiler * p);
+
 /* CUPTI starts when the first element leaves NULL, before any CUDA work of
  * a run, not with the tracer: gst-inspect-1.0 creates the tracer too and
  * runs nothing. */
@@ -216,13 +218,17 @@ gpuprof_profiler_state_change_pre (GpuprofProfiler * p, GstElement * element,
     start_gpu (p);
     g_once_init_leave (&p->gpu_started, 1);
   }
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY
+      && g_once_init_enter (&p->checkpoint_started)) {
+    start_checkpoints (p);
+    g_once_init_leave (&p->checkpoint_started, 1);
+  }
   gpuprof_hooks_gpu_state_enter (p, element);
 }
 
 static void live_start (GpuprofProfiler * p);
 static void live_stop (GpuprofProfiler * p);
 static gchar *metrics_body (gpointer data);
-static void checkpoint_tick (gpointer data);
 
 GpuprofProfiler *
 gpuprof_profiler_new (const GpuprofParams * params)
@@ -242,10 +248,6 @@ gpuprof_profiler_new (const GpuprofParams * params)
   p->batches = gpuprof_batches_new (p->streams);
   open_outputs (p);
   live_start (p);
-  if (p->params.checkpoint > 0.0
-      && gpuprof_outputs_want_checkpoints (p->outputs))
-    p->checkpoint = gpuprof_checkpoint_start (p->params.checkpoint,
-        checkpoint_tick, p);
   if (p->params.metrics)
     p->metrics = gpuprof_metrics_server_start (p->params.metrics,
         metrics_body, p);
@@ -1076,6 +1078,18 @@ checkpoint_tick (gpointer data)
   }
   g_mutex_unlock (&p->report_lock);
   g_ptr_array_unref (snaps);
+}
+
+/* The checkpoint thread starts with the first run, as CUPTI does:
+ * gst-inspect-1.0 creates the tracer and runs nothing, and a process
+ * forked before it (check's tests) has no thread it never ran. */
+static void
+start_checkpoints (GpuprofProfiler * p)
+{
+  if (p->params.checkpoint > 0.0
+      && gpuprof_outputs_want_checkpoints (p->outputs))
+    p->checkpoint = gpuprof_checkpoint_start (p->params.checkpoint,
+        checkpoint_tick, p);
 }
 
 /* metrics=: one scrape, on the server's thread; snapshots as get-snapshot
