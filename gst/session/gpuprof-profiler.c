@@ -205,6 +205,12 @@ gpuprof_profiler_state_change_pre (GpuprofProfiler * p, GstElement * element,
   GpuprofWorkers *own = e ? __atomic_load_n (&e->workers,
       __ATOMIC_ACQUIRE) : NULL;
 
+  /* before the scan below, which makes it no element's thread */
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY
+      && g_once_init_enter (&p->checkpoint_started)) {
+    start_checkpoints (p);
+    g_once_init_leave (&p->checkpoint_started, 1);
+  }
   /* threads that appeared since the last state change are not this
    * element's (gpuprof-owners.h) */
   gpuprof_owners_scan (0);
@@ -217,11 +223,6 @@ gpuprof_profiler_state_change_pre (GpuprofProfiler * p, GstElement * element,
       && g_once_init_enter (&p->gpu_started)) {
     start_gpu (p);
     g_once_init_leave (&p->gpu_started, 1);
-  }
-  if (transition == GST_STATE_CHANGE_NULL_TO_READY
-      && g_once_init_enter (&p->checkpoint_started)) {
-    start_checkpoints (p);
-    g_once_init_leave (&p->checkpoint_started, 1);
   }
   gpuprof_hooks_gpu_state_enter (p, element);
 }
