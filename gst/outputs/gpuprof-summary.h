@@ -31,6 +31,8 @@ gchar *gpuprof_summary_table_to_csv (const GpuprofSnapshot * snap,
     GpuprofSummaryTableId id);
 gchar *gpuprof_summary_csv_path (const gchar * json_path,
     GpuprofSummaryTableId id);
+gboolean gpuprof_summary_write (const GpuprofSnapshot * snap,
+    const gchar * json_path, const gchar * csv_base);
 gboolean gpuprof_summary_save (const GpuprofSnapshot * snap,
     const gchar * json_path, GError ** err);
 void gpuprof_summary_log_records (const GpuprofSnapshot * snap);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "gpuprof-batch.h"
+#include "gpuprof-checkpoint.h"
 #include "gpuprof-metrics-server.h"
 #include "gpuprof-objects.h"
 #include "gpuprof-profiler.h"
@@ -19,6 +20,7 @@ struct _GpuprofProfiler
   GpuprofTrace *trace;          /* the trace output's writer, for the hooks;
                                  * NULL: no trace= or it could not open */
   gsize gpu_started;            /* g_once: CUPTI tried when a run starts */
+  gsize checkpoint_started;     /* g_once: checkpoint= thread, likewise */
   gboolean gpu_on;              /* CUPTI attribution running */
   gchar *gpu_off_reason;        /* why not, for the report (cupti=on) */
   GpuprofBatches *batches;      /* per-batch analysis (gpuprof-batch.h) */
@@ -37,6 +39,7 @@ struct _GpuprofProfiler
   GpuprofStall *stall;          /* the watchdog, on the live thread */
 
   GpuprofMetricsServer *metrics;        /* metrics=: NULL when off */
+  GpuprofCheckpoint *checkpoint;        /* checkpoint=: NULL when off */
   guint64 metrics_scrape_ns;    /* what the last scrape cost (atomic) */
 
   GThread *live_thread;         /* the timer; NULL without interval= */

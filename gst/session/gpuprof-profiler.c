@@ -7,6 +7,7 @@
 #include "gpuprof-advice.h"
 #include "gpuprof-async.h"
 #include "gpuprof-batch.h"
+#include "gpuprof-checkpoint.h"
 #include "gpuprof-clock.h"
 #include "gpuprof-cupti.h"
 #include "gpuprof-gpu.h"
@@ -190,6 +191,8 @@ start_gpu (GpuprofProfiler * p)
   }
 }
 
+static void start_checkpoints (GpuprofProfiler * p);
+
 /* CUPTI starts when the first element leaves NULL, before any CUDA work of
  * a run, not with the tracer: gst-inspect-1.0 creates the tracer too and
  * runs nothing. */
@@ -202,6 +205,12 @@ gpuprof_profiler_state_change_pre (GpuprofProfiler * p, GstElement * element,
   GpuprofWorkers *own = e ? __atomic_load_n (&e->workers,
       __ATOMIC_ACQUIRE) : NULL;
 
+  /* before the scan below, which makes it no element's thread */
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY
+      && g_once_init_enter (&p->checkpoint_started)) {
+    start_checkpoints (p);
+    g_once_init_leave (&p->checkpoint_started, 1);
+  }
   /* threads that appeared since the last state change are not this
    * element's (gpuprof-owners.h) */
   gpuprof_owners_scan (0);
@@ -266,6 +275,7 @@ void
 gpuprof_profiler_shutdown (GpuprofProfiler * p)
 {
   live_stop (p);
+  g_clear_pointer (&p->checkpoint, gpuprof_checkpoint_stop);
   g_clear_pointer (&p->metrics, gpuprof_metrics_server_stop);
   end_all_queues (p);
   gpuprof_profiler_report_unreported (p);
@@ -632,6 +642,7 @@ snapshot_pipeline_wall (GpuprofProfiler * p, GpuprofPipeline * pl,
   snap->wall_ns = last > first ? last - first : 0;
   gpuprof_snapshot_sort (snap);
   gpuprof_snapshot_compute_verdict (snap);
+  gpuprof_snapshot_mark_taken (snap, gpuprof_clock_now ());
   g_ptr_array_unref (mine);
   g_ptr_array_unref (all);
   if (wall_first)
@@ -1025,23 +1036,16 @@ gpuprof_profiler_metrics_snapshot (GpuprofProfiler * p, const gchar * pipeline)
   return find_snapshot (p, pipeline, TRUE);
 }
 
-/* metrics=: one scrape, on the server's thread; snapshots as get-snapshot
- * takes them, so streaming threads are never waited for */
-static gchar *
-metrics_body (gpointer data)
+/* a snapshot, GPU tables included, of each pipeline with activity; report
+ * lock held (the caller flushed CUPTI) */
+static GPtrArray *
+snapshot_active_locked (GpuprofProfiler * p)
 {
-  GpuprofProfiler *p = data;
-  guint64 start = gpuprof_clock_now ();
   GPtrArray *snaps = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gpuprof_snapshot_free);
-  GPtrArray *pipelines;
-  gchar *text;
+  GPtrArray *pipelines = gpuprof_objects_pipelines (p->objects);
   guint i;
 
-  if (p->gpu_on)
-    gpuprof_cupti_flush (FALSE);
-  g_mutex_lock (&p->report_lock);
-  pipelines = gpuprof_objects_pipelines (p->objects);
   for (i = 0; i < pipelines->len; i++) {
     GpuprofPipeline *pl = g_ptr_array_index (pipelines, i);
 
@@ -1049,6 +1053,60 @@ metrics_body (gpointer data)
       g_ptr_array_add (snaps, snapshot_pipeline_gpu (p, pl));
   }
   g_ptr_array_unref (pipelines);
+  return snaps;
+}
+
+/* checkpoint=: the run so far of each running pipeline to the outputs that
+ * keep files (stats=, html=), on the checkpoint thread. Under the report
+ * lock, so a run end's final files are never overwritten by an older
+ * checkpoint. */
+static void
+checkpoint_tick (gpointer data)
+{
+  GpuprofProfiler *p = data;
+  GPtrArray *snaps;
+  guint i;
+
+  if (p->gpu_on)
+    gpuprof_cupti_flush (FALSE);
+  g_mutex_lock (&p->report_lock);
+  snaps = snapshot_active_locked (p);
+  for (i = 0; i < snaps->len; i++) {
+    GpuprofSnapshot *snap = g_ptr_array_index (snaps, i);
+
+    snap->checkpoint = TRUE;
+    gpuprof_outputs_checkpoint (p->outputs, snap);
+  }
+  g_mutex_unlock (&p->report_lock);
+  g_ptr_array_unref (snaps);
+}
+
+/* The checkpoint thread starts with the first run, as CUPTI does:
+ * gst-inspect-1.0 creates the tracer and runs nothing, and a process
+ * forked before it (check's tests) has no thread it never ran. */
+static void
+start_checkpoints (GpuprofProfiler * p)
+{
+  if (p->params.checkpoint > 0.0
+      && gpuprof_outputs_want_checkpoints (p->outputs))
+    p->checkpoint = gpuprof_checkpoint_start (p->params.checkpoint,
+        checkpoint_tick, p);
+}
+
+/* metrics=: one scrape, on the server's thread; snapshots as get-snapshot
+ * takes them, so streaming threads are never waited for */
+static gchar *
+metrics_body (gpointer data)
+{
+  GpuprofProfiler *p = data;
+  guint64 start = gpuprof_clock_now ();
+  GPtrArray *snaps;
+  gchar *text;
+
+  if (p->gpu_on)
+    gpuprof_cupti_flush (FALSE);
+  g_mutex_lock (&p->report_lock);
+  snaps = snapshot_active_locked (p);
   g_mutex_unlock (&p->report_lock);
   text = gpuprof_metrics_format (snaps,
       __atomic_load_n (&p->metrics_scrape_ns, __ATOMIC_RELAXED));

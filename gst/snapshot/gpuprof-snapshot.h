@@ -80,6 +80,7 @@ typedef struct
 
 GpuprofSnapshot *gpuprof_snapshot_new (const gchar * pipeline);
 void gpuprof_snapshot_free (GpuprofSnapshot * snap);
+void gpuprof_snapshot_mark_taken (GpuprofSnapshot * snap, guint64 taken_ns);
 void gpuprof_snapshot_sort (GpuprofSnapshot * snap);
 void gpuprof_snapshot_compute_verdict (GpuprofSnapshot * snap);
 const GpuprofElementRow *gpuprof_snapshot_find_element (const GpuprofSnapshot *
