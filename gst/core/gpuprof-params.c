@@ -1,5 +1,6 @@
 /* gpuprof: the tracer's parameters, defined once in params[] below. */
 #include "gpuprof-params.h"
+#include "gpuprof-outfile.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@ typedef enum
   PARAM_UINT,
   PARAM_SECONDS,                /* gdouble >= 0, fractional; 0 = off */
   PARAM_PATH,                   /* non-empty string, NULL = unset */
+  PARAM_OUTPUT,                 /* a path an output writes: placeholders */
   PARAM_REGEX,                  /* a GRegex pattern, NULL = unset */
   PARAM_REPORT,                 /* stderr|stdout|off|<path> */
 } ParamKind;
@@ -46,9 +48,11 @@ static const ParamDef params[] = {
    "A path is truncated by the first report of the process and appended "
    "to by later ones. If it cannot be opened the report goes to stderr "
    "after one error line naming the path."},
-  {"trace", PARAM_PATH, FIELD (trace_path), 0, NULL, "<path>", "none",
+  {"trace", PARAM_OUTPUT, FIELD (trace_path), 0, NULL, "<path>", "none",
    "Timeline trace file (Chrome trace-event JSON)",
-   "For ui.perfetto.dev / chrome://tracing, see [trace.md](trace.md)."},
+   "For ui.perfetto.dev / chrome://tracing, see [trace.md](trace.md). One "
+   "file for every pipeline of the process: `%n` is the program's name "
+   "here."},
   {"trace-elements", PARAM_REGEX, FIELD (trace_elements), 0, NULL,
    "<regex>", "all",
    "Only elements whose path matches get chain and queue events in the "
@@ -60,13 +64,35 @@ static const ParamDef params[] = {
    "Size cap of the trace in MiB, 0 = no cap",
    "After this many MiB the trace stops taking events and the report says "
    "so."},
-  {"stats", PARAM_PATH, FIELD (stats_path), 0, NULL, "<path>", "none",
+  {"stats", PARAM_OUTPUT, FIELD (stats_path), 0, NULL, "<path>", "none",
    "Machine-readable summary of the report (JSON, plus one CSV per table)",
-   "Schema in [summary-schema.md](summary-schema.md)."},
-  {"html", PARAM_PATH, FIELD (html_path), 0, NULL, "<path>", "none",
+   "Schema in [summary-schema.md](summary-schema.md). Written at each run "
+   "end and, while a pipeline runs, every `checkpoint` seconds (marked "
+   "`run.checkpoint`), each file replaced atomically: a killed process "
+   "leaves the last checkpoint. Into a FIFO, a character device or "
+   "`/dev/stdout` only the JSON is written, at each run end "
+   "([outputs.md](outputs.md#files))."},
+  {"stats-dir", PARAM_OUTPUT, FIELD (stats_dir), 0, NULL, "<folder>",
+   "beside `stats=`",
+   "Folder for the files beside the summary (its CSV files, the live "
+   "files of `interval`)",
+   "Named after the `stats=` file. Without it they go beside `stats=`, and "
+   "nowhere when `stats=` is a FIFO, a character device or `/dev/stdout` "
+   "(said once)."},
+  {"html", PARAM_OUTPUT, FIELD (html_path), 0, NULL, "<path>", "none",
    "One self-contained HTML report of the run (graph, time split, "
    "distributions, verdict)",
-   "Rewritten at each run end; see [html.md](html.md)."},
+   "Rewritten at each run end and every `checkpoint` seconds while the "
+   "pipeline runs; see [html.md](html.md)."},
+  {"checkpoint", PARAM_SECONDS, FIELD (checkpoint), 5, NULL,
+   "<seconds, fractional, 0 = off>", NULL,
+   "Seconds between checkpoints of `stats=` and `html=` while a pipeline "
+   "runs",
+   "A thread of the tracer's own rewrites them from a snapshot of each "
+   "running pipeline, so a run stopped by SIGTERM or SIGKILL (`docker "
+   "stop`) leaves its summary up to the last checkpoint; the run end "
+   "writes the final one. Nothing is done without `stats=` or `html=`. "
+   "Cost: [benchmarks.md](benchmarks.md#checkpoints)."},
   {"cupti", PARAM_ENUM, FIELD (cupti), GPUPROF_CUPTI_AUTO,
    gpuprof_cupti_mode_get_type, NULL, NULL,
    "GPU attribution with CUPTI",
@@ -225,6 +251,18 @@ set_report (GpuprofParams * p, const gchar * v)
   return TRUE;
 }
 
+/* an output path with a placeholder it does not know: kept, and said */
+static gchar *
+param_warning (const ParamDef * d, const GpuprofParams * p)
+{
+  if (d->kind == PARAM_OUTPUT)
+    return gpuprof_outfile_check_placeholders (d->name,
+        MEMBER (gchar *, p, d));
+  if (d->kind == PARAM_REPORT && p->report == GPUPROF_REPORT_FILE)
+    return gpuprof_outfile_check_placeholders (d->name, p->report_path);
+  return NULL;
+}
+
 /* a value as written in GST_TRACERS (or a string property): FALSE when it
  * is not valid, and then nothing changes */
 static gboolean
@@ -262,6 +300,7 @@ param_parse (const ParamDef * d, GpuprofParams * p, const gchar * v)
     }
       /* FALLTHROUGH */
     case PARAM_PATH:
+    case PARAM_OUTPUT:
       if (!*v)
         return FALSE;
       set_string (&MEMBER (gchar *, p, d), v);
@@ -289,6 +328,7 @@ param_set_default (const ParamDef * d, GpuprofParams * p)
       MEMBER (gdouble, p, d) = d->def;
       break;
     case PARAM_PATH:
+    case PARAM_OUTPUT:
     case PARAM_REGEX:
       g_clear_pointer (&MEMBER (gchar *, p, d), g_free);
       break;
@@ -363,6 +403,7 @@ param_spec (const ParamDef * d)
           d->def, flags);
       break;
     case PARAM_PATH:
+    case PARAM_OUTPUT:
     case PARAM_REGEX:
       spec = g_param_spec_string (d->name, d->name, blurb, NULL, flags);
       break;
@@ -394,6 +435,7 @@ gpuprof_params_clear (GpuprofParams * p)
   g_free (p->trace_elements);
   g_free (p->stats_path);
   g_free (p->html_path);
+  g_free (p->stats_dir);
   g_free (p->cupti_lib);
   g_free (p->metrics);
   memset (p, 0, sizeof (*p));
@@ -408,6 +450,7 @@ gpuprof_params_copy (GpuprofParams * dest, const GpuprofParams * src)
   dest->trace_elements = g_strdup (src->trace_elements);
   dest->stats_path = g_strdup (src->stats_path);
   dest->html_path = g_strdup (src->html_path);
+  dest->stats_dir = g_strdup (src->stats_dir);
   dest->cupti_lib = g_strdup (src->cupti_lib);
   dest->metrics = g_strdup (src->metrics);
 }
@@ -468,6 +511,12 @@ gpuprof_params_set_property (GpuprofParams * p, guint index,
     gchar *line = bad_value (d, v);
     gpuprof_params_warn (line);
     g_free (line);
+  } else {
+    gchar *line = param_warning (d, p);
+
+    if (line)
+      gpuprof_params_warn (line);
+    g_free (line);
   }
 }
 
@@ -494,6 +543,7 @@ gpuprof_params_get_property (const GpuprofParams * p, guint index,
       g_value_set_double (value, MEMBER (gdouble, p, d));
       break;
     case PARAM_PATH:
+    case PARAM_OUTPUT:
     case PARAM_REGEX:
       g_value_set_string (value, MEMBER (gchar *, p, d));
       break;
@@ -559,6 +609,12 @@ apply_field (GQuark field, const GValue * value, gpointer user_data)
       gchar *line = bad_value (&params[i], str);
       g_string_append (ctx->warnings, line);
       g_free (line);
+    } else {
+      gchar *line = param_warning (&params[i], ctx->p);
+
+      if (line)
+        g_string_append (ctx->warnings, line);
+      g_free (line);
     }
     break;
   }
@@ -572,6 +628,47 @@ apply_field (GQuark field, const GValue * value, gpointer user_data)
   return TRUE;
 }
 
+/* GstStructure takes '%' only inside quotes: an unquoted value holding a
+ * placeholder (stats=/var/log/%p.json) is quoted for it, up to the next
+ * comma, so paths need no quotes (docs/parameters.md) */
+static gchar *
+quote_placeholders (const gchar * text)
+{
+  GString *s = g_string_new (NULL);
+  const gchar *c = text;
+
+  while (*c) {
+    const gchar *eq = strchr (c, '='), *end;
+    gboolean quoted = FALSE;
+
+    if (!eq || strchr ("\"'({[<", eq[1])) {
+      /* no plain value here: copied up to the next comma outside quotes */
+      for (; *c && (quoted || *c != ','); c++) {
+        if (*c == '"' && (c == text || c[-1] != '\\'))
+          quoted = !quoted;
+        g_string_append_c (s, *c);
+      }
+    } else {
+      g_string_append_len (s, c, eq + 1 - c);
+      end = eq + 1 + strcspn (eq + 1, ",");
+      if (memchr (eq + 1, '%', end - eq - 1)) {
+        gchar *v = g_strndup (eq + 1, end - eq - 1);
+        gchar *esc = g_strescape (v, NULL);
+
+        g_string_append_printf (s, "\"%s\"", esc);
+        g_free (esc);
+        g_free (v);
+      } else {
+        g_string_append_len (s, eq + 1, end - eq - 1);
+      }
+      c = end;
+    }
+    if (*c == ',')
+      g_string_append_c (s, *c++);
+  }
+  return g_string_free (s, FALSE);
+}
+
 gchar *
 gpuprof_params_parse (GpuprofParams * p, const gchar * params_text)
 {
@@ -580,7 +677,10 @@ gpuprof_params_parse (GpuprofParams * p, const gchar * params_text)
   gchar *full;
 
   if (params_text && *params_text) {
-    full = g_strdup_printf ("gpuprof,%s", params_text);
+    gchar *quoted = quote_placeholders (params_text);
+
+    full = g_strdup_printf ("gpuprof,%s", quoted);
+    g_free (quoted);
     s = gst_structure_from_string (full, NULL);
     if (!s) {
       gchar *keys = valid_keys ();
@@ -651,6 +751,21 @@ default_text (const ParamDef * d, GParamSpec * spec, const gchar * q)
   return word ? g_strdup_printf ("%s%s%s", q, word, q) : g_strdup (d->unset);
 }
 
+/* "`report`, `trace`, ..." or "report, trace, ...": the keys whose value
+ * is a path an output writes */
+static gchar *
+output_keys (const gchar * q)
+{
+  GString *s = g_string_new (NULL);
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (params); i++)
+    if (params[i].kind == PARAM_OUTPUT || params[i].kind == PARAM_REPORT)
+      g_string_append_printf (s, "%s%s%s%s", s->len ? ", " : "", q,
+          params[i].name, q);
+  return g_string_free (s, FALSE);
+}
+
 gchar *
 gpuprof_params_describe (void)
 {
@@ -671,6 +786,14 @@ gpuprof_params_describe (void)
     g_free (def);
     g_free (choices);
     g_param_spec_unref (spec);
+  }
+  {
+    gchar *keys = output_keys (""), *list = gpuprof_outfile_placeholders_list ();
+
+    g_string_append_printf (s, "\nPaths of %s take placeholders: %s "
+        "(docs/parameters.md)\n", keys, list);
+    g_free (list);
+    g_free (keys);
   }
   return g_string_free (s, FALSE);
 }
@@ -698,6 +821,15 @@ gpuprof_params_markdown (void)
     g_free (def);
     g_free (choices);
     g_param_spec_unref (spec);
+  }
+  {
+    gchar *keys = output_keys ("`"), *table =
+        gpuprof_outfile_placeholders_markdown ();
+
+    g_string_append_printf (s, "\nPlaceholders in the paths of %s "
+        "([below](#output-paths)):\n\n%s", keys, table);
+    g_free (table);
+    g_free (keys);
   }
   return g_string_free (s, FALSE);
 }

@@ -65,7 +65,9 @@ typedef struct
   gchar *trace_elements;        /* trace-elements=<regex>, NULL = all */
   guint trace_max_mb;           /* trace-max-mb=<n>, 0 = no cap */
   gchar *stats_path;            /* stats=<path>, NULL = none */
+  gchar *stats_dir;             /* stats-dir=<folder>, NULL = beside stats= */
   gchar *html_path;             /* html=<path>, NULL = none */
+  gdouble checkpoint;           /* checkpoint=<seconds>, 0 = off */
   GpuprofCuptiMode cupti;       /* cupti=auto|on|off */
   gchar *cupti_lib;             /* cupti-lib=<path> */
   GpuprofCuptiPath cupti_path;  /* cupti-path=callback|activity */

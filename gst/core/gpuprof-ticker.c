@@ -8,6 +8,8 @@
 #include "gpuprof-ticker.h"
 #include "gpuprof-ids.h"
 
+#include <unistd.h>
+
 typedef struct
 {
   guint id;
@@ -26,6 +28,7 @@ struct _GpuprofTicker
   guint next_id;
   gboolean stop;
   GThread *thread;
+  pid_t pid;                    /* the process the thread runs in */
   GRecMutex calls;
 };
 
@@ -131,8 +134,10 @@ gpuprof_ticker_add (GpuprofTicker * ticker, gint64 period_us,
   t.id = ticker->next_id++;
   t.next = g_get_monotonic_time () + period_us;
   g_array_append_val (ticker->ticks, t);
-  if (!ticker->thread && !ticker->stop)
+  if (!ticker->thread && !ticker->stop) {
+    ticker->pid = getpid ();
     ticker->thread = g_thread_new (ticker->name, ticker_thread, ticker);
+  }
   g_cond_signal (&ticker->cond);
   g_mutex_unlock (&ticker->lock);
   return t.id;
@@ -172,6 +177,15 @@ gpuprof_ticker_free (GpuprofTicker * ticker)
 
   if (ticker == NULL)
     return;
+  /* a child forked after the thread started has no such thread: nothing
+   * to join, and its locks may be held by the parent's thread */
+  if (ticker->thread && getpid () != ticker->pid) {
+    g_thread_unref (ticker->thread);
+    g_array_unref (ticker->ticks);
+    g_free (ticker->name);
+    g_free (ticker);
+    return;
+  }
   g_mutex_lock (&ticker->lock);
   ticker->stop = TRUE;
   g_cond_signal (&ticker->cond);

@@ -32,7 +32,9 @@ typedef gboolean (*GpuprofTickFunc) (gint64 now_us, gpointer user_data);
 /* @name: the thread's name ("gpuprof-live") */
 GPUPROF_API
 GpuprofTicker *gpuprof_ticker_new (const gchar * name);
-/* Stops the thread (waits for a call in progress) and frees the ticker. */
+/* Stops the thread (waits for a call in progress) and frees the ticker. In
+ * a child forked after its thread started (no such thread there) it only
+ * frees. */
 GPUPROF_API
 void gpuprof_ticker_free (GpuprofTicker * ticker);
 

@@ -984,14 +984,13 @@ scan_workers (GpuprofElement * e, guint64 ts)
     owned_record (e, ts);
 }
 
-/* element-change-state-pre: threads that appeared since the last state
- * change are not this element's (gpuprof-owners.h); an element about to
- * stop its workers has them read while they live; the session hears of
- * the first element leaving NULL (CUPTI starts before any CUDA work of a
- * run, not with the tracer: gst-inspect-1.0 creates the tracer too and
- * runs nothing). GPU work the element launches during its state change
- * (buffer pools, CUDA contexts) is its own: the exit is at the top of
- * gpuprof_hooks_state_change(). */
+/* element-change-state-pre: the session hears of an element leaving NULL
+ * first (it starts its threads then: CUPTI's, the checkpoints'), so that
+ * the scan after it finds them; threads that appeared since the last
+ * state change are not this element's (gpuprof-owners.h); an element about
+ * to stop its workers has them read while they live. GPU work the element
+ * launches during its state change (buffer pools, CUDA contexts) is its
+ * own: the exit is at the top of gpuprof_hooks_state_change(). */
 void
 gpuprof_hooks_state_change_pre (GpuprofMeasure * m, GstElement * element,
     GstStateChange transition)
@@ -1001,13 +1000,13 @@ gpuprof_hooks_state_change_pre (GpuprofMeasure * m, GstElement * element,
   GpuprofWorkers *own = e ? __atomic_load_n (&e->workers,
       __ATOMIC_ACQUIRE) : NULL;
 
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY && m->funcs.starting)
+    m->funcs.starting (element, m->funcs_data);
   gpuprof_owners_scan (0);
   if (a && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
     gpuprof_workers_sample_named (gpuprof_async_get_workers (a));
   if (own && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
     gpuprof_workers_sample_named (own);
-  if (transition == GST_STATE_CHANGE_NULL_TO_READY && m->funcs.starting)
-    m->funcs.starting (element, m->funcs_data);
   if (G_UNLIKELY (gpuprof_gpu_channel_enabled (GPUPROF_GPU_CHANNEL_TRACER)))
     gpuprof_gpu_chain_enter (gpuprof_objects_element (m->objects,
             element)->id, GPUPROF_GPU_SEQ_NONE);

@@ -28,7 +28,9 @@ G_BEGIN_DECLS
 /**
  * GpuprofMeasureFuncs:
  * @starting: (nullable): @element is about to leave NULL (before any CUDA
- *   work of a run: the session starts CUPTI on the first)
+ *   work of a run: the session starts CUPTI on the first, and its threads),
+ *   before the owners' scan of its state change (gpuprof-owners.h): the
+ *   threads started here are no element's workers
  * @run_end: (nullable): the top-level pipeline @pl went back to NULL: its
  *   run is over (the session reports it and calls gpuprof_measure_reset())
  * @pipeline_destroyed: (nullable): a top-level bin was destroyed: the

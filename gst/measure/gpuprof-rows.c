@@ -6,6 +6,7 @@
 
 #include "gpuprof-advice.h"
 #include "gpuprof-async.h"
+#include "gpuprof-clock.h"
 #include "gpuprof-gpu.h"
 #include "gpuprof-links.h"
 #include "gpuprof-owners.h"
@@ -329,6 +330,7 @@ gpuprof_measure_snapshot (GpuprofMeasure * m, GpuprofPipeline * pl,
   snap->wall_ns = last > first ? last - first : 0;
   gpuprof_snapshot_sort (snap);
   gpuprof_snapshot_compute_verdict (snap);
+  gpuprof_snapshot_mark_taken (snap, gpuprof_clock_now ());
   g_ptr_array_unref (mine);
   g_ptr_array_unref (all);
   if (wall_first)

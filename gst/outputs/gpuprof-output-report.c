@@ -1,19 +1,27 @@
 /* gpuprof output "report": the console report of each run, to stdout,
  * stderr or report=<path> (the first run truncates the file, later runs
- * append). The text is formatted by the session (gpuprof_report_format()
- * plus the live notes), since "get-last-report" returns it even with
- * report=off. */
+ * append; placeholders: one file per pipeline with %n; the rules of
+ * gpuprof-outfile.h). The text is formatted by the session
+ * (gpuprof_report_format() plus the live notes), since "get-last-report"
+ * returns it even with report=off. */
 #include "gpuprof-output.h"
 #include "gpuprof-live.h"
+#include "gpuprof-outfile.h"
 
-#include <errno.h>
 #include <stdio.h>
+#include <string.h>
+
+/* one expanded report= path */
+typedef struct
+{
+  gboolean opened;              /* first report truncates, later ones append */
+  gboolean failing;             /* the last write failed: said */
+} ReportFile;
 
 typedef struct
 {
   GpuprofReportDest dest;
-  gchar *path;
-  gboolean file_opened;         /* first report truncates, later ones append */
+  GpuprofOutputPaths *paths;    /* of ReportFile; report=<path> */
 } ReportOutput;
 
 static gboolean
@@ -28,29 +36,37 @@ report_open (const GpuprofParams * params, const GpuprofOutputContext * ctx)
   ReportOutput *r = g_new0 (ReportOutput, 1);
 
   r->dest = params->report;
-  r->path = g_strdup (params->report_path);
+  if (r->dest == GPUPROF_REPORT_FILE)
+    r->paths = gpuprof_output_paths_new ("report", params->report_path,
+        sizeof (ReportFile), NULL);
   return r;
 }
 
 static void
-write_file (ReportOutput * r, const gchar * text)
+write_file (ReportOutput * r, const gchar * pipeline, const gchar * text)
 {
-  FILE *f = fopen (r->path, r->file_opened ? "a" : "w");
+  const gchar *path;
+  ReportFile *rf = gpuprof_output_paths_get (r->paths, pipeline, FALSE,
+      &path);
+  GpuprofOutfile *f = gpuprof_outfile_open ("report file", path,
+      rf->opened ? GPUPROF_OUTFILE_APPEND : GPUPROF_OUTFILE_TRUNCATE);
+  gboolean ok;
 
-  if (!f) {
-    /* the report is not lost: it goes to stderr with the reason */
-    g_printerr ("gpuprof: cannot write the report to '%s': %s\n", r->path,
-        g_strerror (errno));
+  rf->opened = TRUE;
+  ok = f && gpuprof_outfile_write (f, text, strlen (text));
+  ok &= gpuprof_outfile_close (f);
+  /* the report is not lost: it goes to stderr, said once while the file
+   * fails */
+  if (!ok && !rf->failing)
+    g_printerr ("gpuprof: the reports of %s go to stderr while '%s' "
+        "fails\n", pipeline ? pipeline : "the run", path);
+  if (!ok)
     fputs (text, stderr);
-    return;
-  }
-  r->file_opened = TRUE;
-  fputs (text, f);
-  fclose (f);
+  rf->failing = !ok;
 }
 
 static void
-report_write (ReportOutput * r, const gchar * text)
+report_write (ReportOutput * r, const gchar * pipeline, const gchar * text)
 {
   switch (r->dest) {
     case GPUPROF_REPORT_OFF:
@@ -63,7 +79,7 @@ report_write (ReportOutput * r, const gchar * text)
       fputs (text, stderr);
       break;
     case GPUPROF_REPORT_FILE:
-      write_file (r, text);
+      write_file (r, pipeline, text);
       break;
   }
 }
@@ -71,7 +87,7 @@ report_write (ReportOutput * r, const gchar * text)
 static void
 report_run_end (gpointer state, const GpuprofRunEnd * end)
 {
-  report_write (state, end->report);
+  report_write (state, end->snapshot->pipeline, end->report);
 }
 
 /* interval=: a line per interval; the run's end has its full report */
@@ -83,7 +99,7 @@ report_interval (gpointer state, const GpuprofInterval * iv)
   if (iv->final)
     return;
   text = gpuprof_live_report (iv);
-  report_write (state, text);
+  report_write (state, iv->snapshot->pipeline, text);
   g_free (text);
 }
 
@@ -92,7 +108,7 @@ report_free (gpointer state)
 {
   ReportOutput *r = state;
 
-  g_free (r->path);
+  gpuprof_output_paths_free (r->paths);
   g_free (r);
 }
 

@@ -4,6 +4,7 @@
  * the run summary is embedded, so `gst-gpuprof report` prints the report
  * from the trace alone. */
 #include "gpuprof-output.h"
+#include "gpuprof-outfile.h"
 #include "gpuprof-gputrace.h"
 #include "gpuprof-summary.h"
 
@@ -19,13 +20,16 @@ trace_open (const GpuprofParams * params, const GpuprofOutputContext * ctx)
   GpuprofTrace *trace;
   GRegex *filter = NULL;
   GError *err = NULL;
+  /* one file for every pipeline of the process: %n is the program's name */
+  gchar *path = gpuprof_outfile_expand (params->trace_path, NULL);
 
   if (params->trace_elements)
     filter = g_regex_new (params->trace_elements, 0, 0, NULL);
   /* an error was printed once by the writer; the run goes on without */
-  trace = gpuprof_trace_new (ctx->bus, params->trace_path, ctx->names,
+  trace = gpuprof_trace_new (ctx->bus, path, ctx->names,
       (guint64) params->trace_max_mb << 20, filter, &err);
   g_clear_error (&err);
+  g_free (path);
   if (filter)
     g_regex_unref (filter);
   return trace;

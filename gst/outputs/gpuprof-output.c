@@ -1,6 +1,7 @@
 /* gpuprof: the table of outputs and what the session calls on all of them
  * (see gpuprof-output.h, docs/outputs.md). */
 #include "gpuprof-output.h"
+#include "gpuprof-outfile.h"
 
 #include <gst/gst.h>
 
@@ -77,6 +78,8 @@ gpuprof_outputs_open (const GpuprofParams * params,
   GPtrArray *open = g_ptr_array_new_with_free_func (output_free);
   guint i;
 
+  /* %t in the paths: the session's start */
+  gpuprof_outfile_mark_start ();
   for (i = 0; i < G_N_ELEMENTS (outputs); i++) {
     const GpuprofOutputClass *klass = outputs[i];
     gpointer state;
@@ -150,6 +153,32 @@ gpuprof_outputs_interval (GPtrArray * outputs, const GpuprofInterval * iv)
     GpuprofOutput *o = g_ptr_array_index (outputs, i);
     if (o->klass->interval)
       o->klass->interval (o->state, iv);
+  }
+}
+
+gboolean
+gpuprof_outputs_want_checkpoints (GPtrArray * outputs)
+{
+  guint i;
+
+  for (i = 0; i < outputs->len; i++) {
+    GpuprofOutput *o = g_ptr_array_index (outputs, i);
+    if (o->klass->checkpoint)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+void
+gpuprof_outputs_checkpoint (GPtrArray * outputs,
+    const GpuprofSnapshot * snapshot)
+{
+  guint i;
+
+  for (i = 0; i < outputs->len; i++) {
+    GpuprofOutput *o = g_ptr_array_index (outputs, i);
+    if (o->klass->checkpoint)
+      o->klass->checkpoint (o->state, snapshot);
   }
 }
 

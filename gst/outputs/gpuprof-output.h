@@ -102,6 +102,10 @@ typedef struct
  * @interval: (nullable): a live snapshot (interval=), on the session's
  *   timer thread or, for the final one, where the run ended; serialised
  *   with run_end by the report lock
+ * @checkpoint: (nullable): the run so far of a running pipeline
+ *   (snapshot->checkpoint is TRUE), every checkpoint= seconds on the
+ *   session's checkpoint thread, serialised with run_end by the report
+ *   lock: rewrite what run_end writes, so a killed process leaves it
  */
 typedef struct
 {
@@ -115,6 +119,7 @@ typedef struct
   void (*close) (gpointer state);
   void (*free) (gpointer state);
   void (*interval) (gpointer state, const GpuprofInterval * iv);
+  void (*checkpoint) (gpointer state, const GpuprofSnapshot * snapshot);
 } GpuprofOutputClass;
 
 /* an open output */
@@ -144,6 +149,9 @@ GPUPROF_API
 void gpuprof_outputs_run_end (GPtrArray * outputs, const GpuprofRunEnd * end);
 void gpuprof_outputs_interval (GPtrArray * outputs,
     const GpuprofInterval * iv);
+gboolean gpuprof_outputs_want_checkpoints (GPtrArray * outputs);
+void gpuprof_outputs_checkpoint (GPtrArray * outputs,
+    const GpuprofSnapshot * snapshot);
 GPUPROF_API
 void gpuprof_outputs_close (GPtrArray * outputs);
 GPUPROF_API
@@ -152,5 +160,23 @@ void gpuprof_outputs_free (GPtrArray * outputs);
 /* the trace output's writer, for the hooks' rings; NULL when not open */
 GPUPROF_API
 GpuprofTrace *gpuprof_output_trace_get (GpuprofOutput * output);
+
+/* An output path with placeholders (gpuprof-outfile.h) names one file per
+ * pipeline (%n) or one for all: the output's state per expanded path,
+ * created zeroed on first use, cleared by @clear. When two pipelines
+ * write one path, one line says so (put %n in it). */
+typedef struct _GpuprofOutputPaths GpuprofOutputPaths;
+
+GpuprofOutputPaths *gpuprof_output_paths_new (const gchar * key,
+    const gchar * tmpl, gsize state_size, GDestroyNotify clear);
+/* the state of @pipeline's file; its expanded path in *path (owned).
+ * @whole: the file holds one pipeline's run (a summary, a page), so a
+ * second pipeline writing it is said; files of rows (live files) are not */
+gpointer gpuprof_output_paths_get (GpuprofOutputPaths * paths,
+    const gchar * pipeline, gboolean whole, const gchar ** path);
+/* @func (state, user_data) for each path's state */
+void gpuprof_output_paths_foreach (GpuprofOutputPaths * paths, GFunc func,
+    gpointer user_data);
+void gpuprof_output_paths_free (GpuprofOutputPaths * paths);
 
 G_END_DECLS

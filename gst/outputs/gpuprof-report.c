@@ -562,6 +562,10 @@ gpuprof_report_format (const GpuprofSnapshot * s)
 
   g_string_append_printf (out, "\n=== gpuprof report: %s (wall %.3f s) ===\n",
       s->pipeline, s->wall_ns / 1e9);
+  if (s->checkpoint)
+    g_string_append_printf (out, "Checkpoint taken at %s: the run up to "
+        "then; it had not ended (the process was stopped, or still runs)\n",
+        s->taken_utc ? s->taken_utc : "?");
   format_elements (s, out);
   format_queues (s, out);
   format_async (s, out);

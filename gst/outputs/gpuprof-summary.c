@@ -8,6 +8,7 @@
 #endif
 
 #include "gpuprof-summary.h"
+#include "gpuprof-outfile.h"
 #include "gpuprof-json.h"
 
 #include <math.h>
@@ -240,28 +241,50 @@ gpuprof_summary_csv_path (const gchar * json_path, GpuprofSummaryTableId id)
       gpuprof_summary_table (id)->name);
 }
 
-static gboolean
-save_file (const gchar * path, const gchar * text, GError ** err)
+/**
+ * gpuprof_summary_write:
+ * @snap: a snapshot
+ * @json_path: where the JSON summary goes (the stats= parameter, expanded)
+ * @csv_base: (nullable): the path the CSV files are named from
+ *   (gpuprof_summary_csv_path()); %NULL writes none
+ *
+ * Writes the JSON and one CSV per table by the rules of gpuprof-outfile.h:
+ * each file replaced atomically, or written into a stream. A file that
+ * fails is said (one line naming it and the reason); the others are
+ * still written.
+ *
+ * Returns: %TRUE if every file was written
+ */
+gboolean
+gpuprof_summary_write (const GpuprofSnapshot * snap, const gchar * json_path,
+    const gchar * csv_base)
 {
-  GError *e = NULL;
+  gchar *text = gpuprof_summary_to_json (snap);
+  gboolean ok = gpuprof_outfile_replace ("stats file", json_path, text,
+      strlen (text));
+  guint id;
 
-  /* written under a temporary name and renamed: never half a file */
-  if (g_file_set_contents (path, text, -1, &e))
-    return TRUE;
-  g_set_error (err, e->domain, e->code, "cannot write summary file '%s': %s",
-      path, e->message);
-  g_error_free (e);
-  return FALSE;
+  g_free (text);
+  for (id = 0; csv_base && id < GPUPROF_SUMMARY_N_TABLES; id++) {
+    gchar *path = gpuprof_summary_csv_path (csv_base, id);
+
+    text = gpuprof_summary_table_to_csv (snap, id);
+    ok &= gpuprof_outfile_replace ("stats CSV file", path, text,
+        strlen (text));
+    g_free (text);
+    g_free (path);
+  }
+  return ok;
 }
 
 /**
  * gpuprof_summary_save:
  * @snap: a snapshot
- * @json_path: where to write the JSON summary (the stats= parameter)
- * @err: where to put an error naming the file that failed
+ * @json_path: where to write the JSON summary
+ * @err: where to put an error naming the summary when a file failed
  *
- * Writes the JSON summary to @json_path and one CSV per table next to it
- * (see gpuprof_summary_csv_path()). Each file is replaced atomically.
+ * gpuprof_summary_write() with the CSV files beside @json_path (none when
+ * it is a stream).
  *
  * Returns: %TRUE if every file was written
  */
@@ -269,19 +292,14 @@ gboolean
 gpuprof_summary_save (const GpuprofSnapshot * snap, const gchar * json_path,
     GError ** err)
 {
-  gchar *text = gpuprof_summary_to_json (snap);
-  gboolean ok = save_file (json_path, text, err);
-  guint id;
+  gchar *base = gpuprof_outfile_sibling_base (json_path, NULL);
+  gboolean ok = gpuprof_summary_write (snap, json_path, base);
 
-  g_free (text);
-  for (id = 0; ok && id < GPUPROF_SUMMARY_N_TABLES; id++) {
-    gchar *path = gpuprof_summary_csv_path (json_path, id);
-
-    text = gpuprof_summary_table_to_csv (snap, id);
-    ok = save_file (path, text, err);
-    g_free (text);
-    g_free (path);
-  }
+  g_free (base);
+  if (!ok)
+    g_set_error (err, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+        "cannot write the summary '%s' or a file beside it (said above)",
+        json_path);
   return ok;
 }
 

@@ -26,6 +26,8 @@ gchar *gpuprof_summary_table_to_csv (const GpuprofSnapshot * snap,
 GPUPROF_API
 gchar *gpuprof_summary_csv_path (const gchar * json_path,
     GpuprofSummaryTableId id);
+gboolean gpuprof_summary_write (const GpuprofSnapshot * snap,
+    const gchar * json_path, const gchar * csv_base);
 GPUPROF_API
 gboolean gpuprof_summary_save (const GpuprofSnapshot * snap,
     const gchar * json_path, GError ** err);

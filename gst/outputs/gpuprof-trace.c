@@ -13,6 +13,7 @@
 #endif
 
 #include "gpuprof-json.h"
+#include "gpuprof-outfile.h"
 #include "gpuprof-trace-private.h"
 
 #include <gst/gst.h>
@@ -189,7 +190,7 @@ gpuprof_trace_new (GpuprofBus * bus, const gchar * path,
 {
   static const GpuprofBusSink sink = { sink_begin, sink_events, sink_end };
   GpuprofTrace *trace;
-  gint fd;
+  gint fd, errsv = 0;
 
   g_return_val_if_fail (bus != NULL, NULL);
   g_return_val_if_fail (path != NULL, NULL);
@@ -197,9 +198,10 @@ gpuprof_trace_new (GpuprofBus * bus, const gchar * path,
   GST_DEBUG_CATEGORY_INIT (gpuprof_trace_debug, "gpuprof-trace", 0,
       "gpuprof timeline trace writer");
 
-  fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  /* a FIFO without a reader fails here rather than hang the tracer's
+   * creation; /dev/stdout is written at its offset, not truncated */
+  fd = gpuprof_outfile_open_fd (path, GPUPROF_OUTFILE_TRUNCATE, &errsv);
   if (fd < 0) {
-    gint errsv = errno;
     gchar *msg = g_strdup_printf ("gpuprof: cannot create trace file '%s': "
         "%s; running without a trace", path, g_strerror (errsv));
 

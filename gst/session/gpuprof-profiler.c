@@ -35,6 +35,7 @@ struct _GpuprofProfiler
   GpuprofTrace *trace;          /* the trace output's writer; NULL: no
                                  * trace= or it could not open */
   gsize gpu_started;            /* g_once: CUPTI tried when a run starts */
+  gsize checkpoint_started;     /* g_once: checkpoint= thread, likewise */
   gboolean gpu_on;              /* CUPTI attribution running */
   gchar *gpu_off_reason;        /* why not, for the report (cupti=on) */
 
@@ -47,6 +48,7 @@ struct _GpuprofProfiler
   GpuprofStall *stall;          /* the watchdog, on the live thread */
 
   GpuprofMetricsServer *metrics;        /* metrics=: NULL when off */
+  GpuprofTicker *checkpoint;    /* checkpoint=: its thread, NULL when off */
   guint64 metrics_scrape_ns;    /* what the last scrape cost (atomic) */
 
   GpuprofTicker *live;          /* the live thread (gpuprof-ticker.h): the
@@ -129,14 +131,24 @@ start_gpu (GpuprofProfiler * p)
   }
 }
 
-/* the first element leaves NULL (GpuprofMeasureFuncs): CUPTI starts before
- * any CUDA work of a run, not with the tracer: gst-inspect-1.0 creates the
- * tracer too and runs nothing */
+static void start_checkpoints (GpuprofProfiler * p);
+
+/* an element leaves NULL (GpuprofMeasureFuncs), before the owners' scan of
+ * its state change: the threads started here (CUPTI's collector, the
+ * checkpoint thread) are the application's, no element's workers. The
+ * first starts CUPTI, before any CUDA work of a run, not with the tracer:
+ * gst-inspect-1.0 creates the tracer too and runs nothing; and the
+ * checkpoint thread, likewise, so a process forked before (check's tests)
+ * has no thread it never ran. */
 static void
 starting (GstElement * element, gpointer user_data)
 {
   GpuprofProfiler *p = user_data;
 
+  if (g_once_init_enter (&p->checkpoint_started)) {
+    start_checkpoints (p);
+    g_once_init_leave (&p->checkpoint_started, 1);
+  }
   if (g_once_init_enter (&p->gpu_started)) {
     start_gpu (p);
     g_once_init_leave (&p->gpu_started, 1);
@@ -186,6 +198,7 @@ void
 gpuprof_profiler_shutdown (GpuprofProfiler * p)
 {
   live_stop (p);
+  g_clear_pointer (&p->checkpoint, gpuprof_ticker_free);
   g_clear_pointer (&p->metrics, gpuprof_metrics_server_stop);
   gpuprof_measure_end_queues (p->measure);
   gpuprof_profiler_report_unreported (p);
@@ -552,23 +565,16 @@ gpuprof_profiler_metrics_snapshot (GpuprofProfiler * p, const gchar * pipeline)
   return find_snapshot (p, pipeline, TRUE);
 }
 
-/* metrics=: one scrape, on the server's thread; snapshots as get-snapshot
- * takes them, so streaming threads are never waited for */
-static gchar *
-metrics_body (gpointer data)
+/* a snapshot, GPU tables included, of each pipeline with activity; report
+ * lock held (the caller flushed CUPTI) */
+static GPtrArray *
+snapshot_active_locked (GpuprofProfiler * p)
 {
-  GpuprofProfiler *p = data;
-  guint64 start = gpuprof_clock_now ();
   GPtrArray *snaps = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gpuprof_snapshot_free);
-  GPtrArray *pipelines;
-  gchar *text;
+  GPtrArray *pipelines = gpuprof_objects_pipelines (p->measure->objects);
   guint i;
 
-  if (p->gpu_on)
-    gpuprof_cupti_flush (FALSE);
-  g_mutex_lock (&p->report_lock);
-  pipelines = gpuprof_objects_pipelines (p->measure->objects);
   for (i = 0; i < pipelines->len; i++) {
     GpuprofPipeline *pl = g_ptr_array_index (pipelines, i);
 
@@ -576,6 +582,64 @@ metrics_body (gpointer data)
       g_ptr_array_add (snaps, snapshot_pipeline_gpu (p, pl));
   }
   g_ptr_array_unref (pipelines);
+  return snaps;
+}
+
+/* checkpoint=: the run so far of each running pipeline to the outputs that
+ * keep files (stats=, html=), on the checkpoint thread. Under the report
+ * lock, so a run end's final files are never overwritten by an older
+ * checkpoint. */
+static gboolean
+checkpoint_tick (gint64 now_us, gpointer data)
+{
+  GpuprofProfiler *p = data;
+  GPtrArray *snaps;
+  guint i;
+
+  if (p->gpu_on)
+    gpuprof_cupti_flush (FALSE);
+  g_mutex_lock (&p->report_lock);
+  snaps = snapshot_active_locked (p);
+  for (i = 0; i < snaps->len; i++) {
+    GpuprofSnapshot *snap = g_ptr_array_index (snaps, i);
+
+    snap->checkpoint = TRUE;
+    gpuprof_outputs_checkpoint (p->outputs, snap);
+  }
+  g_mutex_unlock (&p->report_lock);
+  g_ptr_array_unref (snaps);
+  return FALSE;
+}
+
+/* checkpoint=: a thread of its own (a GpuprofTicker), from the first run
+ * (starting()): checkpoint_tick every period, a late one not made up for;
+ * no signal handler in the application's process (docs/outputs.md,
+ * "Checkpoints") */
+static void
+start_checkpoints (GpuprofProfiler * p)
+{
+  if (p->params.checkpoint <= 0.0
+      || !gpuprof_outputs_want_checkpoints (p->outputs))
+    return;
+  p->checkpoint = gpuprof_ticker_new ("gpuprof-checkpt");
+  gpuprof_ticker_add (p->checkpoint, MAX ((gint64) (p->params.checkpoint *
+              G_USEC_PER_SEC), 1000), checkpoint_tick, p);
+}
+
+/* metrics=: one scrape, on the server's thread; snapshots as get-snapshot
+ * takes them, so streaming threads are never waited for */
+static gchar *
+metrics_body (gpointer data)
+{
+  GpuprofProfiler *p = data;
+  guint64 start = gpuprof_clock_now ();
+  GPtrArray *snaps;
+  gchar *text;
+
+  if (p->gpu_on)
+    gpuprof_cupti_flush (FALSE);
+  g_mutex_lock (&p->report_lock);
+  snaps = snapshot_active_locked (p);
   g_mutex_unlock (&p->report_lock);
   text = gpuprof_metrics_format (snaps,
       __atomic_load_n (&p->metrics_scrape_ns, __ATOMIC_RELAXED));

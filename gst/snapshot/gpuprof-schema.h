@@ -39,7 +39,10 @@ G_BEGIN_DECLS
   F (input_source, STRING, "source that waited longest for input; null when none waited") \
   F (input_wait_ns, U64, "time that source waited for input, ns") \
   F (tracer_overhead_ns, U64, "estimated CPU time of gpuprof's own buffer-path hooks (push, chain; docs/metrics.md#overhead): mean of the sampled pushes times the buffers pushed, ns") \
-  F (tracer_overhead_samples, U64, "pushes sampled for it (1 in 1024 per thread); 0: no estimate")
+  F (tracer_overhead_samples, U64, "pushes sampled for it (1 in 1024 per thread); 0: no estimate") \
+  F (checkpoint, BOOLEAN, "a checkpoint: the run so far, written while it went on (checkpoint=); false: the end of the run") \
+  F (taken_ns, U64, "when the figures were taken, ns on the tracer clock (the trace's): they cover the run up to then") \
+  F (taken_utc, STRING, "the same moment, UTC, ISO 8601")
 
 #define GPUPROF_SCHEMA_ELEMENTS(F) \
   F (path, STRING, "element path, e.g. pipeline0/infer") \

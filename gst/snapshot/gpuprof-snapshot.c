@@ -45,6 +45,28 @@ gpuprof_snapshot_new (const gchar * pipeline)
   return s;
 }
 
+/**
+ * gpuprof_snapshot_mark_taken:
+ * @s: a snapshot being taken
+ * @taken_ns: now, on the tracer clock
+ *
+ * Sets the run table's taken_ns and taken_utc (the same moment, UTC, ISO
+ * 8601 with milliseconds): the figures cover the run up to then.
+ */
+void
+gpuprof_snapshot_mark_taken (GpuprofSnapshot * s, guint64 taken_ns)
+{
+  GDateTime *now = g_date_time_new_now_utc ();
+  gchar *day = g_date_time_format (now, "%Y-%m-%dT%H:%M:%S");
+
+  s->taken_ns = taken_ns;
+  g_free (s->taken_utc);
+  s->taken_utc = g_strdup_printf ("%s.%03dZ", day,
+      g_date_time_get_microsecond (now) / 1000);
+  g_free (day);
+  g_date_time_unref (now);
+}
+
 void
 gpuprof_snapshot_free (GpuprofSnapshot * s)
 {

@@ -84,6 +84,7 @@ GPUPROF_API
 GpuprofSnapshot *gpuprof_snapshot_new (const gchar * pipeline);
 GPUPROF_API
 void gpuprof_snapshot_free (GpuprofSnapshot * snap);
+void gpuprof_snapshot_mark_taken (GpuprofSnapshot * snap, guint64 taken_ns);
 GPUPROF_API
 void gpuprof_snapshot_sort (GpuprofSnapshot * snap);
 GPUPROF_API

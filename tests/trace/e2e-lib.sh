@@ -14,6 +14,12 @@ say() { echo "$*"; }
 ok() { say "ok   $*"; }
 bad() { say "FAIL $*"; fail=1; }
 
+# json_is FILE EXPR: FILE ("-": stdin) holds one JSON value for which EXPR
+# is true (jq 1.6's -e alone passes an empty file)
+json_is() {
+  jq -es "length == 1 and (.[0] | $2)" "$1" > /dev/null 2>&1
+}
+
 # run with the checker; report its lines
 check_trace() {
   if "$check" "$@"; then ok "checker: $*"; else bad "checker: $*"; fi

@@ -4,6 +4,7 @@
  * time" plots come from the summary's live JSON Lines (interval=; found
  * beside it or named by --live) or from the trace's events. */
 #include "gpuprof-html-tool.h"
+#include "gpuprof-outfile.h"
 #include "gpuprof-html.h"
 #include "gpuprof-live.h"
 #include "gpuprof-series.h"
@@ -130,9 +131,9 @@ gpuprof_html_command (gint argc, gchar ** argv)
     g_error_free (err);
     return EXIT_BAD_INPUT;
   }
-  if (!g_file_set_contents (out, page, -1, &err)) {
-    g_printerr ("gst-gpuprof: %s\n", err->message);
-    g_error_free (err);
+  /* the rules of the tracer's files: -o /dev/stdout or a link is written
+   * into, not replaced; a failure is one line naming the file */
+  if (!gpuprof_outfile_replace ("html file", out, page, strlen (page))) {
     g_free (page);
     return EXIT_BAD_INPUT;
   }

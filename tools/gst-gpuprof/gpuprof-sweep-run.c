@@ -6,6 +6,7 @@
 #include "config.h"
 #endif
 
+#include "gpuprof-outfile.h"
 #include "gpuprof-sweep-run.h"
 #include "gpuprof-summary-reader.h"
 #include "gpuprof-sweep.h"
@@ -230,16 +231,12 @@ done:
   return !interrupted;
 }
 
+/* the rules of the tracer's files (gpuprof-outfile.h): a link or
+ * /dev/stdout is written into; a failure is one line naming the file */
 static gboolean
 write_text (const gchar * path, const gchar * text)
 {
-  GError *err = NULL;
-
-  if (g_file_set_contents (path, text, -1, &err))
-    return TRUE;
-  g_printerr ("gst-gpuprof sweep: cannot write %s: %s\n", path, err->message);
-  g_error_free (err);
-  return FALSE;
+  return gpuprof_outfile_replace ("sweep file", path, text, strlen (text));
 }
 
 static const gchar sweep_summary[] =
