@@ -149,13 +149,14 @@ gboolean gpuprof_nvml_parse_pci_bus_id (const gchar * s, guint * domain,
     guint * bus, guint * device, guint * function);
 /* Pure: the NVML index of CUDA device @ordinal given the NVML devices,
  * CUDA_VISIBLE_DEVICES (@visible, %NULL: unset) and CUDA_DEVICE_ORDER
- * (@order, %NULL: FASTEST_FIRST). CUDA numbers devices fastest first, ties
- * in PCI order, or in PCI order with PCI_BUS_ID; an index in @visible is
- * a position in that order, a "GPU-" entry a UUID (or its unique prefix);
- * the list ends at its first invalid entry. -1 when it cannot be told:
- * the ordinal is not visible, a MIG entry, or devices of different models
- * with FASTEST_FIRST (CUDA's speed ranking is not NVML's to know: map
- * by PCI bus id or UUID from CUDA then). */
+ * (@order, %NULL: FASTEST_FIRST). CUDA numbers devices in PCI order with
+ * PCI_BUS_ID; fastest first by default, taken here as PCI order when all
+ * are one model (ties go in PCI order in practice; not documented). An
+ * index in @visible is a position in that order, a "GPU-" entry a UUID
+ * (or its unique prefix); the list ends at its first invalid entry. -1
+ * when it cannot be told: the ordinal is not visible, a MIG entry, or
+ * models mixed with FASTEST_FIRST (CUDA's speed ranking is not NVML's to
+ * know: map by PCI bus id or UUID from CUDA then, which are exact). */
 gint gpuprof_nvml_cuda_ordinal_to_index (const GpuprofNvmlDevice * devices,
     guint n_devices, guint ordinal, const gchar * visible,
     const gchar * order);
