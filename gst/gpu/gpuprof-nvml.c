@@ -354,20 +354,31 @@ read_pcie (GpuprofNvml * nvml, nvmlDevice_t h, GpuprofNvmlReading * out)
   return r;
 }
 
-/* NVML lists, per process that used the GPU, its samples newer than the
- * last seen; none at all is NOT_FOUND: then every process was idle */
+static void
+add_sample (GpuprofNvmlProcessSums * sums,
+    const nvmlProcessUtilizationSample_t * s)
+{
+  sums->samples++;
+  sums->sm += s->smUtil;
+  sums->mem += s->memUtil;
+  sums->enc += s->encUtil;
+  sums->dec += s->decUtil;
+}
+
+/* NVML gives the samples newer than the last seen: one per process and
+ * sampling period in which it used the GPU; none at all is NOT_FOUND */
 static nvmlReturn_t
 read_process (GpuprofNvml * nvml, guint i, GpuprofNvmlReading * out)
 {
   nvmlDevice_t h = nvml->handles[i];
-  guint64 sm = 0, mem = 0, enc = 0, dec = 0, newest = nvml->last_seen_us[i];
+  guint64 newest = nvml->last_seen_us[i];
   unsigned int count = nvml->samples_cap, k;
   nvmlReturn_t r;
 
   r = nvml->f.DeviceGetProcessUtilization (h, nvml->samples, &count,
       nvml->last_seen_us[i]);
   if (r == NVML_ERROR_INSUFFICIENT_SIZE && count > nvml->samples_cap) {
-    /* more processes than ever before: the only allocation of a reading */
+    /* more samples than ever before: the only allocation of a reading */
     nvml->samples_cap = count + 16;
     nvml->samples = g_renew (nvmlProcessUtilizationSample_t, nvml->samples,
         nvml->samples_cap);
@@ -376,34 +387,21 @@ read_process (GpuprofNvml * nvml, guint i, GpuprofNvmlReading * out)
         nvml->last_seen_us[i]);
   }
   if (r == NVML_ERROR_NOT_FOUND)
-    return NVML_SUCCESS;
+    return NVML_SUCCESS;        /* nothing new: known, all zero */
   if (r != NVML_SUCCESS)
     return r;
   count = MIN (count, nvml->samples_cap);
   for (k = 0; k < count; k++) {
     const nvmlProcessUtilizationSample_t *s = &nvml->samples[k];
-
-    newest = MAX (newest, s->timeStamp);
-    if (s->pid != nvml->pid)
-      continue;
-    out->proc_samples++;
-    sm += s->smUtil;
-    mem += s->memUtil;
-    enc += s->encUtil;
-    dec += s->decUtil;
-  }
-  /* distinct processes (a process may have several samples) */
-  for (k = 0; k < count; k++) {
     guint j;
 
-    for (j = 0; j < k && nvml->samples[j].pid != nvml->samples[k].pid; j++);
+    newest = MAX (newest, s->timeStamp);
+    add_sample (&out->all, s);
+    if (s->pid == nvml->pid)
+      add_sample (&out->self, s);
+    /* distinct processes (one has a sample per period) */
+    for (j = 0; j < k && nvml->samples[j].pid != s->pid; j++);
     out->procs += j == k;
-  }
-  if (out->proc_samples) {
-    out->proc_sm_pct = (guint) (sm / out->proc_samples);
-    out->proc_mem_pct = (guint) (mem / out->proc_samples);
-    out->proc_enc_pct = (guint) (enc / out->proc_samples);
-    out->proc_dec_pct = (guint) (dec / out->proc_samples);
   }
   nvml->last_seen_us[i] = newest;
   return NVML_SUCCESS;

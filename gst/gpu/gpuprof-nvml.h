@@ -80,6 +80,15 @@ typedef struct
   guint pci_domain, pci_bus, pci_device;
 } GpuprofNvmlDevice;
 
+/* Sums of process samples (nvmlDeviceGetProcessUtilization): one sample
+ * per process per NVML sampling period in which it used the GPU, each
+ * field a % of that period */
+typedef struct
+{
+  guint samples;
+  guint64 sm, mem, enc, dec;    /* sums over the samples, % */
+} GpuprofNvmlProcessSums;
+
 /* One reading of one device. A field is known when its bit is in @have;
  * otherwise status[field] says why (an nvmlReturn_t, NOT_SUPPORTED = 3 on
  * GPUs without it, or GPUPROF_NVML_NOT_ASKED / _NO_SYMBOL). */
@@ -98,11 +107,13 @@ typedef struct
   guint64 reasons;              /* REASONS: GPUPROF_NVML_REASON_* bits */
   guint pcie_rx_kbs, pcie_tx_kbs;       /* PCIE: KB/s, as NVML gives them */
 
-  /* PROCESS: samples NVML took since the previous reading; this process's
-   * share (mean of its samples; 0 when it had none: idle on this GPU) */
+  /* PROCESS: the samples NVML took since the previous reading of this
+   * device (none: no process used the GPU, or NVML has not sampled since),
+   * of this process (@self) and of all (@all). Sum them over readings:
+   * this process's share of the SM time is Σself.sm / Σall.sm (an idle
+   * period has no sample, so a mean over its own samples overstates). */
   guint procs;                  /* processes with samples */
-  guint proc_samples;           /* of them, this process's */
-  guint proc_sm_pct, proc_mem_pct, proc_enc_pct, proc_dec_pct;
+  GpuprofNvmlProcessSums self, all;
 } GpuprofNvmlReading;
 
 /* Loads NVML (@library: path or soname; %NULL: $GPUPROF_NVML_LIBRARY, else

@@ -31,6 +31,12 @@
  * reasons+pcie+process: those calls return NVML_ERROR_NOT_SUPPORTED).
  * E.g. "0:idle;500:decode-bound;1500/1:throttled,reasons=sw_power_cap".
  *
+ * Process samples are taken as NVML does: one per process that used the
+ * GPU in each sampling period (FAKE_NVML_PROC_PERIOD_MS, default 100 ms,
+ * periods counted from the script's start), with the figures the script
+ * gives at that period's end, stamped then (wall clock, µs); the last 20
+ * periods are kept; a call returns those newer than its lastSeenTimeStamp.
+ *
  * Every call is counted, per function and per calling thread
  * (fake_nvml_calls(), fake_nvml_callers()); a call while NVML is not
  * initialised returns NVML_ERROR_UNINITIALIZED and counts under
@@ -52,6 +58,7 @@
 #define MAX_CALLERS 64
 #define OTHER_PID 0x7fff0000u
 #define MAX_OTHERS 1024
+#define PROC_HISTORY 20
 
 enum
 {
@@ -138,6 +145,8 @@ static struct nvmlDevice_st devices[MAX_DEVICES];
 static Step steps[MAX_STEPS];
 static int n_steps;
 static struct timespec t0;
+static unsigned long long t0_real_us;
+static long proc_period_ms = 100;
 
 /* ---- call counting ---- */
 
@@ -245,6 +254,23 @@ parse_items (const char *items, long start, int device)
   return 1;
 }
 
+static unsigned long long
+real_us (void)
+{
+  struct timespec now;
+
+  clock_gettime (CLOCK_REALTIME, &now);
+  return (unsigned long long) now.tv_sec * 1000000 + now.tv_nsec / 1000;
+}
+
+/* the script's time 0 */
+static void
+start_time (void)
+{
+  clock_gettime (CLOCK_MONOTONIC, &t0);
+  t0_real_us = real_us ();
+}
+
 /* lock held */
 static int
 parse_script (const char *script)
@@ -268,7 +294,7 @@ parse_script (const char *script)
     ok = parse_items (colon + 1, atol (phase), device);
   }
   free (copy);
-  clock_gettime (CLOCK_MONOTONIC, &t0);
+  start_time ();
   return ok ? 0 : -1;
 }
 
@@ -281,11 +307,11 @@ elapsed_ms (void)
   return (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
 }
 
-/* the figures of @dev now (lock held); steps apply in time order */
+/* the figures of @dev at @now ms (lock held); steps apply in time order */
 static void
-values_now (const struct nvmlDevice_st *dev, long long v[N_KEYS])
+values_at (const struct nvmlDevice_st *dev, long now, long long v[N_KEYS])
 {
-  long now = elapsed_ms (), done = -1;
+  long done = -1;
   int i;
 
   memcpy (v, defaults, sizeof (defaults));
@@ -333,6 +359,8 @@ read_env_locked (void)
     snprintf (devices[i].name, sizeof (devices[i].name), "Fake GPU");
     devices[i].bus = 0x19 + 0x10 * i;
   }
+  if ((s = getenv ("FAKE_NVML_PROC_PERIOD_MS")) && atol (s) > 0)
+    proc_period_ms = atol (s);
   if ((s = getenv ("FAKE_NVML_NAMES"))) {
     char buf[512], *tok, *save = NULL;
 
@@ -376,7 +404,7 @@ valid (nvmlDevice_t d)
 #define READ_VALUES(d, v, field) \
   ENTER (1); \
   if (!valid (d)) LEAVE (NVML_ERROR_INVALID_ARGUMENT); \
-  values_now ((d), (v)); \
+  values_at ((d), elapsed_ms (), (v)); \
   if ((v)[K_UNSUPPORTED] & (field)) LEAVE (NVML_ERROR_NOT_SUPPORTED);
 
 /* ---- NVML ---- */
@@ -392,7 +420,7 @@ nvmlInit_v2 (void)
   if ((r = getenv ("FAKE_NVML_INIT_RESULT")) && atoi (r))
     LEAVE ((nvmlReturn_t) atoi (r));
   if (!init_refs++)
-    clock_gettime (CLOCK_MONOTONIC, &t0);
+    start_time ();
   LEAVE (NVML_SUCCESS);
 }
 
@@ -599,37 +627,55 @@ nvmlDeviceGetPcieThroughput (nvmlDevice_t d, nvmlPcieUtilCounter_t counter,
   LEAVE (NVML_SUCCESS);
 }
 
-/* one sample per process that used the GPU, stamped now (µs, wall clock
- * as NVML's), newer than @last_seen */
+/* the samples of the periods ended since @last_seen (lock held) into
+ * @s; how many */
+static unsigned
+take_samples (const struct nvmlDevice_st *d, unsigned long long last_seen,
+    nvmlProcessUtilizationSample_t * s)
+{
+  long last = elapsed_ms () / proc_period_ms, k;
+  unsigned n = 0;
+
+  for (k = last > PROC_HISTORY ? last - PROC_HISTORY + 1 : 1; k <= last; k++) {
+    unsigned long long ts = t0_real_us + (unsigned long long) k
+        * proc_period_ms * 1000;
+    long long v[N_KEYS], o;
+
+    if (ts <= last_seen)
+      continue;
+    values_at (d, k * proc_period_ms, v);
+    if (v[K_UNSUPPORTED] & F_PROCESS)
+      continue;
+    if (v[K_PSM] || v[K_PMEM] || v[K_PENC] || v[K_PDEC]) {
+      s[n].pid = (unsigned) getpid ();
+      s[n].smUtil = (unsigned) v[K_PSM];
+      s[n].memUtil = (unsigned) v[K_PMEM];
+      s[n].encUtil = (unsigned) v[K_PENC];
+      s[n].decUtil = (unsigned) v[K_PDEC];
+      s[n++].timeStamp = ts;
+    }
+    for (o = 0; v[K_OTHER] && o < v[K_OTHERS] && o < MAX_OTHERS; o++) {
+      memset (&s[n], 0, sizeof (s[n]));
+      s[n].pid = OTHER_PID + (unsigned) o;
+      s[n].smUtil = (unsigned) v[K_OTHER];
+      s[n++].timeStamp = ts;
+    }
+  }
+  return n;
+}
+
 EXPORT nvmlReturn_t
 nvmlDeviceGetProcessUtilization (nvmlDevice_t d,
     nvmlProcessUtilizationSample_t * out, unsigned int *count,
     unsigned long long last_seen)
 {
-  static nvmlProcessUtilizationSample_t s[MAX_OTHERS + 1];
-  struct timespec now;
-  unsigned long long ts;
-  long long v[N_KEYS], k;
-  unsigned n = 0;
+  static nvmlProcessUtilizationSample_t s[PROC_HISTORY * (MAX_OTHERS + 1)];
+  long long v[N_KEYS];
+  unsigned n;
 
   READ_VALUES (d, v, F_PROCESS);
-  clock_gettime (CLOCK_REALTIME, &now);
-  ts = (unsigned long long) now.tv_sec * 1000000 + now.tv_nsec / 1000;
-  memset (s, 0, sizeof (s));
-  if (v[K_PSM] || v[K_PMEM] || v[K_PENC] || v[K_PDEC]) {
-    s[n].pid = (unsigned) getpid ();
-    s[n].smUtil = (unsigned) v[K_PSM];
-    s[n].memUtil = (unsigned) v[K_PMEM];
-    s[n].encUtil = (unsigned) v[K_PENC];
-    s[n].decUtil = (unsigned) v[K_PDEC];
-    s[n++].timeStamp = ts;
-  }
-  for (k = 0; v[K_OTHER] && k < v[K_OTHERS] && k < MAX_OTHERS; k++) {
-    s[n].pid = OTHER_PID + k;
-    s[n].smUtil = (unsigned) v[K_OTHER];
-    s[n++].timeStamp = ts;
-  }
-  if (!n || ts <= last_seen)
+  n = take_samples (d, last_seen, s);
+  if (!n)
     LEAVE (NVML_ERROR_NOT_FOUND);
   if (!out || *count < n) {
     *count = n;

@@ -8,8 +8,10 @@
  *
  * One line per device and reading, columns in dmon's order (sm mem enc
  * dec, then the SM clock), then what dmon lacks: the SM clock's maximum,
- * the clock event reasons, PCIe (with --pcie: 40 ms a device), this
- * process's share, and how long the reading took. "-" is unknown; why is
+ * the clock event reasons, PCIe (with --pcie: 40 ms a device), the
+ * processes NVML sampled since the previous reading, their samples, this
+ * process's samples and its share of the SM and NVDEC time, and how long
+ * the reading took. "-" is unknown; why is
  * said once per device and field. Exit status 0 when NVML opened, 1 when
  * not (its one line on stderr), 2 on bad arguments. */
 #include <glib.h>
@@ -53,13 +55,26 @@ column (GString * line, const GpuprofNvmlReading * r, GpuprofNvmlField f,
     g_string_append_printf (line, " %*s", width, "-");
 }
 
+/* this process's share of what all processes used, %; "-" when unknown
+ * or nobody used it */
+static void
+share (GString * line, const GpuprofNvmlReading * r, gint width,
+    guint64 self, guint64 all)
+{
+  if (known (r, GPUPROF_NVML_PROCESS) && all)
+    g_string_append_printf (line, " %*.0f", width, 100.0 * self / all);
+  else
+    g_string_append_printf (line, " %*s", width, "-");
+}
+
 static void
 print_header (void)
 {
   g_print ("# %7s %3s %4s %4s %4s %4s %6s %6s %8s %9s %24s %8s %8s %5s "
-      "%4s %4s %4s %4s %8s\n", "time_s", "gpu", "sm", "mem", "enc", "dec",
+      "%7s %4s %7s %8s %8s\n", "time_s", "gpu", "sm", "mem", "enc", "dec",
       "sm_MHz", "max", "used_MiB", "total_MiB", "reasons", "rx_KB/s",
-      "tx_KB/s", "procs", "psm", "pmem", "penc", "pdec", "read_us");
+      "tx_KB/s", "procs", "samples", "self", "self_sm%", "self_dec%",
+      "read_us");
 }
 
 static void
@@ -84,10 +99,10 @@ print_reading (guint i, gdouble t, const GpuprofNvmlReading * r,
   column (line, r, GPUPROF_NVML_PCIE, 8, r->pcie_rx_kbs);
   column (line, r, GPUPROF_NVML_PCIE, 8, r->pcie_tx_kbs);
   column (line, r, GPUPROF_NVML_PROCESS, 5, r->procs);
-  column (line, r, GPUPROF_NVML_PROCESS, 4, r->proc_sm_pct);
-  column (line, r, GPUPROF_NVML_PROCESS, 4, r->proc_mem_pct);
-  column (line, r, GPUPROF_NVML_PROCESS, 4, r->proc_enc_pct);
-  column (line, r, GPUPROF_NVML_PROCESS, 4, r->proc_dec_pct);
+  column (line, r, GPUPROF_NVML_PROCESS, 7, r->all.samples);
+  column (line, r, GPUPROF_NVML_PROCESS, 4, r->self.samples);
+  share (line, r, 8, r->self.sm, r->all.sm);
+  share (line, r, 9, r->self.dec, r->all.dec);
   g_string_append_printf (line, " %8.0f", read_us);
   g_print ("%s\n", line->str);
   g_string_free (line, TRUE);

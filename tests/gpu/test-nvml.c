@@ -15,6 +15,26 @@
 
 #define FAKE GPUPROF_TEST_NVML_FAKE
 #define ALL_FIELDS (GPUPROF_NVML_BIT (GPUPROF_NVML_N_FIELDS) - 1)
+#define PERIOD_MS 100           /* the fake's process sampling period */
+
+/* a script's figures from now on, and at least one process sampling
+ * period of them ended */
+static void
+script (const gchar * text)
+{
+  gpuprof_test_fake_nvml_script (FAKE, text);
+  g_usleep ((PERIOD_MS + 30) * 1000);
+}
+
+/* @sums are @n samples of @sm, @dec each */
+static void
+assert_samples (const GpuprofNvmlProcessSums * sums, guint n, guint sm,
+    guint dec)
+{
+  g_assert_cmpuint (sums->samples, ==, n);
+  g_assert_cmpuint (sums->sm, ==, (guint64) sm * n);
+  g_assert_cmpuint (sums->dec, ==, (guint64) dec * n);
+}
 
 static GpuprofNvml *
 open_fake (GpuprofTestNvmlKind kind)
@@ -158,7 +178,7 @@ test_scenarios (void)
   g_assert_cmpstr (d->pci_bus_id, ==, "00000000:19:00.0");
   g_assert_true (g_str_has_prefix (d->uuid, "GPU-"));
 
-  gpuprof_test_fake_nvml_script (FAKE, "0:decode-bound,rx=1200,tx=300");
+  script ("0:decode-bound,rx=1200,tx=300");
   r = read_all (nvml, 0);
   assert_have (&r, ALL_FIELDS);
   g_assert_cmpuint (r.dec_pct, ==, 97);
@@ -173,20 +193,21 @@ test_scenarios (void)
   g_assert_cmpuint (r.mem_used, ==, G_GUINT64_CONSTANT (500) << 20);
   g_assert_cmpuint (r.pcie_rx_kbs, ==, 1200);
   g_assert_cmpuint (r.pcie_tx_kbs, ==, 300);
-  /* the only process on the GPU: its share is the device's */
+  /* the only process on the GPU: its samples are all there are, with the
+   * device's figures, one per period ended since the script started */
   g_assert_cmpuint (r.procs, ==, 1);
-  g_assert_cmpuint (r.proc_samples, ==, 1);
-  g_assert_cmpuint (r.proc_dec_pct, ==, 97);
-  g_assert_cmpuint (r.proc_sm_pct, ==, 14);
+  g_assert_cmpuint (r.self.samples, >=, 1);
+  assert_samples (&r.self, r.self.samples, 14, 97);
+  assert_samples (&r.all, r.self.samples, 14, 97);
   g_assert_cmpuint (r.ts_ns, >, 0);
 
-  gpuprof_test_fake_nvml_script (FAKE, "0:compute-bound");
+  script ("0:compute-bound");
   r = read_all (nvml, 0);
   g_assert_cmpuint (r.sm_pct, ==, 99);
   g_assert_cmpuint (r.dec_pct, ==, 3);
   g_assert_cmpuint (r.reasons & GPUPROF_NVML_REASONS_THROTTLE, ==, 0);
 
-  gpuprof_test_fake_nvml_script (FAKE, "0:throttled");
+  script ("0:throttled");
   r = read_all (nvml, 0);
   g_assert_cmpuint (r.sm_mhz, ==, 1095);
   g_assert_cmpuint (r.sm_max_mhz, ==, 1980);
@@ -194,26 +215,27 @@ test_scenarios (void)
   g_assert_cmpstr (gpuprof_nvml_reasons_string (r.reasons, reasons,
           sizeof (reasons)), ==, "hw_slowdown,sw_thermal");
 
-  /* idle: no process has samples (NVML says NOT_FOUND): a share of 0 */
-  gpuprof_test_fake_nvml_script (FAKE, "0:idle");
+  /* idle: no process has samples (NVML says NOT_FOUND): known, none */
+  script ("0:idle");
   r = read_all (nvml, 0);
   assert_have (&r, ALL_FIELDS);
   g_assert_cmpuint (r.sm_pct, ==, 0);
   g_assert_cmpuint (r.reasons, ==, GPUPROF_NVML_REASON_GPU_IDLE);
   g_assert_cmpuint (r.procs, ==, 0);
-  g_assert_cmpuint (r.proc_samples, ==, 0);
-  g_assert_cmpuint (r.proc_sm_pct, ==, 0);
+  assert_samples (&r.all, 0, 0, 0);
 
-  /* two pipelines on one GPU: ours and another process */
-  gpuprof_test_fake_nvml_script (FAKE, "0:sm=80,psm=30,other=50");
+  /* two pipelines on one GPU, ours and another: a sample each per
+   * period; our share of the SM time 30 of 80 */
+  script ("0:sm=80,psm=30,other=50");
   r = read_all (nvml, 0);
   g_assert_cmpuint (r.sm_pct, ==, 80);
   g_assert_cmpuint (r.procs, ==, 2);
-  g_assert_cmpuint (r.proc_samples, ==, 1);
-  g_assert_cmpuint (r.proc_sm_pct, ==, 30);
+  g_assert_cmpuint (r.self.samples, >=, 1);
+  assert_samples (&r.self, r.self.samples, 30, 0);
+  assert_samples (&r.all, 2 * r.self.samples, 40, 0);
 
   /* a GPU without NVDEC figures (MIG, some models): that field unknown */
-  gpuprof_test_fake_nvml_script (FAKE, "0:decode-bound,unsupported=dec+pcie");
+  script ("0:decode-bound,unsupported=dec+pcie");
   r = read_all (nvml, 0);
   g_assert_cmpint (r.status[GPUPROF_NVML_DECODER], ==, 3);
   g_assert_cmpint (r.status[GPUPROF_NVML_PCIE], ==, 3);
@@ -239,11 +261,32 @@ test_many_processes (void)
   GpuprofNvml *nvml = open_fake (FAKE);
   GpuprofNvmlReading r;
 
-  gpuprof_test_fake_nvml_script (FAKE, "0:sm=90,psm=5,other=1,others=200");
+  script ("0:sm=90,psm=5,other=1,others=200");
   r = read_all (nvml, 0);
   g_assert_cmpuint (r.procs, ==, 201);
-  g_assert_cmpuint (r.proc_samples, ==, 1);
-  g_assert_cmpuint (r.proc_sm_pct, ==, 5);
+  g_assert_cmpuint (r.self.samples, >=, 1);
+  assert_samples (&r.self, r.self.samples, 5, 0);
+  g_assert_cmpuint (r.all.samples, ==, 201 * r.self.samples);
+  g_assert_cmpuint (r.all.sm, ==, 205 * r.self.samples);
+  gpuprof_nvml_close (nvml);
+}
+
+/* a reading has the samples since the previous one, never one twice */
+static void
+test_process_samples_once (void)
+{
+  GpuprofNvml *nvml = open_fake (FAKE);
+  GpuprofNvmlReading r1, r2;
+
+  gpuprof_test_fake_nvml_script (FAKE, "0:decode-bound");
+  g_usleep ((5 * PERIOD_MS + 30) * 1000);
+  r1 = read_all (nvml, 0);
+  r2 = read_all (nvml, 0);
+  g_test_message ("samples: %u, then %u", r1.self.samples, r2.self.samples);
+  g_assert_cmpuint (r1.self.samples, >=, 5);
+  /* the periods ended between two reads in a row: one at most, unless
+   * this thread stalled for four periods */
+  g_assert_cmpuint (r2.self.samples, <, r1.self.samples);
   gpuprof_nvml_close (nvml);
 }
 
@@ -406,6 +449,7 @@ test_cuda_ordinals (void)
   g_assert_cmpint (MAP (same, 0, "GPU-bbbb,0", NULL), ==, -1);
   g_assert_cmpint (MAP (same, 1, "1,7,0", NULL), ==, -1);
   g_assert_cmpint (MAP (same, 1, "1,x,0", NULL), ==, -1);
+  g_assert_cmpint (MAP (same, 2, "1,7,0", NULL), ==, -1);
   g_assert_cmpint (MAP (same, 0, "", NULL), ==, -1);
   /* MIG instances: not NVML devices of ours */
   g_assert_cmpint (MAP (same, 0, "MIG-1234,0", NULL), ==, -1);
@@ -491,6 +535,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nvml/old-driver", test_old_driver);
   g_test_add_func ("/nvml/scenarios", test_scenarios);
   g_test_add_func ("/nvml/many-processes", test_many_processes);
+  g_test_add_func ("/nvml/process-samples-once", test_process_samples_once);
   g_test_add_func ("/nvml/timeline", test_timeline);
   g_test_add_func ("/nvml/calls-per-reading", test_calls_per_reading);
   g_test_add_func ("/nvml/devices", test_devices);
