@@ -284,6 +284,7 @@ test_process_samples_once (void)
   r2 = read_all (nvml, 0);
   g_test_message ("samples: %u, then %u", r1.self.samples, r2.self.samples);
   g_assert_cmpuint (r1.self.samples, >=, 5);
+  g_assert_cmpuint (r1.procs, ==, 1);   /* one process, many samples */
   /* the periods ended between two reads in a row: one at most, unless
    * this thread stalled for four periods */
   g_assert_cmpuint (r2.self.samples, <, r1.self.samples);
