@@ -17,7 +17,6 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define NVML_DEFAULT_LIBRARY "libnvidia-ml.so.1"
@@ -91,15 +90,6 @@ struct _GpuprofNvml
   guint samples_cap;
   guint pid;
 };
-
-static guint64
-monotonic_ns (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (guint64) ts.tv_sec * G_GUINT64_CONSTANT (1000000000) + ts.tv_nsec;
-}
 
 static const gchar *
 error_string (const GpuprofNvml * nvml, nvmlReturn_t r)
@@ -485,7 +475,7 @@ gpuprof_nvml_read (GpuprofNvml * nvml, guint index, guint fields,
   guint field;
 
   memset (out, 0, sizeof (*out));
-  out->ts_ns = monotonic_ns ();
+  out->ts_ns = (guint64) g_get_monotonic_time () * 1000;
   for (field = 0; field < GPUPROF_NVML_N_FIELDS; field++)
     out->status[field] = GPUPROF_NVML_NOT_ASKED;
   if (index >= nvml->n || !nvml->devices[index].usable)

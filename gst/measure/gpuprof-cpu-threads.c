@@ -18,7 +18,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define MIN_ROWS 64
@@ -47,15 +46,6 @@ struct _GpuprofCpuThreads
 
   guint64 dents[2048];          /* getdents64 records, 8-byte aligned */
 };
-
-static guint64
-monotonic_ns (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (guint64) ts.tv_sec * G_GUINT64_CONSTANT (1000000000) + ts.tv_nsec;
-}
 
 /* ---- parsers ---- */
 
@@ -437,7 +427,7 @@ gpuprof_cpu_threads_read (GpuprofCpuThreads * t, guint what)
 {
   guint prev = t->cur, next = !t->cur, listed, i, n = 0;
   GpuprofCpuThread *rows;
-  guint64 now = monotonic_ns ();
+  guint64 now = (guint64) g_get_monotonic_time () * 1000;
 
   follow_fork (t);
   if (t->dir_fd < 0 || (listed = list_tids (t)) == G_MAXUINT)

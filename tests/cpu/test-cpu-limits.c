@@ -128,22 +128,16 @@ make_cgroup (TestCgroup * cg, guint quota_us, const gchar ** why)
     *why = "cannot make a cgroup (not root, or read-only)";
     goto out;
   }
-  if (v1) {
-    gchar *q = g_build_filename (cg->dir, "cpu.cfs_quota_us", NULL);
-    gchar *text = g_strdup_printf ("%u", quota_us);
+  {
+    /* v1: the period is 100 ms by default; v2: only where the root
+     * already hands the cpu controller down (the test changes nothing of
+     * the machine's set-up) */
+    gchar *file = g_build_filename (cg->dir, v1 ? "cpu.cfs_quota_us" :
+        "cpu.max", NULL);
+    gchar *text = g_strdup_printf (v1 ? "%u" : "%u 100000", quota_us);
 
-    ok = write_file (q, text);
-    g_free (q);
-    g_free (text);
-    cg->procs = g_build_filename (cg->dir, "cgroup.procs", NULL);
-  } else {
-    /* only where the root already hands the cpu controller down: the
-     * test changes nothing of the machine's set-up */
-    gchar *max = g_build_filename (cg->dir, "cpu.max", NULL);
-    gchar *text = g_strdup_printf ("%u 100000", quota_us);
-
-    ok = write_file (max, text);
-    g_free (max);
+    ok = write_file (file, text);
+    g_free (file);
     g_free (text);
     cg->procs = g_build_filename (cg->dir, "cgroup.procs", NULL);
   }

@@ -15,6 +15,7 @@
 
 #include "gpuprof-cpu-limits.h"
 #include "gpuprof-cpu-threads.h"
+#include "gpuprof-test-core.h"
 
 /* ---- parsers ---- */
 
@@ -204,35 +205,6 @@ put (const gchar * root, const gchar * path, const gchar * text)
   g_free (full);
 }
 
-static gchar *
-make_root (void)
-{
-  gchar *root = g_dir_make_tmp ("gpuprof-cpu-XXXXXX", NULL);
-
-  g_assert_nonnull (root);
-  return root;
-}
-
-static void
-remove_tree (const gchar * path)
-{
-  GDir *dir = g_dir_open (path, 0, NULL);
-  const gchar *name;
-
-  while (dir && (name = g_dir_read_name (dir))) {
-    gchar *child = g_build_filename (path, name, NULL);
-
-    if (g_file_test (child, G_FILE_TEST_IS_DIR))
-      remove_tree (child);
-    else
-      g_unlink (child);
-    g_free (child);
-  }
-  if (dir)
-    g_dir_close (dir);
-  g_rmdir (path);
-}
-
 static guint
 real_affinity (void)
 {
@@ -262,7 +234,7 @@ read_limits (const gchar * root, gchar ** cgroup_dir)
 static void
 test_limits_v2 (void)
 {
-  gchar *root = make_root (), *dir;
+  gchar *root = gpuprof_test_tmpdir_new ("gpuprof-cpu-XXXXXX"), *dir;
   GpuprofCpuLimits l;
 
   put (root, "proc/self/cgroup", "0::/kubepods/pod1/ctr\n");
@@ -304,8 +276,7 @@ test_limits_v2 (void)
   g_assert_false (l.have_throttle);
   g_assert_cmpfloat (l.available, ==, MIN (64, l.affinity));
   g_free (dir);
-  remove_tree (root);
-  g_free (root);
+  g_assert_cmpint (gpuprof_test_tmpdir_done (root, 0), ==, 0);
 }
 
 /* a container without its own cgroup namespace: its cgroup is mounted as
@@ -313,7 +284,7 @@ test_limits_v2 (void)
 static void
 test_limits_container (void)
 {
-  gchar *root = make_root (), *dir;
+  gchar *root = gpuprof_test_tmpdir_new ("gpuprof-cpu-XXXXXX"), *dir;
   GpuprofCpuLimits l;
 
   put (root, "proc/self/cgroup", "0::/system.slice/docker-abc.scope\n");
@@ -329,15 +300,14 @@ test_limits_container (void)
   g_assert_cmpint (l.limited_by, ==, GPUPROF_CPU_LIMIT_QUOTA);
   g_assert_false (l.have_throttle);     /* no cpu.stat there */
   g_free (dir);
-  remove_tree (root);
-  g_free (root);
+  g_assert_cmpint (gpuprof_test_tmpdir_done (root, 0), ==, 0);
 }
 
 /* a hybrid machine: the cpu controller on v1, a mount root to cut */
 static void
 test_limits_v1 (void)
 {
-  gchar *root = make_root (), *dir;
+  gchar *root = gpuprof_test_tmpdir_new ("gpuprof-cpu-XXXXXX"), *dir;
   GpuprofCpuLimits l;
 
   put (root, "proc/self/cgroup", "4:cpu,cpuacct:/docker/abc\n"
@@ -365,8 +335,7 @@ test_limits_v1 (void)
   g_assert_cmpuint (l.throttle.nr_throttled, ==, 3);
   g_assert_cmpuint (l.throttle.throttled_ns, ==, 777);
   g_free (dir);
-  remove_tree (root);
-  g_free (root);
+  g_assert_cmpint (gpuprof_test_tmpdir_done (root, 0), ==, 0);
 }
 
 /* no cgroup with the cpu controller (v2 without it, or nothing mounted):
@@ -374,7 +343,7 @@ test_limits_v1 (void)
 static void
 test_limits_unknown (void)
 {
-  gchar *root = make_root (), *dir;
+  gchar *root = gpuprof_test_tmpdir_new ("gpuprof-cpu-XXXXXX"), *dir;
   GpuprofCpuLimits l;
 
   put (root, "proc/self/cgroup", "1:name=systemd:/\n0::/\n");
@@ -390,19 +359,17 @@ test_limits_unknown (void)
   g_assert_cmpint (l.limited_by, ==, l.affinity < 4 ?
       GPUPROF_CPU_LIMIT_AFFINITY : GPUPROF_CPU_LIMIT_ONLINE);
   g_free (dir);
-  remove_tree (root);
-  g_free (root);
+  g_assert_cmpint (gpuprof_test_tmpdir_done (root, 0), ==, 0);
 
   /* an empty root: no /proc, no /sys */
-  root = make_root ();
+  root = gpuprof_test_tmpdir_new ("gpuprof-cpu-XXXXXX");
   l = read_limits (root, &dir);
   g_assert_null (dir);
   g_assert_cmpint (l.quota_state, ==, GPUPROF_CPU_QUOTA_UNKNOWN);
   g_assert_cmpuint (l.online, ==, 0);
   g_assert_cmpfloat (l.available, ==, l.affinity);
   g_assert_cmpint (l.limited_by, ==, GPUPROF_CPU_LIMIT_AFFINITY);
-  remove_tree (root);
-  g_free (root);
+  g_assert_cmpint (gpuprof_test_tmpdir_done (root, 0), ==, 0);
 }
 
 /* ---- a made-up task folder ---- */
@@ -430,16 +397,21 @@ put_thread (const gchar * root, gint tid, const gchar * name, guint64 ticks,
 static void
 drop_thread (const gchar * root, gint tid)
 {
-  gchar *path = g_strdup_printf ("%s/%d", root, tid);
+  gchar *dir = g_strdup_printf ("%s/%d", root, tid);
+  gchar *stat = g_build_filename (dir, "stat", NULL);
+  gchar *schedstat = g_build_filename (dir, "schedstat", NULL);
 
-  remove_tree (path);
-  g_free (path);
+  g_assert_cmpint (g_unlink (stat) | g_unlink (schedstat) | g_rmdir (dir), ==,
+      0);
+  g_free (schedstat);
+  g_free (stat);
+  g_free (dir);
 }
 
 static void
 test_task_folder (void)
 {
-  gchar *root = make_root ();
+  gchar *root = gpuprof_test_tmpdir_new ("gpuprof-cpu-XXXXXX");
   GpuprofCpuThreads *t = gpuprof_cpu_threads_new (root, NULL);
   const GpuprofCpuThread *a, *b;
   guint64 tick = 1000000000 / sysconf (_SC_CLK_TCK);
@@ -525,15 +497,14 @@ test_task_folder (void)
   g_assert_cmpuint (gpuprof_cpu_threads_passes (t), ==, 5);
 
   gpuprof_cpu_threads_free (t);
-  remove_tree (root);
-  g_free (root);
+  g_assert_cmpint (gpuprof_test_tmpdir_done (root, 0), ==, 0);
 }
 
 /* more threads than the first arrays hold: they grow, then stay */
 static void
 test_task_folder_grows (void)
 {
-  gchar *root = make_root ();
+  gchar *root = gpuprof_test_tmpdir_new ("gpuprof-cpu-XXXXXX");
   GpuprofCpuThreads *t = gpuprof_cpu_threads_new (root, NULL);
   guint i, grown;
 
@@ -551,8 +522,7 @@ test_task_folder_grows (void)
     g_assert_cmpint (gpuprof_cpu_threads_find (t, 1000 + i)->tid, ==,
         1000 + i);
   gpuprof_cpu_threads_free (t);
-  remove_tree (root);
-  g_free (root);
+  g_assert_cmpint (gpuprof_test_tmpdir_done (root, 0), ==, 0);
 }
 
 int

@@ -384,9 +384,10 @@ read_env_locked (void)
 }
 
 /* every call starts here: counts it, and refuses it before init */
-#define ENTER(need_init) \
+#define ENTER(need_init) ENTER_AS (__func__, need_init)
+#define ENTER_AS(func, need_init) \
   pthread_mutex_lock (&lock); \
-  count_call_locked (__func__); \
+  count_call_locked (func); \
   if ((need_init) && !init_refs) { \
     count_call_locked ("uninitialized"); \
     pthread_mutex_unlock (&lock); \
@@ -401,8 +402,9 @@ valid (nvmlDevice_t d)
 }
 
 /* the device's figures, or NOT_SUPPORTED when @field is scripted so */
-#define READ_VALUES(d, v, field) \
-  ENTER (1); \
+#define READ_VALUES(d, v, field) READ_VALUES_AS (__func__, d, v, field)
+#define READ_VALUES_AS(func, d, v, field) \
+  ENTER_AS (func, 1); \
   if (!valid (d)) LEAVE (NVML_ERROR_INVALID_ARGUMENT); \
   values_at ((d), elapsed_ms (), (v)); \
   if ((v)[K_UNSUPPORTED] & (field)) LEAVE (NVML_ERROR_NOT_SUPPORTED);
@@ -529,28 +531,31 @@ nvmlDeviceGetUtilizationRates (nvmlDevice_t d, nvmlUtilization_t * u)
 }
 #endif
 
+/* NVDEC or NVENC: @key's %, over NVML's usual period */
+static nvmlReturn_t
+engine_util (const char *func, nvmlDevice_t d, Key key, unsigned field,
+    unsigned int *pct, unsigned int *period_us)
+{
+  long long v[N_KEYS];
+
+  READ_VALUES_AS (func, d, v, field);
+  *pct = (unsigned) v[key];
+  *period_us = 167000;
+  LEAVE (NVML_SUCCESS);
+}
+
 EXPORT nvmlReturn_t
 nvmlDeviceGetDecoderUtilization (nvmlDevice_t d, unsigned int *pct,
     unsigned int *period_us)
 {
-  long long v[N_KEYS];
-
-  READ_VALUES (d, v, F_DEC);
-  *pct = (unsigned) v[K_DEC];
-  *period_us = 167000;
-  LEAVE (NVML_SUCCESS);
+  return engine_util (__func__, d, K_DEC, F_DEC, pct, period_us);
 }
 
 EXPORT nvmlReturn_t
 nvmlDeviceGetEncoderUtilization (nvmlDevice_t d, unsigned int *pct,
     unsigned int *period_us)
 {
-  long long v[N_KEYS];
-
-  READ_VALUES (d, v, F_ENC);
-  *pct = (unsigned) v[K_ENC];
-  *period_us = 167000;
-  LEAVE (NVML_SUCCESS);
+  return engine_util (__func__, d, K_ENC, F_ENC, pct, period_us);
 }
 
 EXPORT nvmlReturn_t
@@ -565,29 +570,41 @@ nvmlDeviceGetMemoryInfo (nvmlDevice_t d, nvmlMemory_t * m)
   LEAVE (NVML_SUCCESS);
 }
 
-EXPORT nvmlReturn_t
-nvmlDeviceGetClockInfo (nvmlDevice_t d, nvmlClockType_t type,
+/* the SM (or graphics) clock: @key, now or its maximum */
+static nvmlReturn_t
+sm_clock (const char *func, nvmlDevice_t d, nvmlClockType_t type, Key key,
     unsigned int *mhz)
 {
   long long v[N_KEYS];
 
-  READ_VALUES (d, v, F_CLOCKS);
+  READ_VALUES_AS (func, d, v, F_CLOCKS);
   if (type != NVML_CLOCK_SM && type != NVML_CLOCK_GRAPHICS)
     LEAVE (NVML_ERROR_NOT_SUPPORTED);
-  *mhz = (unsigned) v[K_CLOCK];
+  *mhz = (unsigned) v[key];
   LEAVE (NVML_SUCCESS);
+}
+
+EXPORT nvmlReturn_t
+nvmlDeviceGetClockInfo (nvmlDevice_t d, nvmlClockType_t type,
+    unsigned int *mhz)
+{
+  return sm_clock (__func__, d, type, K_CLOCK, mhz);
 }
 
 EXPORT nvmlReturn_t
 nvmlDeviceGetMaxClockInfo (nvmlDevice_t d, nvmlClockType_t type,
     unsigned int *mhz)
 {
+  return sm_clock (__func__, d, type, K_MAX, mhz);
+}
+
+static nvmlReturn_t
+clock_reasons (const char *func, nvmlDevice_t d, unsigned long long *reasons)
+{
   long long v[N_KEYS];
 
-  READ_VALUES (d, v, F_CLOCKS);
-  if (type != NVML_CLOCK_SM && type != NVML_CLOCK_GRAPHICS)
-    LEAVE (NVML_ERROR_NOT_SUPPORTED);
-  *mhz = (unsigned) v[K_MAX];
+  READ_VALUES_AS (func, d, v, F_REASONS);
+  *reasons = (unsigned long long) v[K_REASONS];
   LEAVE (NVML_SUCCESS);
 }
 
@@ -596,11 +613,7 @@ EXPORT nvmlReturn_t
 nvmlDeviceGetCurrentClocksEventReasons (nvmlDevice_t d,
     unsigned long long *reasons)
 {
-  long long v[N_KEYS];
-
-  READ_VALUES (d, v, F_REASONS);
-  *reasons = (unsigned long long) v[K_REASONS];
-  LEAVE (NVML_SUCCESS);
+  return clock_reasons (__func__, d, reasons);
 }
 #endif
 
@@ -608,11 +621,7 @@ EXPORT nvmlReturn_t
 nvmlDeviceGetCurrentClocksThrottleReasons (nvmlDevice_t d,
     unsigned long long *reasons)
 {
-  long long v[N_KEYS];
-
-  READ_VALUES (d, v, F_REASONS);
-  *reasons = (unsigned long long) v[K_REASONS];
-  LEAVE (NVML_SUCCESS);
+  return clock_reasons (__func__, d, reasons);
 }
 
 #ifndef FAKE_NVML_OLD_DRIVER
