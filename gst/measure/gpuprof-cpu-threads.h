@@ -44,7 +44,8 @@ typedef struct
 {
   guint64 cpu_ns;               /* stat: utime + stime (tick resolution) */
   guint64 on_cpu_ns;            /* schedstat 1: time running on a CPU */
-  guint64 run_delay_ns;         /* schedstat 2: runnable, waiting for a core */
+  guint64 run_delay_ns;         /* schedstat 2: runnable, waiting for a core
+                                 * (a wait is added when it ends) */
   guint64 timeslices;           /* schedstat 3: times it was put on a CPU */
 } GpuprofCpuTimes;
 

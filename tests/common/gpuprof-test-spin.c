@@ -16,6 +16,9 @@ struct _GpuprofTestSpinner
   gint cpu;
   gint tid;                     /* set once started */
   gint stop;
+  GFunc call;                   /* to run on the thread (under lock) */
+  gpointer call_data;
+  gint pending;                 /* a call is waiting: checked each turn */
   clockid_t clock;
   GThread *thread;
   GMutex lock;
@@ -40,9 +43,18 @@ spin_main (gpointer data)
   s->tid = (gint) syscall (SYS_gettid);
   g_cond_broadcast (&s->cond);
   g_mutex_unlock (&s->lock);
-  /* never blocks: always on a CPU or waiting for one */
-  while (!g_atomic_int_get (&s->stop))
+  /* never blocks (but to take a call): always on a CPU or waiting for one */
+  while (!g_atomic_int_get (&s->stop)) {
     sink += 1;
+    if (g_atomic_int_get (&s->pending)) {
+      g_mutex_lock (&s->lock);
+      s->call (s->call_data, NULL);
+      s->call = NULL;
+      g_atomic_int_set (&s->pending, 0);
+      g_cond_broadcast (&s->cond);
+      g_mutex_unlock (&s->lock);
+    }
+  }
   return NULL;
 }
 
@@ -75,6 +87,18 @@ gpuprof_test_spinner_cpu_ns (GpuprofTestSpinner * s)
 
   g_assert_cmpint (clock_gettime (s->clock, &ts), ==, 0);
   return (guint64) ts.tv_sec * G_GUINT64_CONSTANT (1000000000) + ts.tv_nsec;
+}
+
+void
+gpuprof_test_spinner_call (GpuprofTestSpinner * s, GFunc func, gpointer data)
+{
+  g_mutex_lock (&s->lock);
+  s->call = func;
+  s->call_data = data;
+  g_atomic_int_set (&s->pending, 1);
+  while (s->call)
+    g_cond_wait (&s->cond, &s->lock);
+  g_mutex_unlock (&s->lock);
 }
 
 void

@@ -1,7 +1,9 @@
 /* A test thread that spins on a CPU and never blocks, optionally pinned to
  * one CPU (so two of them on one core wait for it, deterministically), with
  * its own CPU clock for the truth: CLOCK_THREAD_CPUTIME_ID of that thread
- * (pthread_getcpuclockid), read by any thread. Needs only GLib. */
+ * (pthread_getcpuclockid), read by any thread. It can run a function of
+ * the test's between two turns of its loop: what it reads then of itself
+ * is read while it runs. Needs only GLib. */
 #pragma once
 
 #include <glib.h>
@@ -17,6 +19,10 @@ GpuprofTestSpinner *gpuprof_test_spinner_start (const gchar * name, gint cpu);
 gint gpuprof_test_spinner_tid (GpuprofTestSpinner * s);
 /* its CPU time so far, ns (its own clock) */
 guint64 gpuprof_test_spinner_cpu_ns (GpuprofTestSpinner * s);
+/* Runs @func (@data) on the spinning thread, between two turns of its
+ * loop — so while it is on a CPU — and returns when it did */
+void gpuprof_test_spinner_call (GpuprofTestSpinner * s, GFunc func,
+    gpointer data);
 /* Stops and joins it. */
 void gpuprof_test_spinner_stop (GpuprofTestSpinner * s);
 
