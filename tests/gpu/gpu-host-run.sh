@@ -49,3 +49,7 @@ if [ -x "$ROOT/examples/analytics/pipeline.sh" ]; then
   # shellcheck disable=SC2086
   GST_TRACERS="gpuprof(cupti=on)" gst-launch-1.0 -q $P 2>&1 | tail -50
 fi
+
+echo
+echo "=== 5. NVML readings beside nvidia-smi dmon, idle and 12 decodes (tests/gpu/nvml-host-check.sh)"
+OUT="$OUT" bash "$ROOT/tests/gpu/nvml-host-check.sh" "$BUILD" "$CLIP" 12 15 2>&1 | tail -80
