@@ -402,6 +402,8 @@ gpuprof_objects_pad_slow (GpuprofObjects * o, GpuprofThread * t, GstPad * pad)
     g_mutex_unlock (&o->lock);
     gst_object_unref (parent);
   }
+  /* what was in its slot moves to the neighbour's (gpuprof_objects_pad) */
+  t->cache[slot ^ 1] = t->cache[slot];
   t->cache[slot].key = pad;
   t->cache[slot].pad = p;
   return p;
