@@ -587,6 +587,8 @@ gpuprof_profiler_push_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
             res == GST_FLOW_FLUSHING);
     }
   }
+  if (G_UNLIKELY (f->pad->queue))
+    gpuprof_queue_pushed (f->pad->queue, res);
   if (f->nvtx_open)
     gpuprof_nvtx_pop (f->element);
   if (G_UNLIKELY (f->key))
@@ -834,13 +836,19 @@ gpuprof_profiler_event_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   if (G_UNLIKELY (gp->element->async))
     async_event (gp, event, ts);
   /* EOS leaves a queue after all its data, or after downstream refused
-   * more (the queue then threw the rest away) */
+   * more (the queue then threw the rest away): its last push said so, as
+   * recorded at push-post (gst_pad_get_last_flow_return() would take the
+   * pad's lock, which GStreamer 1.26.0-1.26.3 hold around this hook for
+   * sticky events) */
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && gp->queue
       && GST_PAD_IS_SRC (pad)) {
     GpuprofQueueOutputs out = queue_outputs (p);
     gpuprof_queue_eos (gp->queue, &out,
-        gst_pad_get_last_flow_return (pad) != GST_FLOW_OK, ts);
+        gpuprof_queue_downstream_stopped (gp->queue), ts);
   }
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP && gp->queue
+      && GST_PAD_IS_SRC (pad))
+    gpuprof_queue_pushed (gp->queue, GST_FLOW_OK);
   /* a flush empties the queue downstream of this pad: its items are gone */
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_START
       && GST_PAD_IS_SRC (pad))

@@ -275,6 +275,18 @@ empty_as (GpuprofQueue * q, const GpuprofQueueOutputs * out, guint64 ts,
   }
 }
 
+void
+gpuprof_queue_pushed (GpuprofQueue * q, GstFlowReturn res)
+{
+  __atomic_store_n (&q->last_push, (gint) res, __ATOMIC_RELAXED);
+}
+
+gboolean
+gpuprof_queue_downstream_stopped (GpuprofQueue * q)
+{
+  return __atomic_load_n (&q->last_push, __ATOMIC_RELAXED) != GST_FLOW_OK;
+}
+
 /* EOS left the queue: the queue holds nothing more. Normally what the
  * mirror still has was dropped by a leaky queue; when downstream had
  * stopped (the last push returned EOS, not-linked, an error) the queue
@@ -296,8 +308,12 @@ gpuprof_queue_end_element (GpuprofElement * e,
 {
   guint i;
 
-  for (i = 0; e->queues && i < e->queues->len; i++)
-    empty_as (g_ptr_array_index (e->queues, i), out, ts, GPUPROF_QUEUE_LEFT);
+  for (i = 0; e->queues && i < e->queues->len; i++) {
+    GpuprofQueue *q = g_ptr_array_index (e->queues, i);
+    empty_as (q, out, ts, GPUPROF_QUEUE_LEFT);
+    /* its pads start again (activated) with nothing refused */
+    gpuprof_queue_pushed (q, GST_FLOW_OK);
+  }
 }
 
 static gboolean
