@@ -1025,9 +1025,10 @@ gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
   GpuprofElement *e = gpuprof_objects_element_peek (element);
 
   gpuprof_gpu_chain_exit ();    /* gpuprof_hooks_gpu_state_enter() */
-  /* threads that appeared during its state change are its workers */
+  /* threads that appeared during its state change are its workers; what
+   * needs its lock is read here, where GStreamer holds none */
   if (!GST_IS_BIN (element))
-    scan_workers (gpuprof_objects_element (p->objects, element), ts);
+    scan_workers (gpuprof_objects_element_settle (p->objects, element), ts);
   /* seen before it was in a bin: set up (or moved) without gst_bin_add? */
   if (e && !__atomic_load_n (&e->pipeline_id, __ATOMIC_RELAXED)
       && !GST_IS_BIN (element))

@@ -28,13 +28,9 @@ queue_new (GpuprofElement * element, guint index)
   q->element = element;
   q->index = index;
   q->uid = __atomic_add_fetch (&last_uid, 1, __ATOMIC_RELAXED);
-  /* GstQueue only; queue2 and multiqueue never leak */
-  if (element->element && g_object_class_find_property (G_OBJECT_GET_CLASS
-          (element->element), "leaky")) {
-    gint leaky = 0;
-    g_object_get (element->element, "leaky", &leaky, NULL);
-    q->leaky = leaky != 0;
-  }
+  /* read when the element settled (a pad hook makes this FIFO: no
+   * property read here, it takes the queue's lock) */
+  q->leaky = element->queue_leaky;
   q->path = queue_path (element, index);
   /* grows by doubling: no allocation once the queue's depth has been seen */
   q->cap = 64;
@@ -467,17 +463,22 @@ on_overrun (GstElement * queue, gpointer user_data)
   gpuprof_queue_overrun (queue);
 }
 
-void
+gboolean
 gpuprof_queue_watch_element (GpuprofElement * e)
 {
   guint max_buffers = 0, max_bytes = 0;
+  gint leaky = 0;
 
   if (!e->element)
-    return;
+    return FALSE;
+  /* GstQueue only; queue2 and multiqueue never leak */
+  if (g_object_class_find_property (G_OBJECT_GET_CLASS (e->element),
+          "leaky"))
+    g_object_get (e->element, "leaky", &leaky, NULL);
   if (g_signal_lookup ("overrun", G_OBJECT_TYPE (e->element))) {
     g_signal_connect (e->element, "overrun", G_CALLBACK (on_overrun), NULL);
     e->queue_has_overrun = TRUE;
-    return;
+    return leaky != 0;
   }
   if (g_object_class_find_property (G_OBJECT_GET_CLASS (e->element),
           "max-size-buffers"))
@@ -485,6 +486,7 @@ gpuprof_queue_watch_element (GpuprofElement * e)
         "max-size-bytes", &max_bytes, NULL);
   e->queue_limit_buffers = max_buffers;
   e->queue_limit_bytes = max_bytes;
+  return leaky != 0;
 }
 
 void

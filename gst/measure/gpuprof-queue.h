@@ -108,9 +108,10 @@ GpuprofQueue *gpuprof_queue_for_pad (GpuprofElement * e,
 gchar *gpuprof_queue_update_path (GpuprofQueue * q);
 void gpuprof_queue_free (GpuprofQueue * q);
 
-/* A queue element's first sight (registry lock held): how it tells that it
- * is full ("overrun", else its limits, for queue2). */
-void gpuprof_queue_watch_element (GpuprofElement * e);
+/* A queue element settled (its first state change, no GStreamer lock
+ * held): how it tells that it is full ("overrun", else its limits, for
+ * queue2). Returns whether it leaks (GpuprofElement.queue_leaky). */
+gboolean gpuprof_queue_watch_element (GpuprofElement * e);
 /* The element said "overrun": the thread in its chain call blocks now. */
 void gpuprof_queue_overrun (GstElement * queue);
 
