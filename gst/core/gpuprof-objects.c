@@ -532,45 +532,38 @@ gpuprof_objects_dup_last_pipeline_name (GpuprofObjects * o)
   return name;
 }
 
+/* @obj is @ancestor or below it; parents read as path_of() does */
+static gboolean
+has_ancestor (GstObject * obj, GstObject * ancestor)
+{
+  guint depth;
+
+  for (depth = 0; obj && depth <= 256; depth++) {
+    if (obj == ancestor)
+      return TRUE;
+    obj = __atomic_load_n (&GST_OBJECT_PARENT (obj), __ATOMIC_ACQUIRE);
+  }
+  return FALSE;
+}
+
 /* An element added to a bin (or a bin to another): itself and every
- * registered element it holds get their new path and pipeline. */
+ * registered element it holds get their new path and pipeline. Our own
+ * records are walked, not the bin (its iterator takes the bin's lock, and
+ * a hook takes none). Under the registry lock no record's element is
+ * freed: each passes gpuprof_objects_destroyed() first. */
 void
 gpuprof_objects_reparented (GpuprofObjects * o, GstElement * element)
 {
-  GstIterator *it;
-  GValue v = G_VALUE_INIT;
-  gboolean done = FALSE;
+  guint i;
 
-  if (g_object_get_qdata (G_OBJECT (element), element_quark)) {
-    g_mutex_lock (&o->lock);
-    resolve_locked (o, g_object_get_qdata (G_OBJECT (element), element_quark));
-    g_mutex_unlock (&o->lock);
+  g_mutex_lock (&o->lock);
+  for (i = 0; i < o->elements->len; i++) {
+    GpuprofElement *e = g_ptr_array_index (o->elements, i);
+    if (e->element && has_ancestor (GST_OBJECT_CAST (e->element),
+            GST_OBJECT_CAST (element)))
+      resolve_locked (o, e);
   }
-  if (!GST_IS_BIN (element))
-    return;
-  it = gst_bin_iterate_recurse (GST_BIN (element));
-  while (!done) {
-    switch (gst_iterator_next (it, &v)) {
-      case GST_ITERATOR_OK:{
-        GObject *child = g_value_get_object (&v);
-        if (g_object_get_qdata (child, element_quark)) {
-          g_mutex_lock (&o->lock);
-          resolve_locked (o, g_object_get_qdata (child, element_quark));
-          g_mutex_unlock (&o->lock);
-        }
-        g_value_reset (&v);
-        break;
-      }
-      case GST_ITERATOR_RESYNC:
-        gst_iterator_resync (it);
-        break;
-      default:
-        done = TRUE;
-        break;
-    }
-  }
-  g_value_unset (&v);
-  gst_iterator_free (it);
+  g_mutex_unlock (&o->lock);
 }
 
 guint32

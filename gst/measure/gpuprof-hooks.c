@@ -609,45 +609,45 @@ gpuprof_profiler_push_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
 }
 
 /* The pad a pull really reaches: ghost and proxy pads only forward (their
- * own nested pull is ignored), so follow them to the element's pad.
- * Reffed, or NULL. */
+ * own nested pull is ignored), so follow them to the element's pad. No
+ * lock (docs/tracer.md, "What the hooks read"): peers and parents are read
+ * directly, as GStreamer's stats tracer does. A ghost pad's internal pad
+ * leads to the ghost pad (its parent) and on to that one's peer; the way
+ * into a bin through its ghost pad is only gst_proxy_pad_get_internal(),
+ * which takes the pad's lock: NULL then, with *enters set, and the pull is
+ * placed when the ghost pad forwards it (the nested pull on its internal
+ * pad, pull_pre). Not reffed. */
 static GstPad *
-pull_source_pad (GstPad * pad)
+pull_source_pad (GstPad * pad, gboolean * enters)
 {
-  GstPad *peer = gst_pad_get_peer (pad);
+  GstPad *peer = __atomic_load_n (&GST_PAD_PEER (pad), __ATOMIC_ACQUIRE);
   guint hops;
 
+  *enters = FALSE;
   /* bins nest: bounded, in case of a loop while relinking */
   for (hops = 0; peer && GST_IS_PROXY_PAD (peer) && hops < 64; hops++) {
-    GstProxyPad *internal = gst_proxy_pad_get_internal (GST_PROXY_PAD (peer));
+    GstObject *ghost = __atomic_load_n (&GST_OBJECT_PARENT (peer),
+        __ATOMIC_ACQUIRE);
 
-    gst_object_unref (peer);
-    peer = internal ? gst_pad_get_peer (GST_PAD_CAST (internal)) : NULL;
-    if (internal)
-      gst_object_unref (internal);
+    if (GST_IS_GHOST_PAD (peer)) {
+      *enters = TRUE;
+      return NULL;
+    }
+    peer = ghost && GST_IS_GHOST_PAD (ghost) ?
+        __atomic_load_n (&GST_PAD_PEER (ghost), __ATOMIC_ACQUIRE) : NULL;
   }
   return peer;
 }
 
-/* pull mode: the upstream element produces the data in its getrange */
-void
-gpuprof_profiler_pull_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad)
+/* the PULL frame of @gp's pull (started at @ts) served by @peer's element */
+static void
+open_pull (GpuprofProfiler * p, GpuprofThread * t, GpuprofPad * gp,
+    GstPad * peer, guint64 ts)
 {
-  GpuprofThread *t = enter_thread (p, ts);
-  GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
-  GstPad *peer;
-  GpuprofPad *gpeer;
+  GpuprofPad *gpeer = gpuprof_objects_pad (p->objects, t, peer);
   GpuprofFrame *f;
 
-  if (!gp->element)
-    return;
-  /* a thread that only pulls (a sink's or demuxer's loop) is the
-   * pipeline's too */
-  t->pipeline_id = element_pipeline_id (p, gp->element);
-  if (!(peer = pull_source_pad (pad)))
-    return;
-  gpeer = gpuprof_objects_pad (p->objects, t, peer);
-  gst_object_unref (peer);
+  t->pull_waiting = NULL;
   /* gstpad never a GstPad: pulls take the slow path */
   if (!gpeer->element || !(f = open_frame (t, GPUPROF_FRAME_PULL, gp, gp,
               gpeer->element, ts)))
@@ -664,6 +664,35 @@ gpuprof_profiler_pull_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad)
   gpuprof_gpu_chain_enter (gpeer->element->id, f->seq);
 }
 
+/* pull mode: the upstream element produces the data in its getrange */
+void
+gpuprof_profiler_pull_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad)
+{
+  GpuprofThread *t = enter_thread (p, ts);
+  GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
+  GstPad *peer;
+  gboolean enters;
+
+  if (!gp->element) {
+    /* a ghost pad forwarding a pull into its bin: its internal pad's
+     * peer is where the waiting pull goes (or another bin's ghost pad) */
+    if (t->pull_waiting && GST_IS_PROXY_PAD (pad)
+        && (peer = pull_source_pad (pad, &enters)))
+      open_pull (p, t, t->pull_waiting, peer, t->pull_waiting_ts);
+    return;
+  }
+  /* a thread that only pulls (a sink's or demuxer's loop) is the
+   * pipeline's too */
+  t->pipeline_id = element_pipeline_id (p, gp->element);
+  t->pull_waiting = NULL;
+  if ((peer = pull_source_pad (pad, &enters))) {
+    open_pull (p, t, gp, peer, ts);
+  } else if (enters) {
+    t->pull_waiting = gp;
+    t->pull_waiting_ts = ts;
+  }
+}
+
 void
 gpuprof_profiler_pull_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     GstBuffer * buffer, GstFlowReturn res)
@@ -673,6 +702,8 @@ gpuprof_profiler_pull_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   GpuprofFrame *f;
   guint64 incl, self;
 
+  if (t->pull_waiting == gp)    /* never reached an element */
+    t->pull_waiting = NULL;
   if (!gp->element || !(f = pop_frame (t, GPUPROF_FRAME_PULL, gp)))
     return;
   gpuprof_gpu_chain_exit ();
@@ -760,11 +791,20 @@ trace_mark (GpuprofProfiler * p, GpuprofThread * t, GpuprofElement * e,
   gpuprof_emit (p->trace, t, &ev);
 }
 
+/* @pad's peer, read without its lock (it may be held around an event
+ * hook: docs/tracer.md, "What the hooks read"), as GStreamer's own
+ * tracers do; not reffed, looked up at once */
+static inline GstPad *
+peer_of (GstPad * pad)
+{
+  return __atomic_load_n (&GST_PAD_PEER (pad), __ATOMIC_ACQUIRE);
+}
+
 static void
 flush_peer_queue (GpuprofProfiler * p, GpuprofThread * t, GstPad * pad,
     guint64 ts)
 {
-  GstPad *peer = gst_pad_get_peer (pad);
+  GstPad *peer = peer_of (pad);
   GpuprofPad *gpeer;
 
   if (!peer)
@@ -774,26 +814,23 @@ flush_peer_queue (GpuprofProfiler * p, GpuprofThread * t, GstPad * pad,
     GpuprofQueueOutputs out = queue_outputs (p);
     gpuprof_queue_flush (gpeer->queue, &out, ts);
   }
-  gst_object_unref (peer);
 }
 
 /* GPU work launched while an event or a query is handled (a decoder
  * draining at EOS, a pool allocated for an allocation query) is the
  * handler's: the element of @pad's peer, which the push runs into; @pad's
- * own element when unlinked. Events and queries are rare next to buffers:
- * a peer lookup (lock + ref) is affordable here, and only with GPU on. */
+ * own element when unlinked. */
 static guint32
 gpu_handler_id (GpuprofProfiler * p, GpuprofThread * t, GpuprofPad * gp,
     GstPad * pad)
 {
-  GstPad *peer = gst_pad_get_peer (pad);
+  GstPad *peer = peer_of (pad);
   guint32 id = gp->element->id;
 
   if (peer) {
     GpuprofPad *gpeer = gpuprof_objects_pad (p->objects, t, peer);
     if (gpeer->element)
       id = gpeer->element->id;
-    gst_object_unref (peer);
   }
   return id;
 }
@@ -889,23 +926,20 @@ streaming_query_pad (GpuprofProfiler * p, GstPad * pad, GpuprofThread ** t)
  * gst_pad_query() on the answering one, so the innermost push is the
  * handler. Also before a thread's first buffer and on application threads
  * (a pool allocated for the allocation query), which have no record here:
- * then a parent lookup (lock + ref), only with GPU on. */
+ * then the pad's parent, read without its lock (as a record is made), only
+ * with GPU on. */
 static guint32
 gpu_query_handler_id (GpuprofProfiler * p, GpuprofPad * gp, GstPad * pad)
 {
   GstObject *parent;
-  guint32 id = 0;
 
   if (gp)
     return gp->element->id;
   if (GST_IS_PROXY_PAD (pad))
     return 0;
-  parent = gst_pad_get_parent (pad);
-  if (parent && GST_IS_ELEMENT (parent))
-    id = gpuprof_objects_element (p->objects, GST_ELEMENT (parent))->id;
-  if (parent)
-    gst_object_unref (parent);
-  return id;
+  parent = __atomic_load_n (&GST_OBJECT_PARENT (pad), __ATOMIC_ACQUIRE);
+  return parent && GST_IS_ELEMENT (parent) ?
+      gpuprof_objects_element (p->objects, GST_ELEMENT (parent))->id : 0;
 }
 
 void
@@ -943,7 +977,7 @@ gpuprof_profiler_message (GpuprofProfiler * p, guint64 ts,
   GstElement *owner;
   const GValue *val;
   GpuprofThread *t;
-  gchar *name;
+  const gchar *name;
 
   /* the end of the data: the trace and GPU records are brought up to date,
    * so they are complete even if the process dies now */
@@ -969,7 +1003,9 @@ gpuprof_profiler_message (GpuprofProfiler * p, guint64 ts,
   if (owner && !GST_IS_BIN (owner))
     gpuprof_owners_set (t->tid, gpuprof_objects_element (p->objects,
             owner)->id, GPUPROF_THREAD_KIND_STREAMING);
-  name = gst_object_get_name (GST_OBJECT (g_value_get_object (val)));
+  /* the pad named its task on this thread just before posting (and
+   * renames no task with a running thread): no lock needed to read it */
+  name = GST_OBJECT_NAME (g_value_get_object (val));
   if (name) {
     gpuprof_thread_set_name (t, name, TRUE);
     if (!t->announced)
@@ -977,7 +1013,6 @@ gpuprof_profiler_message (GpuprofProfiler * p, guint64 ts,
     else
       name_thread (p, t);
   }
-  g_free (name);
 }
 
 /* The threads @e created, when it is no filter (a sink's render thread, a

@@ -136,6 +136,33 @@ GST_START_TEST (test_pull_across_ghost_pad)
 
 GST_END_TEST;
 
+/* A sink pulls from a source inside two bins, through their ghost src
+ * pads: the way in is found without the pads' locks, when each ghost pad
+ * forwards the pull to its internal pad (gpuprof-hooks.c, pull_pre) */
+GST_START_TEST (test_pull_into_bins_through_ghost_pads)
+{
+  GstElement *p = parse ("bin.( name=b bin.( name=c fakesrc name=src "
+      "num-buffers=40 can-activate-pull=true ) ) ! fakesink name=sink "
+      "can-activate-pull=true");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  GstPad *pad = gst_element_get_static_pad (sink, "sink");
+  guint64 pulled = 0;
+
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_PULL | GST_PAD_PROBE_TYPE_BUFFER,
+      count_probe, &pulled, NULL);
+  gpuprof_test_play_to_eos (p);
+  fail_unless_equals_int (GST_PAD_MODE (pad), GST_PAD_MODE_PULL);
+  settle (p);
+  fail_unless (pulled > 0);
+  assert_count (p, "b/c/src", "buffers_out", pulled);
+  assert_count (p, "sink", "buffers_in", pulled);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  gpuprof_test_stop (p);
+}
+
+GST_END_TEST;
+
 /* A demuxer in a bin pulls the file through the bin's ghost pad, as in
  * decodebin (needs the clip) */
 GST_START_TEST (test_demuxer_pulls_across_ghost_pad)
@@ -504,6 +531,7 @@ bufpath_suite (void)
   tcase_set_timeout (tc, 120);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_pull_across_ghost_pad);
+  tcase_add_test (tc, test_pull_into_bins_through_ghost_pads);
   tcase_add_test (tc, test_demuxer_pulls_across_ghost_pad);
   tcase_add_test (tc, test_lists_counted_once);
   tcase_add_test (tc, test_refused_by_receiver);
