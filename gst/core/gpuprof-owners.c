@@ -70,6 +70,42 @@ gpuprof_owners_set (gint tid, guint32 element_id, GpuprofThreadKind kind)
   g_mutex_unlock (&lock);
 }
 
+/* Threads GLib and GStreamer start once for the whole process, in
+ * whatever call first needs them: GLib >= 2.80's "pool-spawner" (it
+ * creates the shared thread pool's threads; gpuprof_owners_start_helpers()
+ * starts it early), GLib's "gmain" worker and "gdbus", GStreamer's system
+ * clock thread. One appearing in an element's state change is the
+ * process's, not that element's worker. Its name is set by the thread
+ * itself as it starts: read at the end of the state change. */
+static gboolean
+is_process_helper (gint tid)
+{
+  static const gchar *const helpers[] = { "pool-spawner", "gmain", "gdbus",
+    "GstSystemClock", NULL
+  };
+  gchar *path = g_strdup_printf ("/proc/self/task/%d/comm", tid), *comm = NULL;
+  gboolean helper = FALSE;
+
+  if (g_file_get_contents (path, &comm, NULL, NULL))
+    helper = g_strv_contains (helpers, g_strstrip (comm));
+  g_free (comm);
+  g_free (path);
+  return helper;
+}
+
+static void
+noop_task (gpointer data, gpointer user_data)
+{
+}
+
+void
+gpuprof_owners_start_helpers (void)
+{
+  /* GLib >= 2.80 starts "pool-spawner" with the first shared pool */
+  g_thread_pool_free (g_thread_pool_new (noop_task, NULL, -1, FALSE, NULL),
+      TRUE, FALSE);
+}
+
 void
 gpuprof_owners_scan (guint32 element_id)
 {
@@ -86,8 +122,8 @@ gpuprof_owners_scan (guint32 element_id)
     if (tid <= 0 || owner_of_locked (tid, FALSE))
       continue;
     o = owner_of_locked (tid, TRUE);
-    o->element_id = element_id;
-    o->kind = element_id ? GPUPROF_THREAD_KIND_WORKER :
+    o->element_id = element_id && !is_process_helper (tid) ? element_id : 0;
+    o->kind = o->element_id ? GPUPROF_THREAD_KIND_WORKER :
         GPUPROF_THREAD_KIND_APPLICATION;
     told_locked (tid, o);
   }
