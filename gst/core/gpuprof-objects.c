@@ -53,6 +53,10 @@ element_free (GpuprofElement * e)
 static void
 pad_free (GpuprofPad * p)
 {
+  if (p->last_eos)
+    gst_event_unref (p->last_eos);
+  if (p->last_segment)
+    gst_event_unref (p->last_segment);
   g_free (p->name);
   g_free (p);
 }

@@ -91,6 +91,8 @@ struct _GpuprofPad
                                  * the thread holding the pad's stream (one at
                                  * a time), read by reports; relaxed atomics */
   guint64 seq_base;             /* seq when the current run started */
+  GstEvent *last_eos;           /* the last EOS and segment that left it, */
+  GstEvent *last_segment;       /* reffed (gpuprof-hooks.c; atomic) */
   gboolean destroyed;           /* its GstPad is gone; registry lock */
 };
 

@@ -849,21 +849,39 @@ async_event (GpuprofPad * gp, GstEvent * event, guint64 ts)
     gpuprof_async_drain (a);
 }
 
-void
-gpuprof_profiler_event_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
-    GstEvent * event)
+/* GStreamer >= 1.26.0 also runs the event hooks for the sticky events it
+ * pushes itself (check_sticky(): nested in gst_pad_push_event() of the
+ * same event, before a buffer, again after a relink): an EOS or segment
+ * that left the pad already is not counted again. The record keeps a
+ * reference to the last one, so a new event never has its address. */
+static gboolean
+sticky_seen (GpuprofPad * gp, GstEvent * event)
 {
-  GpuprofThread *t = enter_thread (p, ts);
-  GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
-  const gchar *mark;
-  guint64 seq;
+  GstEvent **last, *prev;
 
-  if (!gp->element)
-    return;
-  mark = event_mark_text (event);
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
+    last = &gp->last_eos;
+  else if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT)
+    last = &gp->last_segment;
+  else
+    return FALSE;
+  prev = __atomic_exchange_n (last, gst_event_ref (event), __ATOMIC_ACQ_REL);
+  if (prev)
+    gst_event_unref (prev);
+  return prev == event;
+}
+
+/* What an event leaving @pad tells: marks, the end of batches or of an
+ * asynchronous element's work, a queue's EOS or flush */
+static void
+event_leaves (GpuprofProfiler * p, GpuprofThread * t, GpuprofPad * gp,
+    GstPad * pad, GstEvent * event, guint64 ts)
+{
+  const gchar *mark = event_mark_text (event);
   /* an application thread (a flush, EOS) may send while the streaming
    * thread advances the pad's sequence */
-  seq = mark ? __atomic_load_n (&gp->seq, __ATOMIC_RELAXED) : 0;
+  guint64 seq = mark ? __atomic_load_n (&gp->seq, __ATOMIC_RELAXED) : 0;
+
   if (mark && p->params.nvtx)
     gpuprof_nvtx_mark (gp->element, mark, seq, GPUPROF_NVTX_CAT_EVENT);
   if (mark && t->trace_ring)
@@ -890,6 +908,19 @@ gpuprof_profiler_event_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_START
       && GST_PAD_IS_SRC (pad))
     flush_peer_queue (p, t, pad, ts);
+}
+
+void
+gpuprof_profiler_event_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
+    GstEvent * event)
+{
+  GpuprofThread *t = enter_thread (p, ts);
+  GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
+
+  if (!gp->element)
+    return;
+  if (G_LIKELY (!sticky_seen (gp, event)))
+    event_leaves (p, t, gp, pad, event, ts);
   push_call_frame (t, gp, pad, ts);
   if (G_UNLIKELY (gpuprof_gpu_channel_enabled (GPUPROF_GPU_CHANNEL_TRACER)))
     gpuprof_gpu_chain_enter (gpu_handler_id (p, t, gp, pad),
