@@ -72,11 +72,14 @@ gpuprof_owners_set (gint tid, guint32 element_id, GpuprofThreadKind kind)
 
 /* Threads GLib and GStreamer start once for the whole process, in
  * whatever call first needs them: GLib >= 2.80's "pool-spawner" (it
- * creates the shared thread pool's threads; gpuprof_owners_start_helpers()
- * starts it early), GLib's "gmain" worker and "gdbus", GStreamer's system
- * clock thread. One appearing in an element's state change is the
- * process's, not that element's worker. Its name is set by the thread
- * itself as it starts: read at the end of the state change. */
+ * creates the shared thread pool's threads), GLib's "gmain" worker and
+ * "gdbus", GStreamer's system clock thread. One appearing in an element's
+ * state change is the process's, not that element's worker. A thread sets
+ * its own name as it starts, and is read at the end of the state change:
+ * the spawner has run by then, as a task start waits for it to make the
+ * task's thread. (Not started early at the tracer's start: a process that
+ * forks after gst_init(), as GstCheck does per test, would wait forever in
+ * the child for a spawner that stayed in the parent.) */
 static gboolean
 is_process_helper (gint tid)
 {
@@ -91,19 +94,6 @@ is_process_helper (gint tid)
   g_free (comm);
   g_free (path);
   return helper;
-}
-
-static void
-noop_task (gpointer data, gpointer user_data)
-{
-}
-
-void
-gpuprof_owners_start_helpers (void)
-{
-  /* GLib >= 2.80 starts "pool-spawner" with the first shared pool */
-  g_thread_pool_free (g_thread_pool_new (noop_task, NULL, -1, FALSE, NULL),
-      TRUE, FALSE);
 }
 
 void

@@ -33,10 +33,6 @@ void gpuprof_owners_set (gint tid, guint32 element_id,
  * process-wide helper threads (pool-spawner, gmain, gdbus, the system
  * clock's), the application's. Not on the buffer path. */
 void gpuprof_owners_scan (guint32 element_id);
-/* Starts GLib's process-wide helper threads that start lazily, at the
- * tracer's start: before any element's state change, where they would
- * appear as its workers */
-void gpuprof_owners_start_helpers (void);
 /* Element id owning @tid, 0 when none; its kind in @kind if not NULL. */
 guint32 gpuprof_owners_lookup (gint tid, GpuprofThreadKind * kind);
 /* The seam for the GPU join: owner element id of @tid, 0 when none. */

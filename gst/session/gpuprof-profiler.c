@@ -230,7 +230,6 @@ gpuprof_profiler_new (const GpuprofParams * params)
   if (!gpuprof_debug)
     GST_DEBUG_CATEGORY_INIT (gpuprof_debug, "gpuprof", 0, "gpuprof tracer");
   gpuprof_hooks_init ();
-  gpuprof_owners_start_helpers ();
   gpuprof_params_copy (&p->params, params);
   if (p->params.nvtx && !gpuprof_nvtx_available ())
     GST_INFO ("built without NVTX headers: nvtx=on has no effect");
