@@ -23,8 +23,11 @@ records_open (const GpuprofParams * params, const GpuprofOutputContext * ctx)
 /* From GStreamer 1.29.2 (towards 1.30) a record reaches the debug log
  * only through the log tracer ("tracer: Reimplement GstTracerRecord on
  * top of GstTraceFormat and deprecate it"): asked for (GST_TRACER at
- * level 7) without it, the records would vanish. Said once, at run time,
- * whatever headers the tracer was built with. */
+ * level 7) without it, the records would vanish. Later main (2026-07,
+ * "tracer: auto-enable the log tracer when the GST_TRACER category is
+ * active") starts it by itself, where the log tracer plugin is installed;
+ * when none is active, this says so once, at run time, whatever headers
+ * the tracer was built with. */
 static void
 warn_records_need_log (void)
 {

@@ -304,14 +304,33 @@ value_spec (GType type, const gchar * description)
 #define PIPELINE_SPEC \
   "pipeline", GST_TYPE_STRUCTURE, value_spec (G_TYPE_STRING, "pipeline name"),
 
-/* record lines print strings raw ("(string)%s"): quote those that would
- * not read back as one GstStructure value */
+/* Up to GStreamer 1.29.1 record lines print strings raw ("(string)%s");
+ * from 1.29.2 GstTraceFormat serializes them itself (quoted again, the
+ * quotes would show). Read at run time: the binary may run on another
+ * GStreamer than its headers. */
+static gboolean
+records_print_raw_strings (void)
+{
+  static gint raw = -1;
+  guint major, minor, micro, nano;
+
+  if (raw < 0) {
+    gst_version (&major, &minor, &micro, &nano);
+    raw = major == 1 && (minor < 29 || (minor == 29 && micro < 2));
+  }
+  return raw;
+}
+
+/* record lines print strings raw: quote those that would not read back as
+ * one GstStructure value */
 static const gchar *
 record_str (GPtrArray * pool, const gchar * s)
 {
   const gchar *p;
   GString *q;
 
+  if (!records_print_raw_strings ())
+    return s ? s : "";
   if (s && *s) {
     for (p = s; *p; p++)
       if (!g_ascii_isalnum (*p) && !strchr ("_-+/:.", *p))
