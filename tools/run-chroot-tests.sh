@@ -146,7 +146,8 @@ setup_chroot () {
     t0=$SECONDS
     echo "run-chroot-tests: installing in the chroot: $missing" >&2
     in_chroot sh -c "apt-get update -q && DEBIAN_FRONTEND=noninteractive \
-        apt-get install -y -q --no-install-recommends $missing && apt-get clean" \
+        apt-get install -y -q --no-install-recommends $missing && apt-get clean \
+        && rm -rf /var/lib/apt/lists/*" \
         > "$dir/apt-$release.log" 2>&1 \
       || { tail -20 "$dir/apt-$release.log" >&2
            die "installing $missing in the $release chroot failed (mirror unreachable?); log: $dir/apt-$release.log"; }
@@ -165,6 +166,7 @@ setup_sid () {
   [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
   echo "run-chroot-tests: unpacking sid's GStreamer into $sid_dir" >&2
   rm -rf "$root$sid_dir"
+  rm -rf "$root$sid_dir.apt"
   mkdir -p "$root$sid_dir.apt/lists/partial" "$root$sid_dir.apt/archives/partial"
   echo "deb $mirror sid main" > "$root$sid_dir.apt/sources.list"
   in_chroot sh -c '
@@ -187,7 +189,8 @@ setup_sid () {
         echo "left out (libraries missing): ${so##*/}"
         rm -f "$so"
       fi
-    done' sid "$sid_dir.apt" "${sid_packages[@]}" \
+    done
+    rm -rf "$a"' sid "$sid_dir.apt" "${sid_packages[@]}" \
     > "$dir/apt-sid.log" 2>&1 \
     || { tail -20 "$dir/apt-sid.log" >&2
          die "fetching sid's GStreamer (${sid_packages[*]}) from $mirror failed (mirror unreachable?); log: $dir/apt-sid.log"; }
