@@ -56,6 +56,8 @@ struct _GpuprofElement
   gpointer resolved_parent;     /* parent when resolved, compared only */
   GstElement *element;          /* weak: NULL once destroyed */
   guint32 color;                /* 0xAARRGGBB, stable per path */
+  gint settled;                 /* what needs the element's lock was read
+                                 * (gpuprof_objects_element_settle; atomic) */
   gboolean waits_on_clock;      /* synced sink / live source */
   gboolean task_pushes;         /* pushes from its own task (muxers,
                                  * aggregators): its chain calls only hand
@@ -71,6 +73,7 @@ struct _GpuprofElement
   GPtrArray *pads;              /* GpuprofPad*, its pads; registry lock */
   GPtrArray *queues;            /* GpuprofQueue*, queue elements only */
   gboolean queue_has_overrun;   /* queue, multiqueue: "overrun" says when full */
+  gboolean queue_leaky;         /* queue leaky=upstream|downstream */
   guint64 queue_limit_buffers;  /* queue2: limits to tell "full" ourselves */
   guint64 queue_limit_bytes;
   GpuprofElementStats stats;
@@ -88,6 +91,8 @@ struct _GpuprofPad
                                  * the thread holding the pad's stream (one at
                                  * a time), read by reports; relaxed atomics */
   guint64 seq_base;             /* seq when the current run started */
+  GstEvent *last_eos;           /* the last EOS and segment that left it, */
+  GstEvent *last_segment;       /* reffed (gpuprof-hooks.c; atomic) */
   gboolean destroyed;           /* its GstPad is gone; registry lock */
 };
 
@@ -107,9 +112,15 @@ void gpuprof_objects_free (GpuprofObjects * o);
 
 GpuprofPad *gpuprof_objects_pad_slow (GpuprofObjects * o, GpuprofThread * t,
     GstPad * pad);
+/* the element's record, made without any GStreamer lock if new */
 GpuprofElement *gpuprof_objects_element (GpuprofObjects * o,
     GstElement * element);
 GpuprofElement *gpuprof_objects_element_peek (GstElement * element);
+/* the same, and once what reading takes the element's lock (properties):
+ * for its state-change hooks only, which GStreamer runs outside any
+ * object lock */
+GpuprofElement *gpuprof_objects_element_settle (GpuprofObjects * o,
+    GstElement * element);
 GpuprofPipeline *gpuprof_objects_pipeline (GpuprofObjects * o,
     GstElement * pipeline);
 void gpuprof_objects_destroyed (GpuprofObjects * o, GstObject * object);

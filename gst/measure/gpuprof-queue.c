@@ -28,13 +28,9 @@ queue_new (GpuprofElement * element, guint index)
   q->element = element;
   q->index = index;
   q->uid = __atomic_add_fetch (&last_uid, 1, __ATOMIC_RELAXED);
-  /* GstQueue only; queue2 and multiqueue never leak */
-  if (element->element && g_object_class_find_property (G_OBJECT_GET_CLASS
-          (element->element), "leaky")) {
-    gint leaky = 0;
-    g_object_get (element->element, "leaky", &leaky, NULL);
-    q->leaky = leaky != 0;
-  }
+  /* read when the element settled (a pad hook makes this FIFO: no
+   * property read here, it takes the queue's lock) */
+  q->leaky = element->queue_leaky;
   q->path = queue_path (element, index);
   /* grows by doubling: no allocation once the queue's depth has been seen */
   q->cap = 64;
@@ -275,6 +271,18 @@ empty_as (GpuprofQueue * q, const GpuprofQueueOutputs * out, guint64 ts,
   }
 }
 
+void
+gpuprof_queue_pushed (GpuprofQueue * q, GstFlowReturn res)
+{
+  __atomic_store_n (&q->last_push, (gint) res, __ATOMIC_RELAXED);
+}
+
+gboolean
+gpuprof_queue_downstream_stopped (GpuprofQueue * q)
+{
+  return __atomic_load_n (&q->last_push, __ATOMIC_RELAXED) != GST_FLOW_OK;
+}
+
 /* EOS left the queue: the queue holds nothing more. Normally what the
  * mirror still has was dropped by a leaky queue; when downstream had
  * stopped (the last push returned EOS, not-linked, an error) the queue
@@ -296,8 +304,12 @@ gpuprof_queue_end_element (GpuprofElement * e,
 {
   guint i;
 
-  for (i = 0; e->queues && i < e->queues->len; i++)
-    empty_as (g_ptr_array_index (e->queues, i), out, ts, GPUPROF_QUEUE_LEFT);
+  for (i = 0; e->queues && i < e->queues->len; i++) {
+    GpuprofQueue *q = g_ptr_array_index (e->queues, i);
+    empty_as (q, out, ts, GPUPROF_QUEUE_LEFT);
+    /* its pads start again (activated) with nothing refused */
+    gpuprof_queue_pushed (q, GST_FLOW_OK);
+  }
 }
 
 static gboolean
@@ -451,17 +463,22 @@ on_overrun (GstElement * queue, gpointer user_data)
   gpuprof_queue_overrun (queue);
 }
 
-void
+gboolean
 gpuprof_queue_watch_element (GpuprofElement * e)
 {
   guint max_buffers = 0, max_bytes = 0;
+  gint leaky = 0;
 
   if (!e->element)
-    return;
+    return FALSE;
+  /* GstQueue only; queue2 and multiqueue never leak */
+  if (g_object_class_find_property (G_OBJECT_GET_CLASS (e->element),
+          "leaky"))
+    g_object_get (e->element, "leaky", &leaky, NULL);
   if (g_signal_lookup ("overrun", G_OBJECT_TYPE (e->element))) {
     g_signal_connect (e->element, "overrun", G_CALLBACK (on_overrun), NULL);
     e->queue_has_overrun = TRUE;
-    return;
+    return leaky != 0;
   }
   if (g_object_class_find_property (G_OBJECT_GET_CLASS (e->element),
           "max-size-buffers"))
@@ -469,6 +486,7 @@ gpuprof_queue_watch_element (GpuprofElement * e)
         "max-size-bytes", &max_bytes, NULL);
   e->queue_limit_buffers = max_buffers;
   e->queue_limit_bytes = max_bytes;
+  return leaky != 0;
 }
 
 void

@@ -76,6 +76,10 @@ struct _GpuprofQueue
   /* atomics */
   guint64 backpressure_ns;
   GpuprofThread *upstream_thread;
+  gint last_push;               /* GstFlowReturn of the src pad's last push:
+                                 * what gst_pad_get_last_flow_return() says,
+                                 * kept here so the EOS hook reads no pad
+                                 * (that takes the pad's lock) */
 };
 
 /* how an entry left the mirror; the numbers are the trace's QUEUE_OUT arg0 */
@@ -104,9 +108,10 @@ GpuprofQueue *gpuprof_queue_for_pad (GpuprofElement * e,
 gchar *gpuprof_queue_update_path (GpuprofQueue * q);
 void gpuprof_queue_free (GpuprofQueue * q);
 
-/* A queue element's first sight (registry lock held): how it tells that it
- * is full ("overrun", else its limits, for queue2). */
-void gpuprof_queue_watch_element (GpuprofElement * e);
+/* A queue element settled (its first state change, no GStreamer lock
+ * held): how it tells that it is full ("overrun", else its limits, for
+ * queue2). Returns whether it leaks (GpuprofElement.queue_leaky). */
+gboolean gpuprof_queue_watch_element (GpuprofElement * e);
 /* The element said "overrun": the thread in its chain call blocks now. */
 void gpuprof_queue_overrun (GstElement * queue);
 
@@ -127,6 +132,12 @@ void gpuprof_queue_push_pre (GpuprofQueue * q,
 /* a push refused before downstream's chain (see gpuprof-hooks.c) */
 void gpuprof_queue_take_back (GpuprofQueue * q, guint n_buffers,
     gboolean flushing);
+/* a push from the queue's src pad returned @res (push-post); a flush-stop
+ * leaving it (@res GST_FLOW_OK) clears what downstream said, as on the pad */
+void gpuprof_queue_pushed (GpuprofQueue * q, GstFlowReturn res);
+/* the last push from the queue was refused: downstream stopped (EOS,
+ * not-linked, an error, flushing) and the queue throws the rest away */
+gboolean gpuprof_queue_downstream_stopped (GpuprofQueue * q);
 /* EOS pushed from the queue's src pad */
 void gpuprof_queue_eos (GpuprofQueue * q, const GpuprofQueueOutputs * out,
     gboolean downstream_stopped, guint64 ts);
