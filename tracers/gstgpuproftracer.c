@@ -501,7 +501,6 @@ gst_gpuprof_tracer_constructed (GObject * object)
     gpuprof_params_warn (warnings);
   g_free (warnings);
   g_free (params);
-  gpuprof_hooks_init ();
   self->profiler = gpuprof_profiler_new (&self->params);
   self->measure = gpuprof_profiler_get_measure (self->profiler);
 

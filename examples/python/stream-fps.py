@@ -45,7 +45,9 @@ def main():
     import gi
     gi.require_version("Gst", "1.0")
     from gi.repository import Gst
-    Gst.init(None)
+    # an empty argv, not None: GStreamer 1.28's typelib makes argv
+    # non-nullable, and PyGObject without gst-python's overrides refuses None
+    Gst.init([])
 
     tracers = [t for t in Gst.tracing_get_active_tracers()
                if type(t).__name__ == "GstGpuprofTracer"]

@@ -1,4 +1,16 @@
-/* gpuprof: stable ids, paths and roles for the elements and pads seen. */
+/* gpuprof: stable ids, paths and roles for the elements and pads seen.
+ *
+ * A record is made on the first hook that sees its object, which can be a
+ * pad hook that GStreamer runs holding the pad's lock (1.26.0-1.26.3: the
+ * event hooks of sticky events): taking that lock again, or an element's
+ * lock under it, deadlocks. So a record is made without any GStreamer
+ * lock (docs/tracer.md, "What the hooks read"): names and parents are read
+ * directly, as GStreamer's own tracers (stats, latency) and debug macros
+ * do. A parented object cannot be renamed (gst_object_set_name() refuses),
+ * so the names of a pad with a parent and of its ancestors are fixed, and
+ * an element that streams is alive. What needs an element's lock (its
+ * properties, its pad list) is read when it changes state
+ * (gpuprof_objects_element_settle()), where GStreamer holds none. */
 #include "gpuprof-objects.h"
 
 #include <gst/base/base.h>
@@ -46,6 +58,10 @@ element_free (GpuprofElement * e)
 static void
 pad_free (GpuprofPad * p)
 {
+  if (p->last_eos)
+    gst_event_unref (p->last_eos);
+  if (p->last_segment)
+    gst_event_unref (p->last_segment);
   g_free (p->name);
   g_free (p);
 }
@@ -173,10 +189,10 @@ role_of (GstElement * element, const gchar * factory)
 
   if (is_queue_factory (factory))
     return GPUPROF_ROLE_QUEUE;
-  GST_OBJECT_LOCK (element);
-  n_sinkpads = element->numsinkpads;
-  n_srcpads = element->numsrcpads;
-  GST_OBJECT_UNLOCK (element);
+  /* two counts read without the element's lock (a hook may run under a
+   * pad's lock): refreshed at each report */
+  n_sinkpads = __atomic_load_n (&element->numsinkpads, __ATOMIC_RELAXED);
+  n_srcpads = __atomic_load_n (&element->numsrcpads, __ATOMIC_RELAXED);
   for (l = gst_element_class_get_pad_template_list (klass); l; l = l->next) {
     GstPadTemplate *t = l->data;
     if (GST_PAD_TEMPLATE_DIRECTION (t) == GST_PAD_SINK) {
@@ -197,6 +213,8 @@ role_of (GstElement * element, const gchar * factory)
   return GPUPROF_ROLE_FILTER;
 }
 
+/* takes the element's lock: off the hooks that a pad's lock may be held
+ * around (settle, refresh) */
 static gboolean
 waits_on_clock (GstElement * element)
 {
@@ -208,7 +226,8 @@ waits_on_clock (GstElement * element)
 }
 
 /* Muxers and aggregators push from a task of their own: the threads that
- * feed them only hand over buffers (and wait for room). */
+ * feed them only hand over buffers (and wait for room). Takes the
+ * element's lock: settle only. */
 static gboolean
 pushes_from_own_task (GstElement * element, GpuprofRole role)
 {
@@ -226,25 +245,27 @@ pushes_from_own_task (GstElement * element, GpuprofRole role)
   return task;
 }
 
-/* "pipeline0/bin/infer"; also returns the top-level ancestor (reffed) */
+/* "pipeline0/bin/infer"; also returns the top-level ancestor. No lock
+ * (see the top of the file): each parent pointer is read once. */
 static gchar *
 path_of (GstElement * element, GstObject ** top)
 {
   GString *path = g_string_new (NULL);
-  GstObject *obj = gst_object_ref (GST_OBJECT (element));
+  GstObject *obj = GST_OBJECT (element);
+  guint depth;
 
-  for (;;) {
-    gchar *name = gst_object_get_name (obj);
-    GstObject *parent = gst_object_get_parent (obj);
+  /* bounded, in case of a loop seen while bins are rearranged */
+  for (depth = 0;; depth++) {
+    const gchar *name = GST_OBJECT_NAME (obj);
+    GstObject *parent = __atomic_load_n (&GST_OBJECT_PARENT (obj),
+        __ATOMIC_ACQUIRE);
 
     g_string_prepend (path, name ? name : "?");
-    g_free (name);
-    if (!parent) {
+    if (!parent || depth == 256) {
       *top = obj;
       break;
     }
     g_string_prepend_c (path, '/');
-    gst_object_unref (obj);
     obj = parent;
   }
   return g_string_free (path, FALSE);
@@ -273,7 +294,7 @@ pipeline_locked (GpuprofObjects * o, GstObject * top)
     return p;
   p = g_new0 (GpuprofPipeline, 1);
   p->id = o->next_pipeline_id++;
-  p->name = gst_object_get_name (top);
+  p->name = g_strdup (GST_OBJECT_NAME (top));
   p->element = GST_ELEMENT_CAST (top);
   g_ptr_array_add (o->pipelines, p);
   g_object_set_qdata (G_OBJECT (top), pipeline_quark, p);
@@ -306,7 +327,6 @@ resolve_locked (GpuprofObjects * o, GpuprofElement * e)
   e->pipeline = GST_IS_BIN (top) ? pipeline_locked (o, top) : NULL;
   __atomic_store_n (&e->pipeline_id, e->pipeline ? e->pipeline->id : 0,
       __ATOMIC_RELAXED);
-  gst_object_unref (top);
   if (g_strcmp0 (path, e->path)) {
     if (e->path)
       g_ptr_array_add (o->old_paths, e->path);
@@ -320,7 +340,8 @@ resolve_locked (GpuprofObjects * o, GpuprofElement * e)
     o->funcs.element_resolved (e, o->init_data);
 }
 
-/* lock held */
+/* lock held; no GStreamer lock taken (the top of the file): what needs
+ * one is read by gpuprof_objects_element_settle() */
 static GpuprofElement *
 element_locked (GpuprofObjects * o, GstElement * element)
 {
@@ -336,8 +357,7 @@ element_locked (GpuprofObjects * o, GstElement * element)
   factory = gst_element_get_factory (element);
   e->factory = g_strdup (factory ? GST_OBJECT_NAME (factory) : "");
   e->role = role_of (element, e->factory);
-  e->waits_on_clock = waits_on_clock (element);
-  e->task_pushes = pushes_from_own_task (element, e->role);
+  e->task_pushes = GST_IS_AGGREGATOR (element);
   e->pads = g_ptr_array_new ();
   g_ptr_array_add (o->elements, e);
   g_object_set_qdata (G_OBJECT (element), element_quark, e);
@@ -359,6 +379,29 @@ gpuprof_objects_element (GpuprofObjects * o, GstElement * element)
   return e;
 }
 
+/* Once per element, in its first state change (GStreamer holds no object
+ * lock around those hooks): what reading takes the element's own lock,
+ * its properties and its src pads' tasks. An element first seen by a pad
+ * hook has these from its next state change; the report refreshes the
+ * clock waits (gpuprof_objects_refresh_roles). */
+GpuprofElement *
+gpuprof_objects_element_settle (GpuprofObjects * o, GstElement * element)
+{
+  GpuprofElement *e = gpuprof_objects_element (o, element);
+  gint none = 0;
+
+  if (!__atomic_compare_exchange_n (&e->settled, &none, 1, FALSE,
+          __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    return e;
+  e->waits_on_clock = waits_on_clock (element);
+  if (pushes_from_own_task (element, e->role))
+    __atomic_store_n (&e->task_pushes, TRUE, __ATOMIC_RELAXED);
+  /* the modules' reads (a queue's limits and leakiness), no lock held */
+  if (o->funcs.element_settled)
+    o->funcs.element_settled (e, o->init_data);
+  return e;
+}
+
 GpuprofElement *
 gpuprof_objects_element_peek (GstElement * element)
 {
@@ -371,6 +414,8 @@ gpuprof_objects_element_peek (GstElement * element)
  * once it belongs to its element. */
 static GpuprofPad orphan_pad = { 0, (gchar *) "", GST_PAD_UNKNOWN };
 
+/* No GStreamer lock (the top of the file): a pad's first hook may be one
+ * GStreamer runs holding the pad's lock */
 GpuprofPad *
 gpuprof_objects_pad_slow (GpuprofObjects * o, GpuprofThread * t, GstPad * pad)
 {
@@ -379,7 +424,7 @@ gpuprof_objects_pad_slow (GpuprofObjects * o, GpuprofThread * t, GstPad * pad)
   GstObject *parent;
 
   if (!p) {
-    parent = gst_pad_get_parent (pad);
+    parent = __atomic_load_n (&GST_OBJECT_PARENT (pad), __ATOMIC_ACQUIRE);
     if (!parent)
       return &orphan_pad;
     g_mutex_lock (&o->lock);
@@ -387,7 +432,8 @@ gpuprof_objects_pad_slow (GpuprofObjects * o, GpuprofThread * t, GstPad * pad)
     if (!p) {
       p = g_new0 (GpuprofPad, 1);
       p->id = o->next_pad_id++;
-      p->name = gst_pad_get_name (pad);
+      /* fixed while the pad has a parent */
+      p->name = g_strdup (GST_OBJECT_NAME (pad));
       p->direction = GST_PAD_DIRECTION (pad);
       /* ghost and proxy pads only forward: the real pads carry the work */
       if (GST_IS_ELEMENT (parent) && !GST_IS_PROXY_PAD (pad)) {
@@ -400,7 +446,6 @@ gpuprof_objects_pad_slow (GpuprofObjects * o, GpuprofThread * t, GstPad * pad)
         o->funcs.pad_init (p, o->init_data);
     }
     g_mutex_unlock (&o->lock);
-    gst_object_unref (parent);
   }
   /* what was in its slot moves to the neighbour's (gpuprof_objects_pad) */
   t->cache[slot ^ 1] = t->cache[slot];
@@ -522,45 +567,38 @@ gpuprof_objects_dup_last_pipeline_name (GpuprofObjects * o)
   return name;
 }
 
+/* @obj is @ancestor or below it; parents read as path_of() does */
+static gboolean
+has_ancestor (GstObject * obj, GstObject * ancestor)
+{
+  guint depth;
+
+  for (depth = 0; obj && depth <= 256; depth++) {
+    if (obj == ancestor)
+      return TRUE;
+    obj = __atomic_load_n (&GST_OBJECT_PARENT (obj), __ATOMIC_ACQUIRE);
+  }
+  return FALSE;
+}
+
 /* An element added to a bin (or a bin to another): itself and every
- * registered element it holds get their new path and pipeline. */
+ * registered element it holds get their new path and pipeline. Our own
+ * records are walked, not the bin (its iterator takes the bin's lock, and
+ * a hook takes none). Under the registry lock no record's element is
+ * freed: each passes gpuprof_objects_destroyed() first. */
 void
 gpuprof_objects_reparented (GpuprofObjects * o, GstElement * element)
 {
-  GstIterator *it;
-  GValue v = G_VALUE_INIT;
-  gboolean done = FALSE;
+  guint i;
 
-  if (g_object_get_qdata (G_OBJECT (element), element_quark)) {
-    g_mutex_lock (&o->lock);
-    resolve_locked (o, g_object_get_qdata (G_OBJECT (element), element_quark));
-    g_mutex_unlock (&o->lock);
+  g_mutex_lock (&o->lock);
+  for (i = 0; i < o->elements->len; i++) {
+    GpuprofElement *e = g_ptr_array_index (o->elements, i);
+    if (e->element && has_ancestor (GST_OBJECT_CAST (e->element),
+            GST_OBJECT_CAST (element)))
+      resolve_locked (o, e);
   }
-  if (!GST_IS_BIN (element))
-    return;
-  it = gst_bin_iterate_recurse (GST_BIN (element));
-  while (!done) {
-    switch (gst_iterator_next (it, &v)) {
-      case GST_ITERATOR_OK:{
-        GObject *child = g_value_get_object (&v);
-        if (g_object_get_qdata (child, element_quark)) {
-          g_mutex_lock (&o->lock);
-          resolve_locked (o, g_object_get_qdata (child, element_quark));
-          g_mutex_unlock (&o->lock);
-        }
-        g_value_reset (&v);
-        break;
-      }
-      case GST_ITERATOR_RESYNC:
-        gst_iterator_resync (it);
-        break;
-      default:
-        done = TRUE;
-        break;
-    }
-  }
-  g_value_unset (&v);
-  gst_iterator_free (it);
+  g_mutex_unlock (&o->lock);
 }
 
 guint32

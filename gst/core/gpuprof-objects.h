@@ -68,6 +68,8 @@ struct _GpuprofElement
   gpointer resolved_parent;     /* parent when resolved, compared only */
   GstElement *element;          /* weak: NULL once destroyed */
   guint32 color;                /* 0xAARRGGBB, stable per path */
+  gint settled;                 /* what needs the element's lock was read
+                                 * (gpuprof_objects_element_settle; atomic) */
   gboolean waits_on_clock;      /* synced sink / live source */
   gboolean task_pushes;         /* pushes from its own task (muxers,
                                  * aggregators): its chain calls only hand
@@ -104,6 +106,8 @@ struct _GpuprofPad
                                  * the thread holding the pad's stream (one at
                                  * a time), read by reports; relaxed atomics */
   guint64 seq_base;             /* seq when the current run started */
+  GstEvent *last_eos;           /* the last EOS and segment that left it, */
+  GstEvent *last_segment;       /* reffed (gpuprof-hooks.c; atomic) */
   gboolean destroyed;           /* its GstPad is gone; registry lock */
 };
 
@@ -118,9 +122,14 @@ typedef struct _GpuprofObjects GpuprofObjects;
  * @element_pending: whether the element measured something of its run not
  *   reported yet: the sweep keeps its record until it is
  * @element_fini: the record is about to be freed: its slots go here
+ * @element_settled: (nullable): the element's first state change
+ *   (gpuprof_objects_element_settle()): what reading takes its lock (its
+ *   properties) is read now. Called without the registry lock.
  *
  * The modules' part of a record's life. Each is called with the registry
- * lock held: short, no hook-visible work, no call into the registry.
+ * lock held (but @element_settled): short, no hook-visible work, no call
+ * into the registry, and no GStreamer lock taken (a record may be made in
+ * a hook that GStreamer runs holding a pad's lock).
  */
 typedef struct
 {
@@ -129,6 +138,7 @@ typedef struct
   void (*element_resolved) (GpuprofElement * e, gpointer user_data);
   gboolean (*element_pending) (GpuprofElement * e, gpointer user_data);
   void (*element_fini) (GpuprofElement * e, gpointer user_data);
+  void (*element_settled) (GpuprofElement * e, gpointer user_data);
 } GpuprofObjectsFuncs;
 
 GPUPROF_API
@@ -140,9 +150,15 @@ void gpuprof_objects_free (GpuprofObjects * o);
 GPUPROF_API
 GpuprofPad *gpuprof_objects_pad_slow (GpuprofObjects * o, GpuprofThread * t,
     GstPad * pad);
+/* the element's record, made without any GStreamer lock if new */
 GpuprofElement *gpuprof_objects_element (GpuprofObjects * o,
     GstElement * element);
 GpuprofElement *gpuprof_objects_element_peek (GstElement * element);
+/* the same, and once what reading takes the element's lock (properties):
+ * for its state-change hooks only, which GStreamer runs outside any
+ * object lock */
+GpuprofElement *gpuprof_objects_element_settle (GpuprofObjects * o,
+    GstElement * element);
 GpuprofPipeline *gpuprof_objects_pipeline (GpuprofObjects * o,
     GstElement * pipeline);
 void gpuprof_objects_destroyed (GpuprofObjects * o, GstObject * object);

@@ -70,6 +70,32 @@ gpuprof_owners_set (gint tid, guint32 element_id, GpuprofThreadKind kind)
   g_mutex_unlock (&lock);
 }
 
+/* Threads GLib and GStreamer start once for the whole process, in
+ * whatever call first needs them: GLib >= 2.80's "pool-spawner" (it
+ * creates the shared thread pool's threads), GLib's "gmain" worker and
+ * "gdbus", GStreamer's system clock thread. One appearing in an element's
+ * state change is the process's, not that element's worker. A thread sets
+ * its own name as it starts, and is read at the end of the state change:
+ * the spawner has run by then, as a task start waits for it to make the
+ * task's thread. (Not started early at the tracer's start: a process that
+ * forks after gst_init(), as GstCheck does per test, would wait forever in
+ * the child for a spawner that stayed in the parent.) */
+static gboolean
+is_process_helper (gint tid)
+{
+  static const gchar *const helpers[] = { "pool-spawner", "gmain", "gdbus",
+    "GstSystemClock", NULL
+  };
+  gchar *path = g_strdup_printf ("/proc/self/task/%d/comm", tid), *comm = NULL;
+  gboolean helper = FALSE;
+
+  if (g_file_get_contents (path, &comm, NULL, NULL))
+    helper = g_strv_contains (helpers, g_strstrip (comm));
+  g_free (comm);
+  g_free (path);
+  return helper;
+}
+
 void
 gpuprof_owners_scan (guint32 element_id)
 {
@@ -86,8 +112,8 @@ gpuprof_owners_scan (guint32 element_id)
     if (tid <= 0 || owner_of_locked (tid, FALSE))
       continue;
     o = owner_of_locked (tid, TRUE);
-    o->element_id = element_id;
-    o->kind = element_id ? GPUPROF_THREAD_KIND_WORKER :
+    o->element_id = element_id && !is_process_helper (tid) ? element_id : 0;
+    o->kind = o->element_id ? GPUPROF_THREAD_KIND_WORKER :
         GPUPROF_THREAD_KIND_APPLICATION;
     told_locked (tid, o);
   }

@@ -29,7 +29,9 @@ const gchar *gpuprof_thread_kind_name (GpuprofThreadKind kind);
 void gpuprof_owners_set (gint tid, guint32 element_id,
     GpuprofThreadKind kind);
 /* Lists /proc/self/task: threads not seen before are @element_id's
- * workers (0: the application's). Not on the buffer path. */
+ * workers (0: the application's), except GLib's and GStreamer's
+ * process-wide helper threads (pool-spawner, gmain, gdbus, the system
+ * clock's), the application's. Not on the buffer path. */
 void gpuprof_owners_scan (guint32 element_id);
 /* Element id owning @tid, 0 when none; its kind in @kind if not NULL. */
 guint32 gpuprof_owners_lookup (gint tid, GpuprofThreadKind * kind);

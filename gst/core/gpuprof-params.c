@@ -587,10 +587,8 @@ typedef struct
 } ParseCtx;
 
 static gboolean
-apply_field (GQuark field, const GValue * value, gpointer user_data)
+apply_key (const gchar * key, const GValue * value, ParseCtx * ctx)
 {
-  ParseCtx *ctx = user_data;
-  const gchar *key = g_quark_to_string (field);
   gchar *str;
   guint i;
 
@@ -669,6 +667,23 @@ quote_placeholders (const gchar * text)
   return g_string_free (s, FALSE);
 }
 
+/* GStreamer 1.26 deprecates gst_structure_foreach() (GQuark field names)
+ * for gst_structure_foreach_id_str() ("gst: structure: Use GstIdStr for
+ * structure field names") */
+#if GST_CHECK_VERSION(1, 26, 0)
+static gboolean
+apply_field (const GstIdStr * field, const GValue * value, gpointer user_data)
+{
+  return apply_key (gst_id_str_as_str (field), value, user_data);
+}
+#else
+static gboolean
+apply_field (GQuark field, const GValue * value, gpointer user_data)
+{
+  return apply_key (g_quark_to_string (field), value, user_data);
+}
+#endif
+
 gchar *
 gpuprof_params_parse (GpuprofParams * p, const gchar * params_text)
 {
@@ -689,7 +704,11 @@ gpuprof_params_parse (GpuprofParams * p, const gchar * params_text)
           "with keys %s); using the defaults\n", params_text, keys);
       g_free (keys);
     } else {
+#if GST_CHECK_VERSION(1, 26, 0)
+      gst_structure_foreach_id_str (s, apply_field, &ctx);
+#else
       gst_structure_foreach (s, apply_field, &ctx);
+#endif
       gst_structure_free (s);
     }
     g_free (full);

@@ -102,6 +102,11 @@ struct _GpuprofThread
   gboolean loop_long;           /* its last loop was long enough to wait in:
                                  * the next one reads the CPU clock */
 
+  /* a pull into a bin, waiting for its ghost pad to forward it
+   * (gpuprof-hooks.c, pull_pre) */
+  GpuprofPad *pull_waiting;
+  guint64 pull_waiting_ts;
+
   guint depth;
   guint capacity;               /* frames available at frames */
   GpuprofFrame *frames;         /* inline_frames, or a heap copy when deeper */

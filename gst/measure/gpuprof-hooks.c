@@ -562,6 +562,8 @@ gpuprof_hooks_push_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
             res == GST_FLOW_FLUSHING);
     }
   }
+  if (G_UNLIKELY (f->pad->queue))
+    gpuprof_queue_pushed (f->pad->queue, res);
   if (f->nvtx_open)
     gpuprof_nvtx_pop (f->element);
   if (G_UNLIKELY (f->key))
@@ -582,45 +584,45 @@ gpuprof_hooks_push_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
 }
 
 /* The pad a pull really reaches: ghost and proxy pads only forward (their
- * own nested pull is ignored), so follow them to the element's pad.
- * Reffed, or NULL. */
+ * own nested pull is ignored), so follow them to the element's pad. No
+ * lock (docs/tracer.md, "What the hooks read"): peers and parents are read
+ * directly, as GStreamer's stats tracer does. A ghost pad's internal pad
+ * leads to the ghost pad (its parent) and on to that one's peer; the way
+ * into a bin through its ghost pad is only gst_proxy_pad_get_internal(),
+ * which takes the pad's lock: NULL then, with *enters set, and the pull is
+ * placed when the ghost pad forwards it (the nested pull on its internal
+ * pad, pull_pre). Not reffed. */
 static GstPad *
-pull_source_pad (GstPad * pad)
+pull_source_pad (GstPad * pad, gboolean * enters)
 {
-  GstPad *peer = gst_pad_get_peer (pad);
+  GstPad *peer = __atomic_load_n (&GST_PAD_PEER (pad), __ATOMIC_ACQUIRE);
   guint hops;
 
+  *enters = FALSE;
   /* bins nest: bounded, in case of a loop while relinking */
   for (hops = 0; peer && GST_IS_PROXY_PAD (peer) && hops < 64; hops++) {
-    GstProxyPad *internal = gst_proxy_pad_get_internal (GST_PROXY_PAD (peer));
+    GstObject *ghost = __atomic_load_n (&GST_OBJECT_PARENT (peer),
+        __ATOMIC_ACQUIRE);
 
-    gst_object_unref (peer);
-    peer = internal ? gst_pad_get_peer (GST_PAD_CAST (internal)) : NULL;
-    if (internal)
-      gst_object_unref (internal);
+    if (GST_IS_GHOST_PAD (peer)) {
+      *enters = TRUE;
+      return NULL;
+    }
+    peer = ghost && GST_IS_GHOST_PAD (ghost) ?
+        __atomic_load_n (&GST_PAD_PEER (ghost), __ATOMIC_ACQUIRE) : NULL;
   }
   return peer;
 }
 
-/* pull mode: the upstream element produces the data in its getrange */
-void
-gpuprof_hooks_pull_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad)
+/* the PULL frame of @gp's pull (started at @ts) served by @peer's element */
+static void
+open_pull (GpuprofMeasure * m, GpuprofThread * t, GpuprofPad * gp,
+    GstPad * peer, guint64 ts)
 {
-  GpuprofThread *t = enter_thread (m, ts);
-  GpuprofPad *gp = gpuprof_objects_pad (m->objects, t, pad);
-  GstPad *peer;
-  GpuprofPad *gpeer;
+  GpuprofPad *gpeer = gpuprof_objects_pad (m->objects, t, peer);
   GpuprofFrame *f;
 
-  if (!gp->element)
-    return;
-  /* a thread that only pulls (a sink's or demuxer's loop) is the
-   * pipeline's too */
-  t->pipeline_id = element_pipeline_id (m, gp->element);
-  if (!(peer = pull_source_pad (pad)))
-    return;
-  gpeer = gpuprof_objects_pad (m->objects, t, peer);
-  gst_object_unref (peer);
+  t->pull_waiting = NULL;
   /* gstpad never a GstPad: pulls take the slow path */
   if (!gpeer->element || !(f = open_frame (t, GPUPROF_FRAME_PULL, gp, gp,
               gpeer->element, ts)))
@@ -637,6 +639,35 @@ gpuprof_hooks_pull_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad)
   gpuprof_gpu_chain_enter (gpeer->element->id, f->seq);
 }
 
+/* pull mode: the upstream element produces the data in its getrange */
+void
+gpuprof_hooks_pull_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad)
+{
+  GpuprofThread *t = enter_thread (m, ts);
+  GpuprofPad *gp = gpuprof_objects_pad (m->objects, t, pad);
+  GstPad *peer;
+  gboolean enters;
+
+  if (!gp->element) {
+    /* a ghost pad forwarding a pull into its bin: its internal pad's
+     * peer is where the waiting pull goes (or another bin's ghost pad) */
+    if (t->pull_waiting && GST_IS_PROXY_PAD (pad)
+        && (peer = pull_source_pad (pad, &enters)))
+      open_pull (m, t, t->pull_waiting, peer, t->pull_waiting_ts);
+    return;
+  }
+  /* a thread that only pulls (a sink's or demuxer's loop) is the
+   * pipeline's too */
+  t->pipeline_id = element_pipeline_id (m, gp->element);
+  t->pull_waiting = NULL;
+  if ((peer = pull_source_pad (pad, &enters))) {
+    open_pull (m, t, gp, peer, ts);
+  } else if (enters) {
+    t->pull_waiting = gp;
+    t->pull_waiting_ts = ts;
+  }
+}
+
 void
 gpuprof_hooks_pull_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     GstBuffer * buffer, GstFlowReturn res)
@@ -646,6 +677,8 @@ gpuprof_hooks_pull_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   GpuprofFrame *f;
   guint64 incl, self;
 
+  if (t->pull_waiting == gp)    /* never reached an element */
+    t->pull_waiting = NULL;
   if (!gp->element || !(f = pop_frame (t, GPUPROF_FRAME_PULL, gp)))
     return;
   gpuprof_gpu_chain_exit ();
@@ -733,11 +766,20 @@ trace_mark (GpuprofMeasure * m, GpuprofThread * t, GpuprofElement * e,
   gpuprof_bus_emit (m->bus, t, &ev);
 }
 
+/* @pad's peer, read without its lock (it may be held around an event
+ * hook: docs/tracer.md, "What the hooks read"), as GStreamer's own
+ * tracers do; not reffed, looked up at once */
+static inline GstPad *
+peer_of (GstPad * pad)
+{
+  return __atomic_load_n (&GST_PAD_PEER (pad), __ATOMIC_ACQUIRE);
+}
+
 static void
 flush_peer_queue (GpuprofMeasure * m, GpuprofThread * t, GstPad * pad,
     guint64 ts)
 {
-  GstPad *peer = gst_pad_get_peer (pad);
+  GstPad *peer = peer_of (pad);
   GpuprofPad *gpeer;
 
   if (!peer)
@@ -747,26 +789,23 @@ flush_peer_queue (GpuprofMeasure * m, GpuprofThread * t, GstPad * pad,
     GpuprofQueueOutputs out = gpuprof_measure_queue_outputs (m);
     gpuprof_queue_flush (gpeer->queue, &out, ts);
   }
-  gst_object_unref (peer);
 }
 
 /* GPU work launched while an event or a query is handled (a decoder
  * draining at EOS, a pool allocated for an allocation query) is the
  * handler's: the element of @pad's peer, which the push runs into; @pad's
- * own element when unlinked. Events and queries are rare next to buffers:
- * a peer lookup (lock + ref) is affordable here, and only with GPU on. */
+ * own element when unlinked. */
 static guint32
 gpu_handler_id (GpuprofMeasure * m, GpuprofThread * t, GpuprofPad * gp,
     GstPad * pad)
 {
-  GstPad *peer = gst_pad_get_peer (pad);
+  GstPad *peer = peer_of (pad);
   guint32 id = gp->element->id;
 
   if (peer) {
     GpuprofPad *gpeer = gpuprof_objects_pad (m->objects, t, peer);
     if (gpeer->element)
       id = gpeer->element->id;
-    gst_object_unref (peer);
   }
   return id;
 }
@@ -785,21 +824,39 @@ async_event (GpuprofPad * gp, GstEvent * event, guint64 ts)
     gpuprof_async_drain (a);
 }
 
-void
-gpuprof_hooks_event_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
-    GstEvent * event)
+/* GStreamer >= 1.26.0 also runs the event hooks for the sticky events it
+ * pushes itself (check_sticky(): nested in gst_pad_push_event() of the
+ * same event, before a buffer, again after a relink): an EOS or segment
+ * that left the pad already is not counted again. The record keeps a
+ * reference to the last one, so a new event never has its address. */
+static gboolean
+sticky_seen (GpuprofPad * gp, GstEvent * event)
 {
-  GpuprofThread *t = enter_thread (m, ts);
-  GpuprofPad *gp = gpuprof_objects_pad (m->objects, t, pad);
-  const gchar *mark;
-  guint64 seq;
+  GstEvent **last, *prev;
 
-  if (!gp->element)
-    return;
-  mark = event_mark_text (event);
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
+    last = &gp->last_eos;
+  else if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT)
+    last = &gp->last_segment;
+  else
+    return FALSE;
+  prev = __atomic_exchange_n (last, gst_event_ref (event), __ATOMIC_ACQ_REL);
+  if (prev)
+    gst_event_unref (prev);
+  return prev == event;
+}
+
+/* What an event leaving @pad tells: marks, the end of batches or of an
+ * asynchronous element's work, a queue's EOS or flush */
+static void
+event_leaves (GpuprofMeasure * m, GpuprofThread * t, GpuprofPad * gp,
+    GstPad * pad, GstEvent * event, guint64 ts)
+{
+  const gchar *mark = event_mark_text (event);
   /* an application thread (a flush, EOS) may send while the streaming
    * thread advances the pad's sequence */
-  seq = mark ? __atomic_load_n (&gp->seq, __ATOMIC_RELAXED) : 0;
+  guint64 seq = mark ? __atomic_load_n (&gp->seq, __ATOMIC_RELAXED) : 0;
+
   if (mark && m->nvtx)
     gpuprof_nvtx_mark (gp->element, mark, seq, GPUPROF_NVTX_CAT_EVENT);
   if (mark && t->ring)
@@ -809,17 +866,36 @@ gpuprof_hooks_event_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   if (G_UNLIKELY (gp->element->async))
     async_event (gp, event, ts);
   /* EOS leaves a queue after all its data, or after downstream refused
-   * more (the queue then threw the rest away) */
+   * more (the queue then threw the rest away): its last push said so, as
+   * recorded at push-post (gst_pad_get_last_flow_return() would take the
+   * pad's lock, which GStreamer 1.26.0-1.26.3 hold around this hook for
+   * sticky events) */
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && gp->queue
       && GST_PAD_IS_SRC (pad)) {
     GpuprofQueueOutputs out = gpuprof_measure_queue_outputs (m);
     gpuprof_queue_eos (gp->queue, &out,
-        gst_pad_get_last_flow_return (pad) != GST_FLOW_OK, ts);
+        gpuprof_queue_downstream_stopped (gp->queue), ts);
   }
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP && gp->queue
+      && GST_PAD_IS_SRC (pad))
+    gpuprof_queue_pushed (gp->queue, GST_FLOW_OK);
   /* a flush empties the queue downstream of this pad: its items are gone */
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_START
       && GST_PAD_IS_SRC (pad))
     flush_peer_queue (m, t, pad, ts);
+}
+
+void
+gpuprof_hooks_event_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
+    GstEvent * event)
+{
+  GpuprofThread *t = enter_thread (m, ts);
+  GpuprofPad *gp = gpuprof_objects_pad (m->objects, t, pad);
+
+  if (!gp->element)
+    return;
+  if (G_LIKELY (!sticky_seen (gp, event)))
+    event_leaves (m, t, gp, pad, event, ts);
   push_call_frame (t, gp, pad, ts);
   if (G_UNLIKELY (gpuprof_gpu_channel_enabled (GPUPROF_GPU_CHANNEL_TRACER)))
     gpuprof_gpu_chain_enter (gpu_handler_id (m, t, gp, pad),
@@ -856,23 +932,20 @@ streaming_query_pad (GpuprofMeasure * m, GstPad * pad, GpuprofThread ** t)
  * gst_pad_query() on the answering one, so the innermost push is the
  * handler. Also before a thread's first buffer and on application threads
  * (a pool allocated for the allocation query), which have no record here:
- * then a parent lookup (lock + ref), only with GPU on. */
+ * then the pad's parent, read without its lock (as a record is made), only
+ * with GPU on. */
 static guint32
 gpu_query_handler_id (GpuprofMeasure * m, GpuprofPad * gp, GstPad * pad)
 {
   GstObject *parent;
-  guint32 id = 0;
 
   if (gp)
     return gp->element->id;
   if (GST_IS_PROXY_PAD (pad))
     return 0;
-  parent = gst_pad_get_parent (pad);
-  if (parent && GST_IS_ELEMENT (parent))
-    id = gpuprof_objects_element (m->objects, GST_ELEMENT (parent))->id;
-  if (parent)
-    gst_object_unref (parent);
-  return id;
+  parent = __atomic_load_n (&GST_OBJECT_PARENT (pad), __ATOMIC_ACQUIRE);
+  return parent && GST_IS_ELEMENT (parent) ?
+      gpuprof_objects_element (m->objects, GST_ELEMENT (parent))->id : 0;
 }
 
 void
@@ -910,7 +983,7 @@ gpuprof_hooks_message (GpuprofMeasure * m, guint64 ts,
   GstElement *owner;
   const GValue *val;
   GpuprofThread *t;
-  gchar *name;
+  const gchar *name;
 
   /* the end of the data: the trace and GPU records are brought up to date,
    * so they are complete even if the process dies now */
@@ -936,7 +1009,9 @@ gpuprof_hooks_message (GpuprofMeasure * m, guint64 ts,
   if (owner && !GST_IS_BIN (owner))
     gpuprof_owners_set (t->tid, gpuprof_objects_element (m->objects,
             owner)->id, GPUPROF_THREAD_KIND_STREAMING);
-  name = gst_object_get_name (GST_OBJECT (g_value_get_object (val)));
+  /* the pad named its task on this thread just before posting (and
+   * renames no task with a running thread): no lock needed to read it */
+  name = GST_OBJECT_NAME (g_value_get_object (val));
   if (name) {
     gpuprof_thread_set_name (t, name, TRUE);
     if (!t->announced)
@@ -944,7 +1019,6 @@ gpuprof_hooks_message (GpuprofMeasure * m, guint64 ts,
     else
       name_thread (m, t);
   }
-  g_free (name);
 }
 
 /* The threads @e created, when it is no filter (a sink's render thread, a
@@ -1020,9 +1094,10 @@ gpuprof_hooks_state_change (GpuprofMeasure * m, guint64 ts,
   GpuprofElement *e = gpuprof_objects_element_peek (element);
 
   gpuprof_gpu_chain_exit ();    /* gpuprof_hooks_state_change_pre() */
-  /* threads that appeared during its state change are its workers */
+  /* threads that appeared during its state change are its workers; what
+   * needs its lock is read here, where GStreamer holds none */
   if (!GST_IS_BIN (element))
-    scan_workers (gpuprof_objects_element (m->objects, element), ts);
+    scan_workers (gpuprof_objects_element_settle (m->objects, element), ts);
   /* seen before it was in a bin: set up (or moved) without gst_bin_add? */
   if (e && !__atomic_load_n (&e->pipeline_id, __ATOMIC_RELAXED)
       && !GST_IS_BIN (element))

@@ -18,8 +18,7 @@
 
 G_BEGIN_DECLS
 
-/* once per process, before the hooks are registered (the tracer's
- * constructed) */
+/* once per process, before the first hook (gpuprof_profiler_new()) */
 GPUPROF_API
 void gpuprof_hooks_init (void);
 

@@ -67,6 +67,14 @@ element_pending (GpuprofElement * e, gpointer user_data)
   return gpuprof_stats_pending (e->stats);
 }
 
+/* its first state change, no lock held: what reading takes its lock */
+static void
+element_settled (GpuprofElement * e, gpointer user_data)
+{
+  if (e->queue)
+    gpuprof_queue_element_settle (e);
+}
+
 /* registry lock held: the element is destroyed and its run reported (or
  * the session ends) */
 static void
@@ -86,7 +94,7 @@ GpuprofMeasure *
 gpuprof_measure_new (gboolean nvtx, GpuprofBus * bus)
 {
   static const GpuprofObjectsFuncs funcs = { element_init, pad_init,
-    element_resolved, element_pending, element_fini
+    element_resolved, element_pending, element_fini, element_settled
   };
   GpuprofMeasure *m = g_new0 (GpuprofMeasure, 1);
 

@@ -29,13 +29,6 @@ queue_new (GpuprofElement * element, guint index)
   q->element = element;
   q->index = index;
   q->uid = __atomic_add_fetch (&last_uid, 1, __ATOMIC_RELAXED);
-  /* GstQueue only; queue2 and multiqueue never leak */
-  if (element->element && g_object_class_find_property (G_OBJECT_GET_CLASS
-          (element->element), "leaky")) {
-    gint leaky = 0;
-    g_object_get (element->element, "leaky", &leaky, NULL);
-    q->leaky = leaky != 0;
-  }
   /* grows by doubling: no allocation once the queue's depth has been seen */
   q->cap = 64;
   q->items = g_new0 (GpuprofQueueItem, q->cap);
@@ -73,6 +66,13 @@ gpuprof_queue_free (GpuprofQueue * q)
   g_mutex_clear (&q->lock);
   g_free (q->items);
   g_free (q);
+}
+
+/* read when the element settled (gpuprof_queue_element_settle()) */
+static inline gboolean
+leaks (const GpuprofQueue * q)
+{
+  return __atomic_load_n (&q->element->queue->leaky, __ATOMIC_RELAXED);
 }
 
 static GpuprofQueueItem *
@@ -265,6 +265,18 @@ empty_as (GpuprofQueue * q, const GpuprofQueueOutputs * out, guint64 ts,
   }
 }
 
+void
+gpuprof_queue_pushed (GpuprofQueue * q, GstFlowReturn res)
+{
+  __atomic_store_n (&q->last_push, (gint) res, __ATOMIC_RELAXED);
+}
+
+gboolean
+gpuprof_queue_downstream_stopped (GpuprofQueue * q)
+{
+  return __atomic_load_n (&q->last_push, __ATOMIC_RELAXED) != GST_FLOW_OK;
+}
+
 /* EOS left the queue: the queue holds nothing more. Normally what the
  * mirror still has was dropped by a leaky queue; when downstream had
  * stopped (the last push returned EOS, not-linked, an error) the queue
@@ -274,7 +286,7 @@ void
 gpuprof_queue_eos (GpuprofQueue * q, const GpuprofQueueOutputs * out,
     gboolean downstream_stopped, guint64 ts)
 {
-  empty_as (q, out, ts, q->leaky && !downstream_stopped ?
+  empty_as (q, out, ts, leaks (q) && !downstream_stopped ?
       GPUPROF_QUEUE_DROPPED : GPUPROF_QUEUE_LEFT);
 }
 
@@ -286,9 +298,12 @@ gpuprof_queue_end_element (GpuprofElement * e,
 {
   guint i;
 
-  for (i = 0; e->queue && i < e->queue->fifos->len; i++)
-    empty_as (g_ptr_array_index (e->queue->fifos, i), out, ts,
-        GPUPROF_QUEUE_LEFT);
+  for (i = 0; e->queue && i < e->queue->fifos->len; i++) {
+    GpuprofQueue *q = g_ptr_array_index (e->queue->fifos, i);
+    empty_as (q, out, ts, GPUPROF_QUEUE_LEFT);
+    /* its pads start again (activated) with nothing refused */
+    gpuprof_queue_pushed (q, GST_FLOW_OK);
+  }
 }
 
 static gboolean
@@ -341,7 +356,7 @@ dequeue (GpuprofQueue * q, const GpuprofQueueOutputs * out,
   q->dequeued += pushed->n_buffers;
   if (q->len == 0)
     pos = -1;
-  else if (!q->leaky)
+  else if (!leaks (q))
     pos = 0;
   else
     pos = find_pushed (q, pushed);
@@ -453,16 +468,31 @@ GpuprofQueueElement *
 gpuprof_queue_element_new (GpuprofElement * e)
 {
   GpuprofQueueElement *qe = g_new0 (GpuprofQueueElement, 1);
-  guint max_buffers = 0, max_bytes = 0;
 
   qe->fifos = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gpuprof_queue_free);
-  if (!e->element)
-    return qe;
+  return qe;
+}
+
+void
+gpuprof_queue_element_settle (GpuprofElement * e)
+{
+  GpuprofQueueElement *qe = e->queue;
+  guint max_buffers = 0, max_bytes = 0;
+  gint leaky = 0;
+
+  if (!qe || !e->element)
+    return;
+  /* GstQueue only; queue2 and multiqueue never leak */
+  if (g_object_class_find_property (G_OBJECT_GET_CLASS (e->element),
+          "leaky"))
+    g_object_get (e->element, "leaky", &leaky, NULL);
+  /* with the FIFOs pad hooks made before it settled: they read it here */
+  __atomic_store_n (&qe->leaky, leaky != 0, __ATOMIC_RELAXED);
   if (g_signal_lookup ("overrun", G_OBJECT_TYPE (e->element))) {
     g_signal_connect (e->element, "overrun", G_CALLBACK (on_overrun), NULL);
     qe->has_overrun = TRUE;
-    return qe;
+    return;
   }
   if (g_object_class_find_property (G_OBJECT_GET_CLASS (e->element),
           "max-size-buffers"))
@@ -470,7 +500,6 @@ gpuprof_queue_element_new (GpuprofElement * e)
         "max-size-bytes", &max_bytes, NULL);
   qe->limit_buffers = max_buffers;
   qe->limit_bytes = max_bytes;
-  return qe;
 }
 
 void

@@ -53,7 +53,6 @@ struct _GpuprofQueue
   guint index;                  /* multiqueue pad pair number, else 0 */
   guint32 uid;                  /* unique per FIFO in the process, from 1:
                                  * tells the trace's residency ids apart */
-  gboolean leaky;               /* queue leaky=upstream|downstream, read once */
 
   /* guarded by lock */
   GpuprofQueueItem *items;      /* ring */
@@ -77,6 +76,10 @@ struct _GpuprofQueue
   /* atomics */
   guint64 backpressure_ns;
   GpuprofThread *upstream_thread;
+  gint last_push;               /* GstFlowReturn of the src pad's last push:
+                                 * what gst_pad_get_last_flow_return() says,
+                                 * kept here so the EOS hook reads no pad
+                                 * (that takes the pad's lock) */
 };
 
 /* how an entry left the mirror; the numbers are the trace's QUEUE_OUT arg0 */
@@ -103,17 +106,24 @@ struct _GpuprofQueueElement
 {
   GPtrArray *fifos;             /* GpuprofQueue*, one per pad pair; registry
                                  * lock */
+  /* read when it settled (gpuprof_queue_element_settle()), before: none */
   gboolean has_overrun;         /* queue, multiqueue: "overrun" says when full */
   guint64 limit_buffers;        /* queue2: limits to tell "full" ourselves */
   guint64 limit_bytes;
+  gint leaky;                   /* queue leaky=upstream|downstream (atomic) */
 };
 
-/* A queue element's first sight (registry lock held): its slot, watching
- * how it tells that it is full ("overrun", else its limits, for queue2). */
+/* A queue element's first sight (registry lock held, maybe inside a hook
+ * GStreamer runs holding a pad's lock): its slot, nothing read of it yet */
 GPUPROF_API
 GpuprofQueueElement *gpuprof_queue_element_new (GpuprofElement * e);
 GPUPROF_API
 void gpuprof_queue_element_free (GpuprofQueueElement * qe);
+/* The element settled (its first state change, no lock held: see
+ * gpuprof_objects_element_settle()): how it tells that it is full
+ * ("overrun", else its limits, for queue2) and whether it leaks, read from
+ * its properties */
+void gpuprof_queue_element_settle (GpuprofElement * e);
 
 /* The FIFO of a queue element's pad (registry lock held): a multiqueue
  * has one per pad pair (sink_N, src_N), queue and queue2 one. */
@@ -145,6 +155,12 @@ void gpuprof_queue_push_pre (GpuprofQueue * q,
 GPUPROF_API
 void gpuprof_queue_take_back (GpuprofQueue * q, guint n_buffers,
     gboolean flushing);
+/* a push from the queue's src pad returned @res (push-post); a flush-stop
+ * leaving it (@res GST_FLOW_OK) clears what downstream said, as on the pad */
+void gpuprof_queue_pushed (GpuprofQueue * q, GstFlowReturn res);
+/* the last push from the queue was refused: downstream stopped (EOS,
+ * not-linked, an error, flushing) and the queue throws the rest away */
+gboolean gpuprof_queue_downstream_stopped (GpuprofQueue * q);
 /* EOS pushed from the queue's src pad */
 GPUPROF_API
 void gpuprof_queue_eos (GpuprofQueue * q, const GpuprofQueueOutputs * out,

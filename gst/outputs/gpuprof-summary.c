@@ -322,14 +322,33 @@ value_spec (GType type, const gchar * description)
 #define PIPELINE_SPEC \
   "pipeline", GST_TYPE_STRUCTURE, value_spec (G_TYPE_STRING, "pipeline name"),
 
-/* record lines print strings raw ("(string)%s"): quote those that would
- * not read back as one GstStructure value */
+/* Up to GStreamer 1.29.1 record lines print strings raw ("(string)%s");
+ * from 1.29.2 GstTraceFormat serializes them itself (quoted again, the
+ * quotes would show). Read at run time: the binary may run on another
+ * GStreamer than its headers. */
+static gboolean
+records_print_raw_strings (void)
+{
+  static gint raw = -1;
+  guint major, minor, micro, nano;
+
+  if (raw < 0) {
+    gst_version (&major, &minor, &micro, &nano);
+    raw = major == 1 && (minor < 29 || (minor == 29 && micro < 2));
+  }
+  return raw;
+}
+
+/* record lines print strings raw: quote those that would not read back as
+ * one GstStructure value */
 static const gchar *
 record_str (GPtrArray * pool, const gchar * s)
 {
   const gchar *p;
   GString *q;
 
+  if (!records_print_raw_strings ())
+    return s ? s : "";
   if (s && *s) {
     for (p = s; *p; p++)
       if (!g_ascii_isalnum (*p) && !strchr ("_-+/:.", *p))
@@ -395,6 +414,19 @@ record_str (GPtrArray * pool, const gchar * s)
 #define PREFIX_VALUE_INTERVAL_QUEUES , pipeline, seq, t_s
 #define PREFIX_VALUE_INTERVAL_STREAMS , pipeline, seq, t_s
 
+/* GStreamer 1.29.2 (towards 1.30) deprecates GstTracerRecord for
+ * GstTraceFormat and gst_trace_event() ("tracer: Reimplement
+ * GstTracerRecord on top of GstTraceFormat and deprecate it"): records
+ * still work there, but reach the debug log only through the log tracer
+ * (gpuprof-output-records.c says so when they would vanish) */
+#if GST_CHECK_VERSION(1, 29, 2)
+#define RECORDS_API_BEGIN G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+#define RECORDS_API_END G_GNUC_END_IGNORE_DEPRECATIONS
+#else
+#define RECORDS_API_BEGIN
+#define RECORDS_API_END
+#endif
+
 static GstTracerRecord *records[GPUPROF_SUMMARY_N_TABLES];
 static GstTracerRecord *live_records[GPUPROF_LIVE_N_TABLES];
 
@@ -419,8 +451,10 @@ keep_records (GstTracerRecord ** array, guint n)
 static gpointer
 records_new (gpointer unused)
 {
+  RECORDS_API_BEGIN;
   GPUPROF_SCHEMA_TABLES (RECORD_NEW)
   GPUPROF_SCHEMA_LIVE_TABLES (LIVE_RECORD_NEW)
+  RECORDS_API_END;
   keep_records (records, GPUPROF_SUMMARY_N_TABLES);
   keep_records (live_records, GPUPROF_LIVE_N_TABLES);
   return records;
@@ -471,11 +505,13 @@ gpuprof_summary_log_records (const GpuprofSnapshot * snap)
   records_init ();
   for (id = 0; id < GPUPROF_SUMMARY_N_TABLES; id++) {
     for (i = 0; i < gpuprof_summary_n_rows (snap, id); i++) {
+      RECORDS_API_BEGIN;
       switch (id) {
           GPUPROF_SCHEMA_TABLES (RECORD_LOG)
         default:
           break;
       }
+      RECORDS_API_END;
     }
   }
   g_ptr_array_unref (pool);
@@ -502,11 +538,13 @@ gpuprof_summary_log_live_records (const gchar * pipeline_name, guint64 seq,
 
   records_init ();
   for (i = 0; i < rows->len; i++) {
+    RECORDS_API_BEGIN;
     switch (id) {
         GPUPROF_SCHEMA_LIVE_TABLES (LIVE_RECORD_LOG)
       default:
         break;
     }
+    RECORDS_API_END;
   }
   g_ptr_array_unref (pool);
 }

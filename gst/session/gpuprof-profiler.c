@@ -10,6 +10,7 @@
 #include "gpuprof-gpu.h"
 #include "gpuprof-gpu-tables.h"
 #include "gpuprof-gputrace.h"
+#include "gpuprof-hooks.h"
 #include "gpuprof-live.h"
 #include "gpuprof-metrics.h"
 #include "gpuprof-metrics-server.h"
@@ -171,6 +172,7 @@ gpuprof_profiler_new (const GpuprofParams * params)
 
   if (!gpuprof_debug)
     GST_DEBUG_CATEGORY_INIT (gpuprof_debug, "gpuprof", 0, "gpuprof tracer");
+  gpuprof_hooks_init ();
   gpuprof_params_copy (&p->params, params);
   if (p->params.nvtx && !gpuprof_nvtx_available ())
     GST_INFO ("built without NVTX headers: nvtx=on has no effect");

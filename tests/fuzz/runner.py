@@ -459,7 +459,9 @@ def main():
                     help="seconds before the run counts as a hang")
     ap.add_argument("--truth", help="write the truth JSON here")
     a = ap.parse_args()
-    Gst.init(None)
+    # an empty argv, not None: GStreamer 1.28's typelib makes argv
+    # non-nullable, and PyGObject without gst-python's overrides refuses None
+    Gst.init([])
     try:
         code = Runner(a).run()
     except Exception:

@@ -41,7 +41,9 @@ def start(params):
     import gi
     gi.require_version("Gst", "1.0")
     from gi.repository import Gst
-    Gst.init(None)
+    # an empty argv, not None: GStreamer 1.28's typelib makes argv
+    # non-nullable, and PyGObject without gst-python's overrides refuses None
+    Gst.init([])
     if not Gst.ElementFactory.find("videotestsrc"):
         print("skip: no videotestsrc")
         sys.exit(77)

@@ -9,9 +9,11 @@ GST_TRACERS="gpuprof(trace=$dir/run.json,report=$dir/report.txt)" \
     ! identity name=a sleep-time=500 ! queue name=q ! identity name=b \
     ! fakesink name=sink > "$dir/launch.log" 2>&1 &
 pid=$!
-# Ctrl-C once buffers flow through the whole pipeline (its events of the
-# sink are in the trace), however long a loaded machine takes to get there
-wait_for_text "$dir/run.json" '"pipeline0/sink"' $pid
+# Ctrl-C once buffers flow through the whole pipeline (a chain call of the
+# sink is in the trace: an event named by it; its state-change marks, which
+# name it as an argument, come before any buffer), however long a loaded
+# machine takes to get there
+wait_for_text "$dir/run.json" '"name":"pipeline0/sink"' $pid
 kill -INT $pid
 wait $pid
 status=$?

@@ -10,8 +10,9 @@ GST_TRACERS="gpuprof(trace=$dir/run.json)" \
     ! identity name=a sleep-time=500 ! queue name=q ! identity name=b \
     ! fakesink name=sink > "$dir/launch.log" 2>&1 &
 pid=$!
-# killed once the trace holds events of every element, mid-run
-wait_for_text "$dir/run.json" '"pipeline0/sink"' $pid
+# killed once the trace holds events of every element, mid-run (a chain
+# call of the sink: its state-change marks come before any buffer)
+wait_for_text "$dir/run.json" '"name":"pipeline0/sink"' $pid
 kill -KILL $pid
 wait $pid 2>/dev/null
 

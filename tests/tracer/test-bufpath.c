@@ -110,13 +110,13 @@ assert_link (GstElement * pipeline, const gchar * up, guint64 truth,
 
 /* ------------------------------------------------------ ghost-pad pulls */
 
-/* A sink in a bin pulls through the bin's ghost pad: the pulls reach the
- * source (its row, its out) and the sink (its in). */
-GST_START_TEST (test_pull_across_ghost_pad)
+/* The pulls of fakesink "sink" in @desc reach the fakesrc at @src_path (its
+ * row, its out) and the sink at @sink_path (its in) */
+static void
+check_pulls (const gchar * desc, const gchar * src_path,
+    const gchar * sink_path)
 {
-  GstElement *p = parse ("fakesrc name=src num-buffers=40 "
-      "can-activate-pull=true ! bin.( name=b fakesink name=sink "
-      "can-activate-pull=true )");
+  GstElement *p = parse (desc);
   GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
   GstPad *pad = gst_element_get_static_pad (sink, "sink");
   guint64 pulled = 0;
@@ -127,11 +127,31 @@ GST_START_TEST (test_pull_across_ghost_pad)
   fail_unless_equals_int (GST_PAD_MODE (pad), GST_PAD_MODE_PULL);
   settle (p);
   fail_unless (pulled > 0);
-  assert_count (p, "src", "buffers_out", pulled);
-  assert_count (p, "b/sink", "buffers_in", pulled);
+  assert_count (p, src_path, "buffers_out", pulled);
+  assert_count (p, sink_path, "buffers_in", pulled);
   gst_object_unref (pad);
   gst_object_unref (sink);
   gpuprof_test_stop (p);
+}
+
+/* A sink in a bin pulls through the bin's ghost pad */
+GST_START_TEST (test_pull_across_ghost_pad)
+{
+  check_pulls ("fakesrc name=src num-buffers=40 can-activate-pull=true ! "
+      "bin.( name=b fakesink name=sink can-activate-pull=true )", "src",
+      "b/sink");
+}
+
+GST_END_TEST;
+
+/* A sink pulls from a source inside two bins, through their ghost src
+ * pads: the way in is found without the pads' locks, when each ghost pad
+ * forwards the pull to its internal pad (gpuprof-hooks.c, pull_pre) */
+GST_START_TEST (test_pull_into_bins_through_ghost_pads)
+{
+  check_pulls ("bin.( name=b bin.( name=c fakesrc name=src num-buffers=40 "
+      "can-activate-pull=true ) ) ! fakesink name=sink "
+      "can-activate-pull=true", "b/c/src", "sink");
 }
 
 GST_END_TEST;
@@ -504,6 +524,7 @@ bufpath_suite (void)
   tcase_set_timeout (tc, 120);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_pull_across_ghost_pad);
+  tcase_add_test (tc, test_pull_into_bins_through_ghost_pads);
   tcase_add_test (tc, test_demuxer_pulls_across_ghost_pad);
   tcase_add_test (tc, test_lists_counted_once);
   tcase_add_test (tc, test_refused_by_receiver);

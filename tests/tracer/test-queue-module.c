@@ -32,7 +32,7 @@ fixture_init (Fixture * fx, gboolean leaky)
   fx->sink.name = (gchar *) "sink";
   fx->sink.element = &fx->element;
   fx->q = gpuprof_queue_for_pad (&fx->element, "sink");
-  fx->q->leaky = leaky;
+  fx->element.queue->leaky = leaky;
   fx->sink.queue = fx->q;
   fx->t = gpuprof_thread_get ();
   for (i = 0; i < G_N_ELEMENTS (fx->buffers); i++) {

@@ -130,22 +130,37 @@ GST_END_TEST;
 
 /* The sink takes one buffer and says EOS while the queue holds the others
  * (the identity takes 200 ms over the first): the queue throws them away
- * unpushed. That is not a leaky drop. */
-GST_START_TEST (test_downstream_stopped_is_left_not_drops)
+ * unpushed. That is not a leaky drop, also for a leaky queue (which then
+ * pushes EOS after a refused push: its last push result says so). */
+static void
+check_downstream_stopped (const gchar * queue_props)
 {
   GpuprofTestCount truth = { 0 };
-  GstElement *p = gpuprof_test_parse_counting (
-      "fakesrc num-buffers=5 sizetype=fixed "
-      "sizemax=10 ! queue name=q ! identity sleep-time=200000 ! "
-      "fakesink num-buffers=1", "q", &truth);
+  gchar *desc = g_strdup_printf ("fakesrc num-buffers=5 sizetype=fixed "
+      "sizemax=10 ! queue name=q %s ! identity sleep-time=200000 ! "
+      "fakesink num-buffers=1", queue_props);
+  GstElement *p = gpuprof_test_parse_counting (desc, "q", &truth);
   GstStructure *s;
 
   s = queue_stats_at_eos (p, &truth);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "drops"), 0);
   fail_unless (gpuprof_test_get_u64 (s, "left") > 0,
-      "in %d, out %d: nothing left", truth.in, truth.out);
+      "%s: in %d, out %d: nothing left", queue_props, truth.in, truth.out);
   gst_structure_free (s);
   gpuprof_test_stop (p);
+  g_free (desc);
+}
+
+GST_START_TEST (test_downstream_stopped_is_left_not_drops)
+{
+  check_downstream_stopped ("");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_downstream_stopped_leaky_is_left_not_drops)
+{
+  check_downstream_stopped ("leaky=downstream");
 }
 
 GST_END_TEST;
@@ -204,6 +219,7 @@ queues_edge_suite (void)
   tcase_add_test (tc, test_leaky_downstream_behind_tee);
   tcase_add_test (tc, test_max_level_counts_buffers_taken_at_once);
   tcase_add_test (tc, test_downstream_stopped_is_left_not_drops);
+  tcase_add_test (tc, test_downstream_stopped_leaky_is_left_not_drops);
   tcase_add_test (tc, test_stopped_while_full_is_left);
   return s;
 }
