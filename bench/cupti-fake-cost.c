@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 
+#include "gpuprof-clock.h"
 #include "gpuprof-cupti.h"
 #include "gpuprof-gpu.h"
 
@@ -40,15 +41,15 @@ main (int argc, char **argv)
   mod = dlopen (argv[1], RTLD_NOW);
   launch = dlsym (mod, "fake_cupti_launch");
 
-  t0 = gpuprof_cupti_monotonic_ns ();
+  t0 = gpuprof_clock_monotonic_ns ();
   for (i = 0; i < n; i++) {
     gpuprof_gpu_chain_enter (1 + i % 8, i);
     launch (0, i % 2 ? "k_odd" : "k_even", 1000, 0);
     gpuprof_gpu_chain_exit ();
   }
-  t1 = gpuprof_cupti_monotonic_ns ();
+  t1 = gpuprof_clock_monotonic_ns ();
   gpuprof_cupti_flush (TRUE);
-  t2 = gpuprof_cupti_monotonic_ns ();
+  t2 = gpuprof_clock_monotonic_ns ();
   gpuprof_gpu_get_totals (GPUPROF_GPU_CHANNEL_TRACER, &t);
   g_print ("%s: %u ops, launch %.0f ns/op, flush+settle %.0f ns/op, "
       "records %" G_GUINT64_FORMAT ", external %" G_GUINT64_FORMAT " ns of %"

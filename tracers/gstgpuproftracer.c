@@ -66,15 +66,24 @@ static GMutex live_lock;
 static GList *live_tracers;     /* guarded by live_lock */
 
 #define PROF(self) (GST_GPUPROF_TRACER_CAST (self)->profiler)
+#define MEASURE(self) (GST_GPUPROF_TRACER_CAST (self)->measure)
 #define GST_GPUPROF_TRACER_CAST(obj) ((GstGpuprofTracer *) (obj))
 
 /* The buffer path's hooks, each sampled for the tracer's own time
  * (gpuprof-overhead.h): one push in GPUPROF_OVERHEAD_EVERY per thread and
  * the three hooks that close it read the clock around themselves. Per
- * thread: pushes since the last sample, and where the sample is: 0 none, 1
- * in the sampled push, 2 in its chain call, more: chain calls nested in
- * it. Here, not in the library, so a hook reads them in one instruction;
- * the sampled paths are out of line, so the others stay tail calls. */
+ * thread: pushes since the last sample (ovh_count), and where the sample
+ * is (ovh_level, below). Here, not in the library, so a hook reads them in
+ * one instruction; the sampled paths are out of line, so the others stay
+ * tail calls. */
+typedef enum
+{
+  SAMPLE_NONE = 0,              /* no sample on this thread now */
+  SAMPLE_IN_PUSH = 1,           /* in the sampled push, outside its chain */
+  SAMPLE_IN_CHAIN = 2,          /* in the sampled push's chain call; each
+                                 * chain call nested in it one more */
+} SampleLevel;
+
 static __thread guint ovh_count __attribute__ ((tls_model ("initial-exec")));
 static __thread guint ovh_level __attribute__ ((tls_model ("initial-exec")));
 
@@ -94,16 +103,16 @@ sampled (Hook hook, GObject * self, GstClockTime ts, GstPad * pad,
 
   switch (hook) {
     case HOOK_PUSH_PRE:
-      gpuprof_profiler_push_pre (PROF (self), ts, pad, buffer, list);
+      gpuprof_hooks_push_pre (MEASURE (self), ts, pad, buffer, list);
       break;
     case HOOK_PUSH_POST:
-      gpuprof_profiler_push_post (PROF (self), ts, pad, res);
+      gpuprof_hooks_push_post (MEASURE (self), ts, pad, res);
       break;
     case HOOK_CHAIN_PRE:
-      gpuprof_profiler_chain_pre (PROF (self), ts, pad, buffer, list);
+      gpuprof_hooks_chain_pre (MEASURE (self), ts, pad, buffer, list);
       break;
     case HOOK_CHAIN_POST:
-      gpuprof_profiler_chain_post (PROF (self), ts, pad, res);
+      gpuprof_hooks_chain_post (MEASURE (self), ts, pad, res);
       break;
   }
   gpuprof_overhead_end (c, hook == HOOK_PUSH_POST);
@@ -113,13 +122,14 @@ static G_GNUC_NO_INLINE void
 push_pre_counted (GObject * self, GstClockTime ts, GstPad * pad,
     GstBuffer * buffer, GstBufferList * list)
 {
-  if (ovh_level) {              /* inside a sample: the next push is one */
-    gpuprof_profiler_push_pre (PROF (self), ts, pad, buffer, list);
+  /* inside a sample: the next push is one */
+  if (ovh_level != SAMPLE_NONE) {
+    gpuprof_hooks_push_pre (MEASURE (self), ts, pad, buffer, list);
     return;
   }
   ovh_count = 0;
   sampled (HOOK_PUSH_PRE, self, ts, pad, buffer, list, GST_FLOW_OK);
-  ovh_level = 1;
+  ovh_level = SAMPLE_IN_PUSH;
 }
 
 static inline void
@@ -129,7 +139,7 @@ push_pre (GObject * self, GstClockTime ts, GstPad * pad, GstBuffer * buffer,
   if (G_UNLIKELY (++ovh_count >= GPUPROF_OVERHEAD_EVERY))
     push_pre_counted (self, ts, pad, buffer, list);
   else
-    gpuprof_profiler_push_pre (PROF (self), ts, pad, buffer, list);
+    gpuprof_hooks_push_pre (MEASURE (self), ts, pad, buffer, list);
 }
 
 static void
@@ -150,42 +160,44 @@ static G_GNUC_NO_INLINE void
 push_post_sampling (GObject * self, GstClockTime ts, GstPad * pad,
     GstFlowReturn res)
 {
-  if (ovh_level != 1) {         /* a push nested in the sampled chain */
-    gpuprof_profiler_push_post (PROF (self), ts, pad, res);
+  /* a push nested in the sampled chain */
+  if (ovh_level != SAMPLE_IN_PUSH) {
+    gpuprof_hooks_push_post (MEASURE (self), ts, pad, res);
     return;
   }
   sampled (HOOK_PUSH_POST, self, ts, pad, NULL, NULL, res);
-  ovh_level = 0;
+  ovh_level = SAMPLE_NONE;
 }
 
 static void
 do_push_post (GObject * self, GstClockTime ts, GstPad * pad,
     GstFlowReturn res)
 {
-  if (G_UNLIKELY (ovh_level))
+  if (G_UNLIKELY (ovh_level != SAMPLE_NONE))
     push_post_sampling (self, ts, pad, res);
   else
-    gpuprof_profiler_push_post (PROF (self), ts, pad, res);
+    gpuprof_hooks_push_post (MEASURE (self), ts, pad, res);
 }
 
 static G_GNUC_NO_INLINE void
 chain_pre_sampling (GObject * self, GstClockTime ts, GstPad * pad,
     GstBuffer * buffer, GstBufferList * list)
 {
-  if (ovh_level++ == 1)
+  /* the sampled push's own chain call, or one nested deeper */
+  if (ovh_level++ == SAMPLE_IN_PUSH)
     sampled (HOOK_CHAIN_PRE, self, ts, pad, buffer, list, GST_FLOW_OK);
   else
-    gpuprof_profiler_chain_pre (PROF (self), ts, pad, buffer, list);
+    gpuprof_hooks_chain_pre (MEASURE (self), ts, pad, buffer, list);
 }
 
 static inline void
 chain_pre (GObject * self, GstClockTime ts, GstPad * pad, GstBuffer * buffer,
     GstBufferList * list)
 {
-  if (G_UNLIKELY (ovh_level))
+  if (G_UNLIKELY (ovh_level != SAMPLE_NONE))
     chain_pre_sampling (self, ts, pad, buffer, list);
   else
-    gpuprof_profiler_chain_pre (PROF (self), ts, pad, buffer, list);
+    gpuprof_hooks_chain_pre (MEASURE (self), ts, pad, buffer, list);
 }
 
 static void
@@ -206,70 +218,70 @@ static G_GNUC_NO_INLINE void
 chain_post_sampling (GObject * self, GstClockTime ts, GstPad * pad,
     GstFlowReturn res)
 {
-  /* level 1: a chain call that began before the sample */
-  if (ovh_level > 1 && --ovh_level == 1)
+  /* SAMPLE_IN_PUSH: a chain call that began before the sample */
+  if (ovh_level >= SAMPLE_IN_CHAIN && --ovh_level == SAMPLE_IN_PUSH)
     sampled (HOOK_CHAIN_POST, self, ts, pad, NULL, NULL, res);
   else
-    gpuprof_profiler_chain_post (PROF (self), ts, pad, res);
+    gpuprof_hooks_chain_post (MEASURE (self), ts, pad, res);
 }
 
 static void
 do_chain_post (GObject * self, GstClockTime ts, GstPad * pad,
     GstFlowReturn res)
 {
-  if (G_UNLIKELY (ovh_level))
+  if (G_UNLIKELY (ovh_level != SAMPLE_NONE))
     chain_post_sampling (self, ts, pad, res);
   else
-    gpuprof_profiler_chain_post (PROF (self), ts, pad, res);
+    gpuprof_hooks_chain_post (MEASURE (self), ts, pad, res);
 }
 
 static void
 do_pull_range_pre (GObject * self, GstClockTime ts, GstPad * pad,
     guint64 offset, guint size)
 {
-  gpuprof_profiler_pull_pre (PROF (self), ts, pad);
+  gpuprof_hooks_pull_pre (MEASURE (self), ts, pad);
 }
 
 static void
 do_pull_range_post (GObject * self, GstClockTime ts, GstPad * pad,
     GstBuffer * buffer, GstFlowReturn res)
 {
-  gpuprof_profiler_pull_post (PROF (self), ts, pad, buffer, res);
+  gpuprof_hooks_pull_post (MEASURE (self), ts, pad, buffer, res);
 }
 
 static void
 do_push_event_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstEvent * event)
 {
-  gpuprof_profiler_event_pre (PROF (self), ts, pad, event);
+  gpuprof_hooks_event_pre (MEASURE (self), ts, pad, event);
 }
 
 static void
 do_push_event_post (GObject * self, GstClockTime ts, GstPad * pad,
     gboolean res)
 {
-  gpuprof_profiler_event_post (PROF (self), ts, pad);
+  gpuprof_hooks_event_post (MEASURE (self), ts, pad);
 }
 
 static void
 do_pad_query_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstQuery * query)
 {
-  gpuprof_profiler_query_pre (PROF (self), ts, pad);
+  gpuprof_hooks_query_pre (MEASURE (self), ts, pad);
 }
 
 static void
 do_pad_query_post (GObject * self, GstClockTime ts, GstPad * pad,
     GstQuery * query, gboolean res)
 {
-  gpuprof_profiler_query_post (PROF (self), ts, pad);
+  gpuprof_hooks_query_post (MEASURE (self), ts, pad);
 }
 
 static void
 do_element_change_state_pre (GObject * self, GstClockTime ts,
     GstElement * element, GstStateChange transition)
 {
-  gpuprof_profiler_state_change_pre (PROF (self), element, transition);
+  gpuprof_hooks_state_change_pre (MEASURE (self), element, transition);
 }
 
 static void
@@ -277,7 +289,7 @@ do_element_change_state_post (GObject * self, GstClockTime ts,
     GstElement * element, GstStateChange transition,
     GstStateChangeReturn result)
 {
-  gpuprof_profiler_state_change (PROF (self), ts, element, transition,
+  gpuprof_hooks_state_change (MEASURE (self), ts, element, transition,
       result);
 }
 
@@ -285,20 +297,20 @@ static void
 do_element_post_message_pre (GObject * self, GstClockTime ts,
     GstElement * element, GstMessage * message)
 {
-  gpuprof_profiler_message (PROF (self), ts, element, message);
+  gpuprof_hooks_message (MEASURE (self), ts, element, message);
 }
 
 static void
 do_bin_add_post (GObject * self, GstClockTime ts, GstBin * bin,
     GstElement * element, gboolean result)
 {
-  gpuprof_profiler_element_added (PROF (self), bin, element, result);
+  gpuprof_hooks_element_added (MEASURE (self), bin, element, result);
 }
 
 static void
 do_object_destroyed (GObject * self, GstClockTime ts, GstObject * object)
 {
-  gpuprof_profiler_object_destroyed (PROF (self), ts, object);
+  gpuprof_hooks_object_destroyed (MEASURE (self), ts, object);
 }
 
 static void
@@ -490,6 +502,7 @@ gst_gpuprof_tracer_constructed (GObject * object)
   g_free (warnings);
   g_free (params);
   self->profiler = gpuprof_profiler_new (&self->params);
+  self->measure = gpuprof_profiler_get_measure (self->profiler);
 
   gst_tracing_register_hook (tracer, "pad-push-pre",
       G_CALLBACK (do_push_buffer_pre));

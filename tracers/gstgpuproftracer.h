@@ -6,6 +6,7 @@
 #include <gst/gst.h>
 #include <gst/gsttracer.h>
 
+#include "gpuprof-hooks.h"
 #include "gpuprof-profiler.h"
 #include "gpuprof-report.h"
 
@@ -21,6 +22,7 @@ struct _GstGpuprofTracer
 
   GpuprofParams params;         /* properties, then GST_TRACERS' params */
   GpuprofProfiler *profiler;
+  GpuprofMeasure *measure;      /* the profiler's, for the hooks */
 };
 
 G_END_DECLS

@@ -81,6 +81,7 @@
 #endif
 
 #include "gstgpuprofmeter.h"
+#include "gpuprof-clock.h"
 #include "gpuprof-cupti.h"
 #include "gpuprof-gpu.h"
 #include "gpuprof-meter-meta.h"
@@ -607,7 +608,7 @@ gst_gpuprof_meter_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   p = g_new (PendingBuffer, 1);
   p->pts = GST_BUFFER_PTS (buf);
   p->key = buffer_key (buf);
-  p->arrival = gpuprof_cupti_monotonic_ns ();
+  p->arrival = gpuprof_clock_monotonic_ns ();
   g_mutex_lock (&self->lock);
   p->seq = self->seq++;
   g_queue_push_tail (&self->pending, p);

@@ -1,6 +1,8 @@
 /* gpuprof: tracer clock <-> monotonic clock. */
 #include "gpuprof-clock.h"
 
+#include <time.h>
+
 /* GStreamer's start time is private. Each hook tells us ts = now - start, so
  * start <= now_read_after_hook - ts; the smallest such difference over the
  * first hooks is within a dispatch cost (~100 ns) of the truth. */
@@ -50,4 +52,13 @@ guint64
 gpuprof_clock_now (void)
 {
   return gpuprof_clock_from_monotonic (gst_util_get_timestamp ());
+}
+
+guint64
+gpuprof_clock_monotonic_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (guint64) ts.tv_sec * GST_SECOND + ts.tv_nsec;
 }

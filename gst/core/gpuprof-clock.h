@@ -7,6 +7,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <gst/gst.h>
 
 G_BEGIN_DECLS
@@ -23,7 +25,12 @@ gpuprof_clock_observe_hook (guint64 hook_ts)
     _gpuprof_clock_sample_hook (hook_ts);
 }
 guint64 gpuprof_clock_now (void);
+/* CLOCK_MONOTONIC in ns: the clock of GPU timestamps (CUPTI's) and of
+ * gst_util_get_timestamp() */
+GPUPROF_API
+guint64 gpuprof_clock_monotonic_ns (void);
 guint64 gpuprof_clock_from_monotonic (guint64 monotonic_ns);
+GPUPROF_API
 guint64 gpuprof_clock_start_monotonic (void);
 
 G_END_DECLS

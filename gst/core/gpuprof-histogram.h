@@ -7,6 +7,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -25,6 +27,7 @@ typedef struct _GpuprofHistogram
 } GpuprofHistogram;
 
 void gpuprof_histogram_reset (GpuprofHistogram * h);
+GPUPROF_API
 guint64 gpuprof_histogram_percentile (const GpuprofHistogram * h, gdouble p);
 guint64 gpuprof_histogram_bucket_low (guint index);
 /* cumulative counts of the samples <= first * 2^k into cum[k], k < n;

@@ -6,12 +6,17 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
 
+GPUPROF_API
 void gpuprof_json_append_string (GString * s, const gchar * str);
+GPUPROF_API
 gchar *gpuprof_json_quote (const gchar * str);
+GPUPROF_API
 void gpuprof_json_append_double (GString * s, gdouble v);
 
 G_END_DECLS

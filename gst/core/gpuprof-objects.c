@@ -12,13 +12,18 @@
  * properties, its pad list) is read when it changes state
  * (gpuprof_objects_element_settle()), where GStreamer holds none. */
 #include "gpuprof-objects.h"
-#include "gpuprof-queue.h"
 
 #include <gst/base/base.h>
 #include <stdlib.h>
 #include <string.h>
 
+GST_DEBUG_CATEGORY_STATIC (gpuprof_objects_debug);
+#define GST_CAT_DEFAULT gpuprof_objects_debug
+
 gint gpuprof_objects_generation = 0;
+
+#define ID_CHUNK_BITS 10
+#define ID_CHUNK (1u << ID_CHUNK_BITS)
 
 static GQuark pad_quark;
 static GQuark element_quark;
@@ -32,19 +37,19 @@ struct _GpuprofObjects
   GPtrArray *pipelines;         /* GpuprofPipeline*, by id */
   guint32 next_element_id, next_pad_id, next_pipeline_id;
   GPtrArray *old_paths;         /* replaced paths, freed by the next sweep */
-  GpuprofElementInitFunc element_init;
-  GpuprofPadInitFunc pad_init;
-  GpuprofElementFunc element_resolved;
-  GpuprofElementFunc element_fini;
+  GpuprofObjectsFuncs funcs;
   gpointer init_data;
+  /* element id -> record, for lock-free lookups by id: chunks of
+   * ID_CHUNK records, made as ids reach them, kept to the end (a reader
+   * may hold one); entries written under the lock, read atomically */
+  GpuprofElement **by_id[(GPUPROF_OBJECTS_MAX_ID >> ID_CHUNK_BITS) + 1];
+  gboolean told_ids_out;
 };
 
 static void
 element_free (GpuprofElement * e)
 {
   g_ptr_array_unref (e->pads);
-  if (e->queues)
-    g_ptr_array_free (e->queues, TRUE);
   g_free (e->path);
   g_free (e->factory);
   g_free (e);
@@ -68,14 +73,52 @@ pipeline_free (GpuprofPipeline * p)
   g_free (p);
 }
 
+/* lock held: @e (NULL: none) is the record of @id from now */
+static void
+index_set_locked (GpuprofObjects * o, guint32 id, GpuprofElement * e)
+{
+  GpuprofElement **chunk;
+
+  if (id > GPUPROF_OBJECTS_MAX_ID) {
+    if (e && !o->told_ids_out) {
+      o->told_ids_out = TRUE;
+      GST_WARNING ("more than %u elements in this process: later ones are "
+          "not found by id (GPU work launched on their own threads and "
+          "the batches they form are not followed)", GPUPROF_OBJECTS_MAX_ID);
+    }
+    return;
+  }
+  chunk = o->by_id[id >> ID_CHUNK_BITS];
+  if (!chunk) {
+    if (!e)
+      return;
+    chunk = g_new0 (GpuprofElement *, ID_CHUNK);
+    __atomic_store_n (&o->by_id[id >> ID_CHUNK_BITS], chunk,
+        __ATOMIC_RELEASE);
+  }
+  __atomic_store_n (&chunk[id & (ID_CHUNK - 1)], e, __ATOMIC_RELEASE);
+}
+
+GpuprofElement *
+gpuprof_objects_element_by_id (GpuprofObjects * o, guint32 id)
+{
+  GpuprofElement **chunk;
+
+  if (id == 0 || id > GPUPROF_OBJECTS_MAX_ID)
+    return NULL;
+  chunk = __atomic_load_n (&o->by_id[id >> ID_CHUNK_BITS], __ATOMIC_ACQUIRE);
+  return chunk ? __atomic_load_n (&chunk[id & (ID_CHUNK - 1)],
+      __ATOMIC_ACQUIRE) : NULL;
+}
+
 GpuprofObjects *
-gpuprof_objects_new (GpuprofElementInitFunc element_init,
-    GpuprofPadInitFunc pad_init, GpuprofElementFunc element_resolved,
-    GpuprofElementFunc element_fini, gpointer user_data)
+gpuprof_objects_new (const GpuprofObjectsFuncs * funcs, gpointer user_data)
 {
   GpuprofObjects *o = g_new0 (GpuprofObjects, 1);
 
   if (!pad_quark) {
+    GST_DEBUG_CATEGORY_INIT (gpuprof_objects_debug, "gpuprof", 0,
+        "gpuprof tracer");
     pad_quark = g_quark_from_static_string ("gpuprof-pad");
     element_quark = g_quark_from_static_string ("gpuprof-element");
     pipeline_quark = g_quark_from_static_string ("gpuprof-pipeline");
@@ -87,10 +130,7 @@ gpuprof_objects_new (GpuprofElementInitFunc element_init,
       g_ptr_array_new_with_free_func ((GDestroyNotify) pipeline_free);
   o->old_paths = g_ptr_array_new_with_free_func (g_free);
   o->next_element_id = o->next_pad_id = o->next_pipeline_id = 1;
-  o->element_init = element_init;
-  o->pad_init = pad_init;
-  o->element_resolved = element_resolved;
-  o->element_fini = element_fini;
+  o->funcs = *funcs;
   o->init_data = user_data;
   return o;
 }
@@ -98,9 +138,15 @@ gpuprof_objects_new (GpuprofElementInitFunc element_init,
 void
 gpuprof_objects_free (GpuprofObjects * o)
 {
+  guint i;
+
   /* only at gst_deinit: no object that carries our qdata is used again */
   g_ptr_array_unref (o->pads);
+  for (i = 0; i < o->elements->len; i++)
+    o->funcs.element_fini (g_ptr_array_index (o->elements, i), o->init_data);
   g_ptr_array_unref (o->elements);
+  for (i = 0; i < G_N_ELEMENTS (o->by_id); i++)
+    g_free (o->by_id[i]);
   g_ptr_array_unref (o->pipelines);
   g_ptr_array_unref (o->old_paths);
   g_mutex_clear (&o->lock);
@@ -276,7 +322,6 @@ resolve_locked (GpuprofObjects * o, GpuprofElement * e)
   GstObject *top = NULL;
   gchar *path = path_of (e->element, &top);
   gboolean had_pipeline = e->pipeline != NULL;
-  guint i;
 
   e->resolved_parent = GST_OBJECT_PARENT (e->element);
   e->pipeline = GST_IS_BIN (top) ? pipeline_locked (o, top) : NULL;
@@ -287,15 +332,12 @@ resolve_locked (GpuprofObjects * o, GpuprofElement * e)
       g_ptr_array_add (o->old_paths, e->path);
     e->path = path;
     e->color = color_of (path);
-    for (i = 0; e->queues && i < e->queues->len; i++)
-      g_ptr_array_add (o->old_paths,
-          gpuprof_queue_update_path (g_ptr_array_index (e->queues, i)));
   } else {
     g_free (path);
   }
   /* e->pads is NULL while the record is being created */
-  if (!had_pipeline && e->pipeline && e->pads && o->element_resolved)
-    o->element_resolved (e, o->init_data);
+  if (!had_pipeline && e->pipeline && e->pads && o->funcs.element_resolved)
+    o->funcs.element_resolved (e, o->init_data);
 }
 
 /* lock held; no GStreamer lock taken (the top of the file): what needs
@@ -317,13 +359,10 @@ element_locked (GpuprofObjects * o, GstElement * element)
   e->role = role_of (element, e->factory);
   e->task_pushes = GST_IS_AGGREGATOR (element);
   e->pads = g_ptr_array_new ();
-  if (e->role == GPUPROF_ROLE_QUEUE)
-    e->queues = g_ptr_array_new_with_free_func ((GDestroyNotify)
-        gpuprof_queue_free);
   g_ptr_array_add (o->elements, e);
   g_object_set_qdata (G_OBJECT (element), element_quark, e);
-  if (o->element_init)
-    o->element_init (e, o->init_data);
+  o->funcs.element_init (e, o->init_data);
+  index_set_locked (o, e->id, e);
   return e;
 }
 
@@ -357,17 +396,9 @@ gpuprof_objects_element_settle (GpuprofObjects * o, GstElement * element)
   e->waits_on_clock = waits_on_clock (element);
   if (pushes_from_own_task (element, e->role))
     __atomic_store_n (&e->task_pushes, TRUE, __ATOMIC_RELAXED);
-  if (e->role == GPUPROF_ROLE_QUEUE) {
-    gboolean leaky = gpuprof_queue_watch_element (e);
-    guint i;
-
-    /* with the FIFOs pad hooks made before it settled */
-    g_mutex_lock (&o->lock);
-    e->queue_leaky = leaky;
-    for (i = 0; i < e->queues->len; i++)
-      ((GpuprofQueue *) g_ptr_array_index (e->queues, i))->leaky = leaky;
-    g_mutex_unlock (&o->lock);
-  }
+  /* the modules' reads (a queue's limits and leakiness), no lock held */
+  if (o->funcs.element_settled)
+    o->funcs.element_settled (e, o->init_data);
   return e;
 }
 
@@ -408,16 +439,16 @@ gpuprof_objects_pad_slow (GpuprofObjects * o, GpuprofThread * t, GstPad * pad)
       if (GST_IS_ELEMENT (parent) && !GST_IS_PROXY_PAD (pad)) {
         p->element = element_locked (o, GST_ELEMENT_CAST (parent));
         g_ptr_array_add (p->element->pads, p);
-        if (p->element->queues)
-          p->queue = gpuprof_queue_for_pad (p->element, p->name);
       }
       g_ptr_array_add (o->pads, p);
       g_object_set_qdata (G_OBJECT (pad), pad_quark, p);
-      if (p->element && o->pad_init)
-        o->pad_init (p, o->init_data);
+      if (p->element)
+        o->funcs.pad_init (p, o->init_data);
     }
     g_mutex_unlock (&o->lock);
   }
+  /* what was in its slot moves to the neighbour's (gpuprof_objects_pad) */
+  t->cache[slot ^ 1] = t->cache[slot];
   t->cache[slot].key = pad;
   t->cache[slot].pad = p;
   return p;
@@ -592,13 +623,6 @@ pad_has_data (GpuprofPad * p)
   return __atomic_load_n (&p->seq, __ATOMIC_RELAXED) != p->seq_base;
 }
 
-static gboolean
-element_has_data (GpuprofElement * e)
-{
-  return gpuprof_stats_calls (&e->stats) != 0
-      || __atomic_load_n (&e->stats.buffers_in, __ATOMIC_RELAXED) != 0;
-}
-
 /* lock held */
 static void
 remove_pad_locked (GpuprofObjects * o, GpuprofPad * p)
@@ -632,10 +656,10 @@ gpuprof_objects_sweep (GpuprofObjects * o, GArray * freed_element_ids,
   for (i = o->elements->len; i > 0; i--) {
     GpuprofElement *e = g_ptr_array_index (o->elements, i - 1);
     if (e->element || e->pads->len
-        || (e->pipeline && element_has_data (e)))
+        || (e->pipeline && o->funcs.element_pending (e, o->init_data)))
       continue;
-    if (o->element_fini)
-      o->element_fini (e, o->init_data);
+    index_set_locked (o, e->id, NULL);
+    o->funcs.element_fini (e, o->init_data);
     if (freed_element_ids)
       g_array_append_val (freed_element_ids, e->id);
     g_ptr_array_remove_index (o->elements, i - 1);
@@ -685,16 +709,14 @@ gpuprof_objects_refresh_roles (GpuprofObjects * o)
 }
 
 /* Buffers in and out of an element in this run: the sequence numbers of its
- * sink and src pads (a pull advances the upstream src pad's), plus what it
- * pulled in, counted in its stats. */
+ * sink and src pads (a pull advances the upstream src pad's). */
 void
-gpuprof_objects_buffer_counts (GpuprofObjects * o, GpuprofElement * e,
+gpuprof_objects_pad_buffers (GpuprofObjects * o, GpuprofElement * e,
     guint64 * in, guint64 * out)
 {
   guint i;
 
-  *in = __atomic_load_n (&e->stats.buffers_in, __ATOMIC_RELAXED);
-  *out = 0;
+  *in = *out = 0;
   g_mutex_lock (&o->lock);
   for (i = 0; i < e->pads->len; i++) {
     GpuprofPad *p = g_ptr_array_index (e->pads, i);

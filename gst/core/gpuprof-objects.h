@@ -11,18 +11,30 @@
  * one (a pad touched before gst_bin_add) has none yet (pipeline_id 0): it is
  * resolved again when it is added to a bin, changes state or streams, and so
  * is an element moved to another bin.
+ *
+ * A record is the object's identity (id, path, role, pads) plus one typed
+ * slot per module that measures it: the modules allocate their slots in the
+ * callbacks given to gpuprof_objects_new() and free them there. Core never
+ * looks inside a slot; the types are only named here, each in its module's
+ * header (gst/measure/).
  */
 #pragma once
+
+#include "gpuprof-api.h"
 
 #include <gst/gst.h>
 #include <string.h>
 
-#include "gpuprof-stats.h"
 #include "gpuprof-thread.h"
 
 G_BEGIN_DECLS
 
+/* the modules' slots (gst/measure/) */
+typedef struct _GpuprofElementStats GpuprofElementStats;
+typedef struct _GpuprofQueueElement GpuprofQueueElement;
 typedef struct _GpuprofQueue GpuprofQueue;
+typedef struct _GpuprofBatchElement GpuprofBatchElement;
+typedef struct _GpuprofStreamElement GpuprofStreamElement;
 typedef struct _GpuprofAsync GpuprofAsync;
 typedef struct _GpuprofWorkers GpuprofWorkers;
 
@@ -62,21 +74,23 @@ struct _GpuprofElement
   gboolean task_pushes;         /* pushes from its own task (muxers,
                                  * aggregators): its chain calls only hand
                                  * over or wait (atomic: set on the task) */
-  guint64 last_input_ts;        /* newest buffer on any sink pad (atomic) */
+  GPtrArray *pads;              /* GpuprofPad*, its pads; registry lock */
+
+  /* slots, allocated by their modules when the record is made */
+  GpuprofElementStats *stats;   /* self time, calls (gpuprof-stats.h) */
+  GpuprofQueueElement *queue;   /* queue elements only: their FIFOs and
+                                 * how they tell "full" (gpuprof-queue.h) */
+  GpuprofBatchElement *batch;   /* batches formed or processed
+                                 * (gpuprof-batch.c) */
+  GpuprofStreamElement *stream; /* frames followed per source
+                                 * (gpuprof-streams.c) */
   GpuprofAsync *async;          /* its buffers leave on a thread it owns,
                                  * outside its chain calls (gpuprof-async.h);
                                  * set once, read by hooks (atomic) */
   GpuprofWorkers *workers;      /* threads it created that run none of its
                                  * calls, when it is not asynchronous
                                  * (gpuprof-workers.h); set once (atomic) */
-  gpointer nvtx_domain;         /* nvtxDomainHandle_t */
-  GPtrArray *pads;              /* GpuprofPad*, its pads; registry lock */
-  GPtrArray *queues;            /* GpuprofQueue*, queue elements only */
-  gboolean queue_has_overrun;   /* queue, multiqueue: "overrun" says when full */
-  gboolean queue_leaky;         /* queue leaky=upstream|downstream */
-  guint64 queue_limit_buffers;  /* queue2: limits to tell "full" ourselves */
-  guint64 queue_limit_bytes;
-  GpuprofElementStats stats;
+  gpointer nvtx_domain;         /* nvtxDomainHandle_t (gpuprof-nvtx.h) */
 };
 
 struct _GpuprofPad
@@ -85,6 +99,7 @@ struct _GpuprofPad
   gchar *name;                  /* "sink_0" */
   GstPadDirection direction;
   GpuprofElement *element;      /* NULL: proxy/ghost pad, ignored */
+  /* slots, set by their modules when the record is made */
   GpuprofQueue *queue;          /* pad of a queue element: its FIFO */
   gpointer nvtx_msg;            /* registered "element:pad" string */
   guint64 seq;                  /* buffers through the pad: written only by
@@ -98,18 +113,41 @@ struct _GpuprofPad
 
 typedef struct _GpuprofObjects GpuprofObjects;
 
-/* Called once per new record, registry lock held: no hook-visible work. */
-typedef void (*GpuprofElementInitFunc) (GpuprofElement * e, gpointer user_data);
-typedef void (*GpuprofPadInitFunc) (GpuprofPad * p, gpointer user_data);
-/* Called before an element record is freed, and when an element seen
- * before it was in a pipeline gets one; registry lock held. */
-typedef void (*GpuprofElementFunc) (GpuprofElement * e, gpointer user_data);
+/**
+ * GpuprofObjectsFuncs:
+ * @element_init: a new element record: its slots are allocated here
+ * @pad_init: a new pad record of an element (not a ghost or proxy pad)
+ * @element_resolved: (nullable): an element seen before it was in a
+ *   pipeline got one (NVTX names its rows by the path)
+ * @element_pending: whether the element measured something of its run not
+ *   reported yet: the sweep keeps its record until it is
+ * @element_fini: the record is about to be freed: its slots go here
+ * @element_settled: (nullable): the element's first state change
+ *   (gpuprof_objects_element_settle()): what reading takes its lock (its
+ *   properties) is read now. Called without the registry lock.
+ *
+ * The modules' part of a record's life. Each is called with the registry
+ * lock held (but @element_settled): short, no hook-visible work, no call
+ * into the registry, and no GStreamer lock taken (a record may be made in
+ * a hook that GStreamer runs holding a pad's lock).
+ */
+typedef struct
+{
+  void (*element_init) (GpuprofElement * e, gpointer user_data);
+  void (*pad_init) (GpuprofPad * p, gpointer user_data);
+  void (*element_resolved) (GpuprofElement * e, gpointer user_data);
+  gboolean (*element_pending) (GpuprofElement * e, gpointer user_data);
+  void (*element_fini) (GpuprofElement * e, gpointer user_data);
+  void (*element_settled) (GpuprofElement * e, gpointer user_data);
+} GpuprofObjectsFuncs;
 
-GpuprofObjects *gpuprof_objects_new (GpuprofElementInitFunc element_init,
-    GpuprofPadInitFunc pad_init, GpuprofElementFunc element_resolved,
-    GpuprofElementFunc element_fini, gpointer user_data);
+GPUPROF_API
+GpuprofObjects *gpuprof_objects_new (const GpuprofObjectsFuncs * funcs,
+    gpointer user_data);
+GPUPROF_API
 void gpuprof_objects_free (GpuprofObjects * o);
 
+GPUPROF_API
 GpuprofPad *gpuprof_objects_pad_slow (GpuprofObjects * o, GpuprofThread * t,
     GstPad * pad);
 /* the element's record, made without any GStreamer lock if new */
@@ -149,8 +187,16 @@ gchar *gpuprof_objects_dup_last_pipeline_name (GpuprofObjects * o);
 GPtrArray *gpuprof_objects_elements (GpuprofObjects * o);
 GPtrArray *gpuprof_objects_pipelines (GpuprofObjects * o);
 void gpuprof_objects_refresh_roles (GpuprofObjects * o);
-void gpuprof_objects_buffer_counts (GpuprofObjects * o, GpuprofElement * e,
+/* buffers through its sink (@in) and src pads (@out) in this run */
+void gpuprof_objects_pad_buffers (GpuprofObjects * o, GpuprofElement * e,
     guint64 * in, guint64 * out);
+/* The element with id @id, NULL when none is (or its record was freed):
+ * lock-free, for callbacks that know only the id (CUPTI's, batch ids). Ids
+ * go up to GPUPROF_OBJECTS_MAX_ID, the element bits of the GPU's and the
+ * batches' ids; later elements are not found here (said once). */
+#define GPUPROF_OBJECTS_MAX_ID ((1u << 24) - 1)
+GpuprofElement *gpuprof_objects_element_by_id (GpuprofObjects * o,
+    guint32 id);
 /* a ref of the element, NULL once destroyed (for the links table) */
 GstElement *gpuprof_objects_ref_element (GpuprofObjects * o,
     GpuprofElement * e);
@@ -182,10 +228,10 @@ gpuprof_pad_advance (GpuprofPad * p, guint n)
 }
 const gchar *gpuprof_role_name (GpuprofRole role);
 
-extern gint gpuprof_objects_generation;
+GPUPROF_API gint gpuprof_objects_generation;
 
-/* The hot-path lookup: a direct-mapped per-thread cache in front of the
- * registry. */
+/* The hot-path lookup: a per-thread cache in front of the registry, a
+ * pad's own slot first, then its neighbour (slot ^ 1). */
 static inline guint
 gpuprof_objects_cache_slot (gconstpointer pad)
 {
@@ -208,6 +254,11 @@ gpuprof_objects_pad (GpuprofObjects * o, GpuprofThread * t, GstPad * pad)
   }
   if (G_LIKELY (t->cache[slot].key == pad))
     return t->cache[slot].pad;
+  /* two pads of one slot (their addresses are the heap's luck: 22 pads in
+   * 256 slots collide more often than not) share it with the neighbour's:
+   * a pair that alternates every buffer does not evict itself */
+  if (t->cache[slot ^ 1].key == pad)
+    return t->cache[slot ^ 1].pad;
   return gpuprof_objects_pad_slow (o, t, pad);
 }
 

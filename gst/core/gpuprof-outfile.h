@@ -40,6 +40,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -60,10 +62,12 @@ typedef enum
   GPUPROF_OUTFILE_APPEND,
 } GpuprofOutfileMode;
 
+GPUPROF_API
 GpuprofOutfileKind gpuprof_outfile_kind (const gchar * path);
 
 /* Replaces the whole content of @path (or writes it into a stream). FALSE
  * after the failure line. @what names the file for people ("stats file"). */
+GPUPROF_API
 gboolean gpuprof_outfile_replace (const gchar * what, const gchar * path,
     const gchar * data, gsize len);
 
@@ -71,13 +75,16 @@ gboolean gpuprof_outfile_replace (const gchar * what, const gchar * path,
 typedef struct _GpuprofOutfile GpuprofOutfile;
 
 /* NULL after the failure line */
+GPUPROF_API
 GpuprofOutfile *gpuprof_outfile_open (const gchar * what, const gchar * path,
     GpuprofOutfileMode mode);
 /* all of @data or FALSE after the failure line; FALSE at once after a
  * failure of the same file (said once) */
+GPUPROF_API
 gboolean gpuprof_outfile_write (GpuprofOutfile * f, const gchar * data,
     gsize len);
 /* closes and frees (NULL is fine); FALSE after the failure line */
+GPUPROF_API
 gboolean gpuprof_outfile_close (GpuprofOutfile * f);
 const gchar *gpuprof_outfile_path (GpuprofOutfile * f);
 
@@ -98,20 +105,24 @@ void gpuprof_outfile_succeeded (const gchar * path);
  * ("run.json" -> "run-elements.csv"): @path itself, or @dir/basename when
  * @dir (stats-dir=) is set; NULL when @path is a stream and no @dir: they
  * go nowhere. */
+GPUPROF_API
 gchar *gpuprof_outfile_sibling_base (const gchar * path, const gchar * dir);
 
 /* --- placeholders -------------------------------------------------------- */
 
 /* Fixes %t: called when the session opens its outputs (later calls keep
  * the first time). */
+GPUPROF_API
 void gpuprof_outfile_mark_start (void);
 /* @tmpl with its placeholders replaced; @pipeline NULL where a file is not
  * one pipeline's (trace=): %n is then the program's name. Names are made
  * safe for a path ('/' and other characters outside [A-Za-z0-9._+-] become
  * '_'). */
+GPUPROF_API
 gchar *gpuprof_outfile_expand (const gchar * tmpl, const gchar * pipeline);
 /* NULL when every placeholder of @tmpl is known; else the warning lines,
  * naming the parameter @key, each unknown placeholder and the valid ones */
+GPUPROF_API
 gchar *gpuprof_outfile_check_placeholders (const gchar * key,
     const gchar * tmpl);
 /* "%p process id, %n pipeline name, ..." */

@@ -12,6 +12,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -19,9 +21,11 @@ G_BEGIN_DECLS
 #define GPUPROF_OVERHEAD_EVERY 1024
 
 /* the clock for a sampled hook */
+GPUPROF_API
 guint64 gpuprof_overhead_begin (void);
 /* a sampled hook is over: adds its time to the thread's; @sample_done:
  * the push's last hook (push-post) */
+GPUPROF_API
 void gpuprof_overhead_end (guint64 cpu_begin, gboolean sample_done);
 /* the cost of one clock read pair, measured once (ns) */
 guint64 gpuprof_overhead_clock_pair_ns (void);

@@ -137,12 +137,6 @@ gpuprof_owners_lookup (gint tid, GpuprofThreadKind * kind)
   return id;
 }
 
-guint32
-gpuprof_threads_owner_of_tid (guint32 tid)
-{
-  return gpuprof_owners_lookup ((gint) tid, NULL);
-}
-
 GArray *
 gpuprof_owners_workers (guint32 element_id)
 {

@@ -35,8 +35,6 @@ void gpuprof_owners_set (gint tid, guint32 element_id,
 void gpuprof_owners_scan (guint32 element_id);
 /* Element id owning @tid, 0 when none; its kind in @kind if not NULL. */
 guint32 gpuprof_owners_lookup (gint tid, GpuprofThreadKind * kind);
-/* The seam for the GPU join: owner element id of @tid, 0 when none. */
-guint32 gpuprof_threads_owner_of_tid (guint32 tid);
 /* Worker threads of @element_id (tids, free with g_array_unref). */
 GArray *gpuprof_owners_workers (guint32 element_id);
 

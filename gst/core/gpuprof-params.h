@@ -10,11 +10,42 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <gst/gst.h>
 
-#include "gpuprof-cupti.h"
-
 G_BEGIN_DECLS
+
+/**
+ * GpuprofCuptiMode:
+ * @GPUPROF_CUPTI_AUTO: on when CUPTI loads and a GPU is there, else off with
+ *   its reason
+ * @GPUPROF_CUPTI_ON: the same, but the caller should warn when it is off
+ * @GPUPROF_CUPTI_OFF: never load CUPTI
+ */
+typedef enum
+{
+  GPUPROF_CUPTI_AUTO = 0,
+  GPUPROF_CUPTI_ON,
+  GPUPROF_CUPTI_OFF,
+} GpuprofCuptiMode;
+
+/**
+ * GpuprofCuptiPath:
+ * @GPUPROF_CUPTI_PATH_CALLBACK: CUPTI callbacks at the entry of launch, copy
+ *   and memset API calls store what the launching thread is doing under the
+ *   call's correlation id; activity records for GPU work only (the cheap one)
+ * @GPUPROF_CUPTI_PATH_ACTIVITY: runtime + driver API activity records and
+ *   external correlation records, joined on the collector thread
+ *
+ * How GPU records find the element that launched them (docs/gpu.md).
+ */
+typedef enum
+{
+  GPUPROF_CUPTI_PATH_CALLBACK = 0,
+  GPUPROF_CUPTI_PATH_ACTIVITY,
+} GpuprofCuptiPath;
+
 
 typedef enum
 {
@@ -50,31 +81,40 @@ GType gpuprof_cupti_mode_get_type (void);
 GType gpuprof_cupti_path_get_type (void);
 
 /* defaults, from the table */
+GPUPROF_API
 void gpuprof_params_init (GpuprofParams * p);
+GPUPROF_API
 void gpuprof_params_clear (GpuprofParams * p);
 void gpuprof_params_copy (GpuprofParams * dest, const GpuprofParams * src);
 
 /* Installs one construct-only property per parameter, with ids
  * first_prop_id, first_prop_id + 1, ... in table order. */
+GPUPROF_API
 void gpuprof_params_install_properties (GObjectClass * klass,
     guint first_prop_id);
 /* 'index' is prop_id - first_prop_id. A bad value warns (as a bad
  * GST_TRACERS value does) and leaves the parameter as it was. */
+GPUPROF_API
 void gpuprof_params_set_property (GpuprofParams * p, guint index,
     const GValue * value);
+GPUPROF_API
 void gpuprof_params_get_property (const GpuprofParams * p, guint index,
     GValue * value);
 
 /* Applies GST_TRACERS' "key=value,..." over what is in 'p'. Returns the
  * warnings (one line each), NULL when all was fine. */
+GPUPROF_API
 gchar *gpuprof_params_parse (GpuprofParams * p, const gchar * params);
 /* the warnings, to the debug log and once on stderr for the user */
+GPUPROF_API
 void gpuprof_params_warn (const gchar * warnings);
 
 /* docs/parameters.md's table of parameters (markdown), from the table */
+GPUPROF_API
 gchar *gpuprof_params_markdown (void);
 /* the same for a terminal (gst-gpuprof params): 1.22's gst-inspect-1.0
  * prints no tracer properties */
+GPUPROF_API
 gchar *gpuprof_params_describe (void);
 
 G_END_DECLS

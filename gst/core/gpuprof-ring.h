@@ -8,6 +8,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <glib.h>
 #include "gpuprof-event.h"
 
@@ -42,11 +44,17 @@ struct _GpuprofRing
   GpuprofEvent *events;
 };
 
+GPUPROF_API
 GpuprofRing *gpuprof_ring_new (guint32 thread_id, guint capacity);
+GPUPROF_API
 void gpuprof_ring_free (GpuprofRing * ring);
+GPUPROF_API
 guint gpuprof_ring_capacity (const GpuprofRing * ring);
+GPUPROF_API
 guint gpuprof_ring_pop (GpuprofRing * ring, GpuprofEvent * out, guint max);
+GPUPROF_API
 guint gpuprof_ring_level (const GpuprofRing * ring);
+GPUPROF_API
 guint64 gpuprof_ring_lost (const GpuprofRing * ring);
 
 /**

@@ -8,6 +8,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <gst/gst.h>
 
 G_BEGIN_DECLS
@@ -15,6 +17,7 @@ G_BEGIN_DECLS
 typedef struct _GpuprofElement GpuprofElement;
 typedef struct _GpuprofPad GpuprofPad;
 typedef struct _GpuprofThread GpuprofThread;
+typedef struct _GpuprofRing GpuprofRing;
 
 typedef enum
 {
@@ -112,7 +115,8 @@ struct _GpuprofThread
   gint cache_generation;
   GpuprofPadCacheEntry cache[GPUPROF_PAD_CACHE];
 
-  gpointer trace_ring;          /* gpuprof-ring.h, when tracing */
+  GpuprofRing *ring;            /* its ring on the event bus (gpuprof-bus.h),
+                                 * NULL when no one listens */
   gboolean announced;           /* name given to NVTX, trace, CUPTI */
   gboolean loop_owner_set;      /* gpuprof-owners.h told who pushes here */
 
@@ -123,8 +127,9 @@ struct _GpuprofThread
 };
 
 /* inline: asked for several times per buffer */
-extern __thread GpuprofThread *_gpuprof_current_thread
+GPUPROF_API __thread GpuprofThread *_gpuprof_current_thread
     __attribute__ ((tls_model ("initial-exec")));
+GPUPROF_API
 GpuprofThread *_gpuprof_thread_new_current (void);
 void _gpuprof_thread_first_touch (GpuprofThread * t, guint64 ts);
 
@@ -179,6 +184,7 @@ gboolean gpuprof_thread_read_doing (GpuprofThread * t,
 /* CPU time of the calling thread, ns (0 if the clock cannot be read): read
  * only where waits can be (source loops), never per chain call */
 guint64 gpuprof_thread_cpu_now (void);
+GPUPROF_API
 void gpuprof_thread_set_name (GpuprofThread * t, const gchar * name,
     gboolean from_task);
 GPtrArray *gpuprof_thread_list (void);  /* snapshot of all threads, free with g_ptr_array_unref */
@@ -215,5 +221,6 @@ G_END_DECLS
 G_BEGIN_DECLS
 gchar *gpuprof_thread_dup_name (GpuprofThread * t);
 /* the name of the thread whose id is @id, NULL when none has it */
+GPUPROF_API
 gchar *gpuprof_thread_dup_name_of (guint32 id);
 G_END_DECLS

@@ -25,7 +25,10 @@
 #endif
 
 #include "gpuprof-cupti.h"
+#include "gpuprof-clock.h"
 #include "gpuprof-gpu.h"
+#include "gpuprof-gpu-launch.h"
+#include "gpuprof-gpu-wait.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,46 +38,6 @@ GST_DEBUG_CATEGORY_STATIC (gpuprof_cupti_debug);
 #define GST_CAT_DEFAULT gpuprof_cupti_debug
 
 #define REASON_PREFIX "GPU attribution off: "
-
-/**
- * gpuprof_cupti_monotonic_ns:
- *
- * Returns: CLOCK_MONOTONIC in ns, the clock of every GPU timestamp (and of
- * gst_util_get_timestamp())
- */
-guint64
-gpuprof_cupti_monotonic_ns (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (guint64) ts.tv_sec * GST_SECOND + ts.tv_nsec;
-}
-
-/**
- * gpuprof_cupti_mode_from_string:
- * @s: "auto", "on" or "off" (also true/false, yes/no, 1/0)
- * @mode: (out): the mode
- *
- * Returns: whether @s is valid
- */
-gboolean
-gpuprof_cupti_mode_from_string (const gchar * s, GpuprofCuptiMode * mode)
-{
-  if (!s)
-    return FALSE;
-  if (!g_ascii_strcasecmp (s, "auto"))
-    *mode = GPUPROF_CUPTI_AUTO;
-  else if (!g_ascii_strcasecmp (s, "on") || !g_ascii_strcasecmp (s, "true")
-      || !g_ascii_strcasecmp (s, "yes") || !g_strcmp0 (s, "1"))
-    *mode = GPUPROF_CUPTI_ON;
-  else if (!g_ascii_strcasecmp (s, "off") || !g_ascii_strcasecmp (s, "false")
-      || !g_ascii_strcasecmp (s, "no") || !g_strcmp0 (s, "0"))
-    *mode = GPUPROF_CUPTI_OFF;
-  else
-    return FALSE;
-  return TRUE;
-}
 
 static void
 init_debug (void)
@@ -88,13 +51,8 @@ init_debug (void)
   }
 }
 
-#if defined(__has_include)
-#if __has_include(<cupti.h>)
-#define HAVE_CUPTI_HEADERS 1
-#endif
-#endif
-
-#ifndef HAVE_CUPTI_HEADERS
+/* HAVE_CUPTI_HEADERS: config.h, from the cuda-dir option (meson.build) */
+#if !HAVE_CUPTI_HEADERS
 
 gboolean
 gpuprof_cupti_start (const GpuprofCuptiSettings * settings, gchar ** reason)
@@ -349,7 +307,7 @@ load_library_locked (void)
 static uint64_t CUPTIAPI
 monotonic_timestamp (void)
 {
-  return gpuprof_cupti_monotonic_ns ();
+  return gpuprof_clock_monotonic_ns ();
 }
 
 static inline guint64
@@ -494,7 +452,7 @@ buffer_completed (CUcontext ctx, uint32_t stream_id, uint8_t * buffer,
     __atomic_fetch_add (&dropped, (guint64) n_dropped, __ATOMIC_RELAXED);
   }
   g_free (buffer);
-  gpuprof_gpu_settle (gpuprof_cupti_monotonic_ns (), GPUPROF_GPU_SETTLE_NORMAL);
+  gpuprof_gpu_settle (gpuprof_clock_monotonic_ns (), GPUPROF_GPU_SETTLE_NORMAL);
 }
 
 /* ---- hot path backend: one stack per channel, CUSTOM0 + channel ---- */
@@ -538,7 +496,7 @@ collector_main (gpointer data)
      * records of kernels still running */
     if (flush)
       cupti.ActivityFlushAll (0);
-    gpuprof_gpu_settle (gpuprof_cupti_monotonic_ns (),
+    gpuprof_gpu_settle (gpuprof_clock_monotonic_ns (),
         GPUPROF_GPU_SETTLE_NORMAL);
     g_mutex_lock (&lock);
   }
@@ -696,7 +654,7 @@ start_session_locked (void)
       CUPTI_SUCCESS;
   if (!have_ts_callback && cupti.GetTimestamp) {
     uint64_t c = 0;
-    guint64 m = gpuprof_cupti_monotonic_ns ();
+    guint64 m = gpuprof_clock_monotonic_ns ();
     cupti.GetTimestamp (&c);
     ts_offset = (gint64) m - (gint64) c;
     GST_INFO ("no CUPTI timestamp callback: measured offset %" G_GINT64_FORMAT
@@ -748,7 +706,7 @@ stop_session_locked (void)
   collector = NULL;
   gpuprof_gpu_set_backend (NULL);
   cupti.ActivityFlushAll (CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  gpuprof_gpu_settle (gpuprof_cupti_monotonic_ns (), GPUPROF_GPU_SETTLE_ALL);
+  gpuprof_gpu_settle (gpuprof_clock_monotonic_ns (), GPUPROF_GPU_SETTLE_ALL);
   g_mutex_lock (&lock);
   disable_kinds ();
   /* unsubscribing turns the launch callbacks off */
@@ -891,7 +849,7 @@ gpuprof_cupti_flush (gboolean forced)
   if (!g_atomic_int_get (&active))
     return;
   cupti.ActivityFlushAll (forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
-  gpuprof_gpu_settle (gpuprof_cupti_monotonic_ns (), forced ?
+  gpuprof_gpu_settle (gpuprof_clock_monotonic_ns (), forced ?
       GPUPROF_GPU_SETTLE_ALL : GPUPROF_GPU_SETTLE_JOINED);
 }
 

@@ -4,46 +4,22 @@
  * and optional symbols apart, like gst-plugins-bad's CUDA loader), so the
  * library loads and works, NVTX and CPU statistics included, on machines
  * without CUDA or without a GPU. Activity records are handed to the
- * correlation code (gpuprof-gpu.h); GPU timestamps are CLOCK_MONOTONIC ns.
+ * correlation code (gpuprof-gpu.h); GPU timestamps are CLOCK_MONOTONIC ns
+ * (gpuprof_clock_monotonic_ns()). Its modes and paths are parameters
+ * (gpuprof-params.h).
  *
  * Process-wide and reference counted: the tracer and any gpuprofmeter share
  * one CUPTI session.
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <gst/gst.h>
 
+#include "gpuprof-params.h"
+
 G_BEGIN_DECLS
-
-/**
- * GpuprofCuptiMode:
- * @GPUPROF_CUPTI_AUTO: on when CUPTI loads and a GPU is there, else off with
- *   its reason
- * @GPUPROF_CUPTI_ON: the same, but the caller should warn when it is off
- * @GPUPROF_CUPTI_OFF: never load CUPTI
- */
-typedef enum
-{
-  GPUPROF_CUPTI_AUTO = 0,
-  GPUPROF_CUPTI_ON,
-  GPUPROF_CUPTI_OFF,
-} GpuprofCuptiMode;
-
-/**
- * GpuprofCuptiPath:
- * @GPUPROF_CUPTI_PATH_CALLBACK: CUPTI callbacks at the entry of launch, copy
- *   and memset API calls store what the launching thread is doing under the
- *   call's correlation id; activity records for GPU work only (the cheap one)
- * @GPUPROF_CUPTI_PATH_ACTIVITY: runtime + driver API activity records and
- *   external correlation records, joined on the collector thread
- *
- * How GPU records find the element that launched them (docs/gpu.md).
- */
-typedef enum
-{
-  GPUPROF_CUPTI_PATH_CALLBACK = 0,
-  GPUPROF_CUPTI_PATH_ACTIVITY,
-} GpuprofCuptiPath;
 
 /**
  * GpuprofCuptiSettings:
@@ -65,16 +41,18 @@ typedef struct
   GpuprofCuptiPath path;
 } GpuprofCuptiSettings;
 
-gboolean gpuprof_cupti_mode_from_string (const gchar * s,
-    GpuprofCuptiMode * mode);
-
+GPUPROF_API
 gboolean gpuprof_cupti_start (const GpuprofCuptiSettings * settings,
     gchar ** reason);
+GPUPROF_API
 void gpuprof_cupti_stop (void);
+GPUPROF_API
 gboolean gpuprof_cupti_active (void);
+GPUPROF_API
 void gpuprof_cupti_flush (gboolean forced);
+GPUPROF_API
 guint64 gpuprof_cupti_dropped (void);
-guint64 gpuprof_cupti_monotonic_ns (void);
+GPUPROF_API
 GpuprofCuptiPath gpuprof_cupti_path (void);
 
 G_END_DECLS

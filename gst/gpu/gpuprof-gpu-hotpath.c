@@ -1,4 +1,5 @@
-/* gpuprof: GPU attribution, the hot path — see gpuprof-gpu-private.h.
+/* gpuprof: GPU attribution, the hot path (gpuprof-gpu-hotpath.h) and the
+ * threads' slots the rest reads (gpuprof-gpu-threads.h).
  *
  * Runs on streaming threads around chain calls: pushes/pops the external
  * correlation id through the backend and keeps, per thread, the stack of
@@ -18,7 +19,9 @@
 #include "config.h"
 #endif
 
-#include "gpuprof-gpu-private.h"
+#include "gpuprof-gpu-hotpath.h"
+#include "gpuprof-gpu-threads.h"
+#include "gpuprof-gpu-engine.h"
 
 #include <stdio.h>
 #include <unistd.h>
@@ -292,7 +295,7 @@ gpuprof_gpu_set_owner_batch_func (GpuprofGpuOwnerBatchFunc func,
 /* The owner's oldest batch in flight above @after as a sequence:
  * GPUPROF_GPU_SEQ_NONE when none */
 guint64
-_gpuprof_gpu_owner_batch (GpuprofGpuChannel channel, guint32 owner,
+gpuprof_gpu_thread_owner_batch (GpuprofGpuChannel channel, guint32 owner,
     guint64 after)
 {
   GpuprofGpuOwnerBatchFunc f = g_atomic_pointer_get (&owner_batch_func);
@@ -337,16 +340,16 @@ owner_launch_batch (GpuThread * t, GpuprofGpuChannel channel, guint32 owner)
     return after;
   /* a thread that never closed a batch: the oldest, remembered for after
    * its first close; past the newest batch inside: the oldest again */
-  b = _gpuprof_gpu_owner_batch (channel, owner, after);
+  b = gpuprof_gpu_thread_owner_batch (channel, owner, after);
   if (b == GPUPROF_GPU_SEQ_NONE && after)
-    b = _gpuprof_gpu_owner_batch (channel, owner, 0);
+    b = gpuprof_gpu_thread_owner_batch (channel, owner, 0);
   t->owner_batch = b == GPUPROF_GPU_SEQ_NONE ? 0 : b;
   t->closed = FALSE;
   return b;
 }
 
 /**
- * _gpuprof_gpu_launch_context:
+ * gpuprof_gpu_launch_context:
  * @channel: the channel
  * @element_id: (out): the element in a chain call on this thread, else the
  *   thread's owner, else its last active element (0: none)
@@ -361,7 +364,7 @@ owner_launch_batch (GpuThread * t, GpuprofGpuChannel channel, guint32 owner)
  *   with an owner, or neither
  */
 GpuprofGpuContext
-_gpuprof_gpu_launch_context (GpuprofGpuChannel channel, gboolean launch,
+gpuprof_gpu_launch_context (GpuprofGpuChannel channel, gboolean launch,
     guint32 * element_id, guint64 * seq, guint32 * tid)
 {
   GpuThread *t = &me;            /* one TLS look-up */
@@ -390,7 +393,7 @@ _gpuprof_gpu_launch_context (GpuprofGpuChannel channel, gboolean launch,
     *element_id = owner;
     *seq = launch && channel == GPUPROF_GPU_CHANNEL_TRACER ?
         owner_launch_batch (t, channel, owner) :
-        _gpuprof_gpu_owner_batch (channel, owner, 0);
+        gpuprof_gpu_thread_owner_batch (channel, owner, 0);
     return GPUPROF_GPU_CONTEXT_OWNER;
   }
   *element_id = (guint32) g_atomic_int_get (&s->last[channel]);
@@ -402,7 +405,7 @@ _gpuprof_gpu_launch_context (GpuprofGpuChannel channel, gboolean launch,
 /* The thread fallback: the element @tid was last active in on @channel;
  * @owner (out, nullable): the thread's owner, 0 when none */
 guint32
-_gpuprof_gpu_thread_last (guint32 tid, GpuprofGpuChannel channel,
+gpuprof_gpu_thread_last (guint32 tid, GpuprofGpuChannel channel,
     guint32 * owner)
 {
   ThreadSlot *s = find_slot (tid);
@@ -413,7 +416,7 @@ _gpuprof_gpu_thread_last (guint32 tid, GpuprofGpuChannel channel,
 }
 
 void
-_gpuprof_gpu_thread_name (guint32 tid, gchar * out, gsize size)
+gpuprof_gpu_thread_name (guint32 tid, gchar * out, gsize size)
 {
   ThreadSlot *s;
   gchar path[64], buf[64] = "";
@@ -444,7 +447,7 @@ _gpuprof_gpu_thread_name (guint32 tid, gchar * out, gsize size)
 
 /* gpuprof_gpu_reset(): every thread's last active element forgotten */
 void
-_gpuprof_gpu_threads_forget (void)
+gpuprof_gpu_threads_forget (void)
 {
   guint i, c;
 
@@ -488,7 +491,7 @@ gpuprof_gpu_enable_channel (GpuprofGpuChannel channel, gboolean enable)
 {
   if (enable) {
     g_atomic_int_or (&channels_wanted, 1 << channel);
-    g_atomic_int_or (&_gpuprof_gpu.channels_used, 1 << channel);
+    gpuprof_gpu_engine_use_channel (channel);
   } else {
     g_atomic_int_and (&channels_wanted, ~(1 << channel));
   }

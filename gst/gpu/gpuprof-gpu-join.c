@@ -1,4 +1,4 @@
-/* gpuprof: GPU attribution, the join — see gpuprof-gpu-private.h.
+/* gpuprof: GPU attribution, the join (gpuprof-gpu-join.h).
  *
  * How a GPU record finds its element
  * ----------------------------------
@@ -21,13 +21,19 @@
  * attribution rule, attribute_locked()) and hands it to the statistics and
  * to the op listeners alike.
  *
- * Locking: all of it under _gpuprof_gpu.lock.
+ * Locking: all of it under the engine's lock (gpuprof-gpu-engine.h).
+ * Calls: the engine, the threads' slots, the launch table and the
+ * statistics, nothing above.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "gpuprof-gpu-private.h"
+#include "gpuprof-gpu-join.h"
+#include "gpuprof-gpu-engine.h"
+#include "gpuprof-gpu-launch.h"
+#include "gpuprof-gpu-stats.h"
+#include "gpuprof-gpu-threads.h"
 
 #include <string.h>
 
@@ -69,7 +75,8 @@ struct _Entry
   Entry *prev, *next;           /* arrival order */
 };
 
-/* the join's state: all under _gpuprof_gpu.lock */
+/* the join's state: all under the engine's lock; set up on first use
+ * (entries != NULL) */
 static struct
 {
   GHashTable *entries;          /* corr -> Entry */
@@ -99,19 +106,23 @@ entry_free (Entry * e)
   g_free (e);
 }
 
-void
-_gpuprof_gpu_join_init_locked (void)
+static void
+ensure_locked (void)
 {
+  if (join.entries)
+    return;
   join.entries = g_hash_table_new (NULL, NULL);
   g_queue_init (&join.ready);
 }
 
 void
-_gpuprof_gpu_join_clear_locked (void)
+gpuprof_gpu_join_clear_locked (void)
 {
   GHashTableIter it;
   gpointer v;
 
+  if (!join.entries)
+    return;
   g_hash_table_iter_init (&it, join.entries);
   while (g_hash_table_iter_next (&it, NULL, &v))
     entry_free (v);
@@ -120,15 +131,24 @@ _gpuprof_gpu_join_clear_locked (void)
   memset (&join, 0, sizeof (join));
 }
 
+/**
+ * gpuprof_gpu_get_totals:
+ * @channel: the channel
+ * @totals: (out): filled: the statistics' sums and the join's counters
+ */
 void
-_gpuprof_gpu_join_fill_totals_locked (GpuprofGpuTotals * totals)
+gpuprof_gpu_get_totals (GpuprofGpuChannel channel, GpuprofGpuTotals * totals)
 {
+  gpuprof_gpu_engine_lock ();
+  ensure_locked ();
+  gpuprof_gpu_stats_totals_locked (channel, totals);
   totals->pending = join.pending_ops;
   totals->dropped = join.dropped_records;
   totals->api_records = join.api_records;
   totals->external_records = join.external_records;
   totals->launch_records = join.launch_records;
   totals->pending_ids = join.n_entries;
+  gpuprof_gpu_engine_unlock ();
 }
 
 /* -- entries -- */
@@ -210,12 +230,12 @@ attribute_locked (GpuprofGpuChannel c, const Entry * e,
   } else if (have_api) {
     guint32 owner;
 
-    so->element_id = _gpuprof_gpu_thread_last (e->thread_id, c, &owner);
+    so->element_id = gpuprof_gpu_thread_last (e->thread_id, c, &owner);
     if (so->element_id)
       so->by = GPUPROF_GPU_BY_THREAD;
     /* activity path: the owner's oldest batch now, not at launch */
     if (owner && so->element_id == owner)
-      so->seq = _gpuprof_gpu_owner_batch (c, owner, 0);
+      so->seq = gpuprof_gpu_thread_owner_batch (c, owner, 0);
   }
   so->thread_id = have_api ? e->thread_id : 0;
   so->api_start = have_api ? e->api_start : 0;
@@ -229,7 +249,7 @@ settle_op_locked (const Entry * e, const GpuprofGpuOp * op, gboolean unjoined)
 {
   guint c;
   gboolean graph = (e->flags & ENTRY_GRAPH) != 0;
-  gint used = g_atomic_int_get (&_gpuprof_gpu.channels_used);
+  gint used = gpuprof_gpu_engine_channels_used ();
   guint64 ns = 0;
 
   if (op->end > op->start)
@@ -240,12 +260,12 @@ settle_op_locked (const Entry * e, const GpuprofGpuOp * op, gboolean unjoined)
     if (!(used & (1 << c)))
       continue;
     attribute_locked (c, e, op, unjoined, &so);
-    _gpuprof_gpu_stats_account_locked (&so, ns, graph);
-    if (_gpuprof_gpu_have_op_listeners_locked ())
-      _gpuprof_gpu_call_op_listeners_locked (&so);
+    gpuprof_gpu_stats_account_locked (&so, ns, graph);
+    if (gpuprof_gpu_engine_have_op_listeners_locked ())
+      gpuprof_gpu_engine_call_op_listeners_locked (&so);
   }
   if (ns)
-    _gpuprof_gpu_stats_device_add_locked (op);
+    gpuprof_gpu_stats_device_add_locked (op);
 }
 
 /* Returns whether the entry is done with (the caller frees it). */
@@ -272,7 +292,7 @@ settle_entry_locked (Entry * e, gboolean unjoined)
 static void
 evict_locked (void)
 {
-  while (join.n_entries > _gpuprof_gpu.config.max_pending && join.oldest) {
+  while (join.n_entries > gpuprof_gpu_engine_config_locked ()->max_pending && join.oldest) {
     Entry *e = join.oldest;
     settle_entry_locked (e, !(e->flags & ENTRY_HAVE_API));
     entry_remove_locked (e);
@@ -307,8 +327,8 @@ gpuprof_gpu_add_op (const GpuprofGpuOp * op)
   Entry *e;
   PendingOp *p;
 
-  g_mutex_lock (&_gpuprof_gpu.lock);
-  _gpuprof_gpu_ensure_init_locked ();
+  gpuprof_gpu_engine_lock ();
+  ensure_locked ();
   e = entry_get_locked (op->correlation_id);
   p = g_new (PendingOp, 1);
   p->op = *op;
@@ -321,7 +341,7 @@ gpuprof_gpu_add_op (const GpuprofGpuOp * op)
     e->flags |= ENTRY_GRAPH;
   maybe_ready_locked (e);
   evict_locked ();
-  g_mutex_unlock (&_gpuprof_gpu.lock);
+  gpuprof_gpu_engine_unlock ();
 }
 
 /**
@@ -340,8 +360,8 @@ gpuprof_gpu_add_api (guint32 correlation_id, guint32 thread_id, guint32 cbid,
 {
   Entry *e;
 
-  g_mutex_lock (&_gpuprof_gpu.lock);
-  _gpuprof_gpu_ensure_init_locked ();
+  gpuprof_gpu_engine_lock ();
+  ensure_locked ();
   join.api_records++;
   e = entry_get_locked (correlation_id);
   e->flags |= ENTRY_HAVE_API;
@@ -350,7 +370,7 @@ gpuprof_gpu_add_api (guint32 correlation_id, guint32 thread_id, guint32 cbid,
   e->api_end = end;
   maybe_ready_locked (e);
   evict_locked ();
-  g_mutex_unlock (&_gpuprof_gpu.lock);
+  gpuprof_gpu_engine_unlock ();
 }
 
 /**
@@ -367,14 +387,14 @@ gpuprof_gpu_add_external (guint32 correlation_id, GpuprofGpuChannel channel,
 {
   Entry *e;
 
-  g_mutex_lock (&_gpuprof_gpu.lock);
-  _gpuprof_gpu_ensure_init_locked ();
+  gpuprof_gpu_engine_lock ();
+  ensure_locked ();
   join.external_records++;
   e = entry_get_locked (correlation_id);
   e->flags |= ENTRY_HAVE_EXT (channel);
   e->ext[channel] = external_id;
   evict_locked ();
-  g_mutex_unlock (&_gpuprof_gpu.lock);
+  gpuprof_gpu_engine_unlock ();
 }
 
 /**
@@ -393,14 +413,14 @@ gpuprof_gpu_add_launched_ops (const GpuprofGpuOp * ops, guint n_ops)
 {
   guint i, c;
 
-  g_mutex_lock (&_gpuprof_gpu.lock);
-  _gpuprof_gpu_ensure_init_locked ();
+  gpuprof_gpu_engine_lock ();
+  ensure_locked ();
   join.launch_records += n_ops;
   for (i = 0; i < n_ops; i++) {
     GpuprofGpuOp op = ops[i];
     GpuprofGpuLaunch l;
     Entry e = { 0, };
-    gboolean found = _gpuprof_gpu_launch_lookup (op.correlation_id, &l);
+    gboolean found = gpuprof_gpu_launch_lookup (op.correlation_id, &l);
 
     op.name = intern_cached_locked (op.name);
     e.corr = op.correlation_id;
@@ -423,7 +443,7 @@ gpuprof_gpu_add_launched_ops (const GpuprofGpuOp * ops, guint n_ops)
     }
     settle_op_locked (&e, &op, !found);
   }
-  g_mutex_unlock (&_gpuprof_gpu.lock);
+  gpuprof_gpu_engine_unlock ();
 }
 
 /**
@@ -433,10 +453,10 @@ gpuprof_gpu_add_launched_ops (const GpuprofGpuOp * ops, guint n_ops)
 void
 gpuprof_gpu_add_dropped (guint64 n_records)
 {
-  g_mutex_lock (&_gpuprof_gpu.lock);
-  _gpuprof_gpu_ensure_init_locked ();
+  gpuprof_gpu_engine_lock ();
+  ensure_locked ();
   join.dropped_records += n_records;
-  g_mutex_unlock (&_gpuprof_gpu.lock);
+  gpuprof_gpu_engine_unlock ();
 }
 
 /**
@@ -457,10 +477,10 @@ gpuprof_gpu_settle (guint64 now, GpuprofGpuSettleMode mode)
   guint64 this_epoch, retain_ns;
   Entry *e;
 
-  g_mutex_lock (&_gpuprof_gpu.lock);
-  _gpuprof_gpu_ensure_init_locked ();
+  gpuprof_gpu_engine_lock ();
+  ensure_locked ();
   this_epoch = join.epoch;
-  retain_ns = _gpuprof_gpu.config.retain_ns;
+  retain_ns = gpuprof_gpu_engine_config_locked ()->retain_ns;
 
   while (!g_queue_is_empty (&join.ready)) {
     guint32 corr = GPOINTER_TO_UINT (g_queue_peek_head (&join.ready));
@@ -482,14 +502,14 @@ gpuprof_gpu_settle (guint64 now, GpuprofGpuSettleMode mode)
     entry_remove_locked (e);
   }
 
-  _gpuprof_gpu_stats_commit_locked (force);
+  gpuprof_gpu_stats_commit_locked (force);
 
   join.settled_arrival = joined ? now : join.now;
   join.now = now;
   join.epoch++;
-  g_mutex_unlock (&_gpuprof_gpu.lock);
+  gpuprof_gpu_engine_unlock ();
 
-  _gpuprof_gpu_call_settle_listeners ();
+  gpuprof_gpu_engine_call_settle_listeners ();
 }
 
 /**
@@ -503,8 +523,8 @@ gpuprof_gpu_settled_arrival (void)
 {
   guint64 t;
 
-  g_mutex_lock (&_gpuprof_gpu.lock);
+  gpuprof_gpu_engine_lock ();
   t = join.settled_arrival;
-  g_mutex_unlock (&_gpuprof_gpu.lock);
+  gpuprof_gpu_engine_unlock ();
   return t;
 }

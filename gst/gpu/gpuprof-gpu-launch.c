@@ -1,5 +1,5 @@
-/* gpuprof: GPU attribution, the callback path's launch table — see
- * gpuprof-gpu-private.h.
+/* gpuprof: GPU attribution, the callback path's launch table
+ * (gpuprof-gpu-launch.h).
  *
  * With cupti-path=callback, CUPTI calls gpuprof_gpu_launch_enter() on the
  * launching thread at the entry of each launch, copy and memset API call
@@ -19,8 +19,9 @@
 #include "config.h"
 #endif
 
-#include "gpuprof-gpu-private.h"
-#include "gpuprof-cupti.h"
+#include "gpuprof-gpu-launch.h"
+#include "gpuprof-gpu-threads.h"
+#include "gpuprof-clock.h"
 
 #define N_LAUNCH_SLOTS (1 << 18)        /* power of two; 10 MiB, on first use */
 
@@ -77,7 +78,7 @@ gpuprof_gpu_launch_enter (guint32 correlation_id)
     s->l.ext[c] = 0;
     if (!(on & (1 << c)))
       continue;
-    switch (_gpuprof_gpu_launch_context (c, TRUE, &element, &seq,
+    switch (gpuprof_gpu_launch_context (c, TRUE, &element, &seq,
             &s->l.thread_id)) {
       case GPUPROF_GPU_CONTEXT_CALL:
         s->l.flags |= GPUPROF_GPU_LAUNCH_EXT (c);
@@ -92,13 +93,13 @@ gpuprof_gpu_launch_enter (guint32 correlation_id)
         s->l.ext[c] = element;
     }
   }
-  s->l.api_start = gpuprof_cupti_monotonic_ns ();
+  s->l.api_start = gpuprof_clock_monotonic_ns ();
   __atomic_store_n (&s->corr, correlation_id, __ATOMIC_RELEASE);
 }
 
 /* Record side: what the launching thread stored for @corr, if still there */
 gboolean
-_gpuprof_gpu_launch_lookup (guint32 corr, GpuprofGpuLaunch * out)
+gpuprof_gpu_launch_lookup (guint32 corr, GpuprofGpuLaunch * out)
 {
   LaunchSlot *tab = g_atomic_pointer_get (&launch_slots);
   LaunchSlot *s;

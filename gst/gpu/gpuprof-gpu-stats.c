@@ -1,16 +1,21 @@
-/* gpuprof: GPU attribution, the statistics — see gpuprof-gpu-private.h.
+/* gpuprof: GPU attribution, the statistics (gpuprof-gpu-stats.h).
  *
  * Takes the settled ops from the join (one GpuprofGpuSettledOp per used
  * channel) and sums them: per channel, per element (with its kernels), per
  * launching thread for the unattributed, a ring of recent (element,
  * sequence) costs; per device, the union of busy intervals and the longest
- * idle gaps. The public getters copy out of these under _gpuprof_gpu.lock.
+ * idle gaps. The public getters copy out of these under the engine's lock
+ * (gpuprof-gpu-engine.h). Calls: the engine, the threads' slots (names) and
+ * the waits, nothing above.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "gpuprof-gpu-private.h"
+#include "gpuprof-gpu-stats.h"
+#include "gpuprof-gpu-engine.h"
+#include "gpuprof-gpu-threads.h"
+#include "gpuprof-gpu-wait.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -81,7 +86,8 @@ typedef struct
   guint n_gaps;
 } Device;
 
-/* the statistics' state: all under _gpuprof_gpu.lock */
+/* the statistics' state: all under the engine's lock; set up on first use
+ * (devices != NULL) */
 static struct
 {
   Channel channels[GPUPROF_GPU_N_CHANNELS];
@@ -112,7 +118,7 @@ channel_init (Channel * ch)
   ch->elements = g_hash_table_new_full (NULL, NULL, NULL, element_agg_free);
   ch->unattributed = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   ch->unattributed_kernels = g_hash_table_new_full (NULL, NULL, NULL, g_free);
-  ch->ring_size = MAX (_gpuprof_gpu.config.ring_size, 1);
+  ch->ring_size = MAX (gpuprof_gpu_engine_config_locked ()->ring_size, 1);
   ch->ring = g_new0 (RingSlot, ch->ring_size);
   ch->ring_next = 0;
   ch->index_mask = 1;
@@ -133,18 +139,20 @@ channel_clear (Channel * ch)
   g_clear_pointer (&ch->ring, g_free);
 }
 
-void
-_gpuprof_gpu_stats_init_locked (void)
+static void
+ensure_locked (void)
 {
   guint c;
 
+  if (sums.devices)
+    return;
   sums.devices = g_hash_table_new_full (NULL, NULL, NULL, device_free);
   for (c = 0; c < GPUPROF_GPU_N_CHANNELS; c++)
     channel_init (&sums.channels[c]);
 }
 
 void
-_gpuprof_gpu_stats_clear_locked (void)
+gpuprof_gpu_stats_clear_locked (void)
 {
   guint c;
 
@@ -324,7 +332,7 @@ account_unattributed_locked (Channel * ch, const GpuprofGpuSettledOp * so,
   if (!t) {
     t = g_new0 (GpuprofGpuThreadStats, 1);
     t->thread_id = so->thread_id;
-    _gpuprof_gpu_thread_name (so->thread_id, t->name, sizeof (t->name));
+    gpuprof_gpu_thread_name (so->thread_id, t->name, sizeof (t->name));
     g_hash_table_insert (ch->unattributed, GUINT_TO_POINTER (so->thread_id),
         t);
   }
@@ -371,11 +379,12 @@ account_element_locked (Channel * ch, const GpuprofGpuSettledOp * so,
 /* One settled op on one channel; @ns its duration (0: untimed), @graph
  * whether its launch was a CUDA graph's. */
 void
-_gpuprof_gpu_stats_account_locked (const GpuprofGpuSettledOp * so,
+gpuprof_gpu_stats_account_locked (const GpuprofGpuSettledOp * so,
     guint64 ns, gboolean graph)
 {
   Channel *ch = &sums.channels[so->channel];
 
+  ensure_locked ();
   ch->totals.total_ns += ns;
   ch->totals.records++;
   if (so->by == GPUPROF_GPU_BY_NONE)
@@ -501,7 +510,7 @@ device_commit (Device * d, gboolean force)
   Interval *iv = (Interval *) d->pending->data;
 
   while (n < d->pending->len &&
-      (force || iv[n].end + _gpuprof_gpu.config.retain_ns < d->last)) {
+      (force || iv[n].end + gpuprof_gpu_engine_config_locked ()->retain_ns < d->last)) {
     if (d->committed_end)
       gaps_add (d->gaps, &d->n_gaps, d->committed_end,
           iv[n].start - d->committed_end);
@@ -515,10 +524,11 @@ device_commit (Device * d, gboolean force)
 
 /* A timed op's interval on its device (once per op, whatever the channels) */
 void
-_gpuprof_gpu_stats_device_add_locked (const GpuprofGpuOp * op)
+gpuprof_gpu_stats_device_add_locked (const GpuprofGpuOp * op)
 {
   Device *d = sums.last_device;
 
+  ensure_locked ();
   if (!d || d->device_id != op->device_id)
     d = g_hash_table_lookup (sums.devices, GUINT_TO_POINTER (op->device_id));
   if (!d) {
@@ -534,11 +544,12 @@ _gpuprof_gpu_stats_device_add_locked (const GpuprofGpuOp * op)
 
 /* At each settle: intervals older than retain_ns (all with @force) are final */
 void
-_gpuprof_gpu_stats_commit_locked (gboolean force)
+gpuprof_gpu_stats_commit_locked (gboolean force)
 {
   GHashTableIter it;
   gpointer v;
 
+  ensure_locked ();
   g_hash_table_iter_init (&it, sums.devices);
   while (g_hash_table_iter_next (&it, NULL, &v))
     device_commit (v, force);
@@ -552,22 +563,17 @@ _gpuprof_gpu_stats_commit_locked (gboolean force)
 static Channel *
 query_lock (GpuprofGpuChannel channel)
 {
-  g_mutex_lock (&_gpuprof_gpu.lock);
-  _gpuprof_gpu_ensure_init_locked ();
+  gpuprof_gpu_engine_lock ();
+  ensure_locked ();
   return &sums.channels[channel];
 }
 
-/**
- * gpuprof_gpu_get_totals:
- * @channel: the channel
- * @totals: (out): filled
- */
 void
-gpuprof_gpu_get_totals (GpuprofGpuChannel channel, GpuprofGpuTotals * totals)
+gpuprof_gpu_stats_totals_locked (GpuprofGpuChannel channel,
+    GpuprofGpuTotals * totals)
 {
-  *totals = query_lock (channel)->totals;
-  _gpuprof_gpu_join_fill_totals_locked (totals);
-  g_mutex_unlock (&_gpuprof_gpu.lock);
+  ensure_locked ();
+  *totals = sums.channels[channel].totals;
 }
 
 static gint
@@ -603,7 +609,7 @@ gpuprof_gpu_get_elements (GpuprofGpuChannel channel)
     };
     g_array_append_val (out, s);
   }
-  g_mutex_unlock (&_gpuprof_gpu.lock);
+  gpuprof_gpu_engine_unlock ();
   g_array_sort (out, element_cmp);
   return out;
 }
@@ -631,7 +637,7 @@ gpuprof_gpu_get_element (GpuprofGpuChannel channel, guint32 element_id,
     stats->by_thread_ns = a->by_thread_ns;
     stats->buffers = a->buffers;
   }
-  g_mutex_unlock (&_gpuprof_gpu.lock);
+  gpuprof_gpu_engine_unlock ();
   return a != NULL;
 }
 
@@ -654,13 +660,13 @@ add_thread_waits (GpuprofGpuChannel channel, GArray * rows)
   for (i = 0; i < rows->len; i++)
     g_array_append_val (tids,
         g_array_index (rows, GpuprofGpuThreadStats, i).thread_id);
-  _gpuprof_gpu_waiting_threads (channel, tids);
+  gpuprof_gpu_waiting_threads (channel, tids);
   for (i = 0; i < tids->len; i++) {
     guint32 tid = g_array_index (tids, guint32, i);
     if (i >= rows->len) {
       GpuprofGpuThreadStats t = { 0, };
       t.thread_id = tid;
-      _gpuprof_gpu_thread_name (tid, t.name, sizeof (t.name));
+      gpuprof_gpu_thread_name (tid, t.name, sizeof (t.name));
       g_array_append_val (rows, t);
     }
     g_array_index (rows, GpuprofGpuThreadStats, i).wait_ns =
@@ -686,7 +692,7 @@ gpuprof_gpu_get_unattributed (GpuprofGpuChannel channel)
   g_hash_table_iter_init (&it, query_lock (channel)->unattributed);
   while (g_hash_table_iter_next (&it, NULL, &v))
     g_array_append_vals (out, v, 1);
-  g_mutex_unlock (&_gpuprof_gpu.lock);
+  gpuprof_gpu_engine_unlock ();
   add_thread_waits (channel, out);
   g_array_sort (out, thread_cmp);
   return out;
@@ -736,7 +742,7 @@ gpuprof_gpu_get_top_kernels (GpuprofGpuChannel channel, guint n)
   while (g_hash_table_iter_next (&it, &k, &v))
     collect_kernels (out, ((ElementAgg *) v)->kernels, GPOINTER_TO_UINT (k));
   collect_kernels (out, ch->unattributed_kernels, 0);
-  g_mutex_unlock (&_gpuprof_gpu.lock);
+  gpuprof_gpu_engine_unlock ();
   g_array_sort (out, kernel_cmp);
   if (n && out->len > n)
     g_array_set_size (out, n);
@@ -760,8 +766,8 @@ gpuprof_gpu_get_devices (guint64 wall_start, guint64 wall_end)
   gpointer v;
   guint i;
 
-  g_mutex_lock (&_gpuprof_gpu.lock);
-  _gpuprof_gpu_ensure_init_locked ();
+  gpuprof_gpu_engine_lock ();
+  ensure_locked ();
   g_hash_table_iter_init (&it, sums.devices);
   while (g_hash_table_iter_next (&it, NULL, &v)) {
     Device *d = v;
@@ -792,7 +798,7 @@ gpuprof_gpu_get_devices (guint64 wall_start, guint64 wall_end)
     s.busy_fraction = t1 > t0 ? (gdouble) s.busy_ns / (t1 - t0) : 0.0;
     g_array_append_val (out, s);
   }
-  g_mutex_unlock (&_gpuprof_gpu.lock);
+  gpuprof_gpu_engine_unlock ();
   return out;
 }
 
@@ -818,6 +824,6 @@ gpuprof_gpu_get_buffer_cost (GpuprofGpuChannel channel, guint32 element_id,
   slot = ring_lookup (query_lock (channel), key);
   if (slot)
     *cost = slot->cost;
-  g_mutex_unlock (&_gpuprof_gpu.lock);
+  gpuprof_gpu_engine_unlock ();
   return slot != NULL;
 }

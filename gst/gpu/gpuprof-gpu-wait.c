@@ -1,5 +1,5 @@
-/* gpuprof: GPU attribution, host threads waiting on the GPU — see
- * gpuprof-gpu-private.h.
+/* gpuprof: GPU attribution, host threads waiting on the GPU
+ * (gpuprof-gpu-wait.h).
  *
  * CUPTI calls gpuprof_gpu_sync_enter()/_exit() on the waiting thread around
  * each synchronizing API call (cuCtx/cuStream/cuEventSynchronize,
@@ -19,8 +19,9 @@
 #include "config.h"
 #endif
 
-#include "gpuprof-gpu-private.h"
-#include "gpuprof-cupti.h"
+#include "gpuprof-gpu-wait.h"
+#include "gpuprof-gpu-threads.h"
+#include "gpuprof-clock.h"
 
 #include <string.h>
 
@@ -122,7 +123,7 @@ gpuprof_gpu_sync_enter (gboolean runtime, guint32 cbid)
   if (sync_call && SYNC_RUNTIME (sync_call) && !runtime)
     return;
   sync_call = call;
-  sync_start = gpuprof_cupti_monotonic_ns ();
+  sync_start = gpuprof_clock_monotonic_ns ();
 }
 
 /**
@@ -145,7 +146,7 @@ gpuprof_gpu_sync_exit (gboolean runtime, guint32 cbid)
   if (sync_call != SYNC_CALL (runtime, cbid))
     return;
   sync_call = 0;
-  ns = gpuprof_cupti_monotonic_ns () - sync_start;
+  ns = gpuprof_clock_monotonic_ns () - sync_start;
   for (c = 0; c < GPUPROF_GPU_N_CHANNELS; c++) {
     guint32 element, tid;
     guint64 seq;
@@ -153,7 +154,7 @@ gpuprof_gpu_sync_exit (gboolean runtime, guint32 cbid)
 
     if (!(on & (1 << c)))
       continue;
-    switch (_gpuprof_gpu_launch_context (c, FALSE, &element, &seq, &tid)) {
+    switch (gpuprof_gpu_launch_context (c, FALSE, &element, &seq, &tid)) {
       case GPUPROF_GPU_CONTEXT_CALL:
         kind = WAIT_IN_CALL;
         break;
@@ -241,7 +242,7 @@ gpuprof_gpu_get_thread_wait (GpuprofGpuChannel channel, guint32 tid,
 /* The threads with unattributed waits on @channel, appended to @tids
  * (guint32) when not there yet */
 void
-_gpuprof_gpu_waiting_threads (GpuprofGpuChannel channel, GArray * tids)
+gpuprof_gpu_waiting_threads (GpuprofGpuChannel channel, GArray * tids)
 {
   guint i, j;
 
@@ -263,7 +264,7 @@ _gpuprof_gpu_waiting_threads (GpuprofGpuChannel channel, GArray * tids)
 
 /* gpuprof_gpu_reset(): every sum zeroed (keys stay claimed) */
 void
-_gpuprof_gpu_waits_forget (void)
+gpuprof_gpu_waits_forget (void)
 {
   guint i;
 

@@ -1,41 +1,16 @@
-/* gpuprof: GPU attribution — see gpuprof-gpu.h for the model and
- * gpuprof-gpu-private.h for how it is split over files.
- *
- * This file: the state the modules share (GpuprofGpuEngine), configure and
- * reset, and the one listener registry.
+/* gpuprof: GPU attribution, the lifecycle: configure and reset every part
+ * (the top of the GPU code, see gpuprof-gpu.h for the order of its files).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "gpuprof-gpu-private.h"
-
-#include <string.h>
-
-GpuprofGpuEngine _gpuprof_gpu = {
-  .config = {GPUPROF_GPU_DEFAULT_RETAIN_NS, GPUPROF_GPU_DEFAULT_MAX_PENDING,
-      GPUPROF_GPU_DEFAULT_RING_SIZE},
-};
-
-void
-_gpuprof_gpu_ensure_init_locked (void)
-{
-  if (_gpuprof_gpu.initialised)
-    return;
-  _gpuprof_gpu_join_init_locked ();
-  _gpuprof_gpu_stats_init_locked ();
-  _gpuprof_gpu.initialised = TRUE;
-}
-
-static void
-clear_locked (void)
-{
-  if (!_gpuprof_gpu.initialised)
-    return;
-  _gpuprof_gpu_join_clear_locked ();
-  _gpuprof_gpu_stats_clear_locked ();
-  _gpuprof_gpu.initialised = FALSE;
-}
+#include "gpuprof-gpu.h"
+#include "gpuprof-gpu-engine.h"
+#include "gpuprof-gpu-join.h"
+#include "gpuprof-gpu-stats.h"
+#include "gpuprof-gpu-threads.h"
+#include "gpuprof-gpu-wait.h"
 
 /**
  * gpuprof_gpu_configure:
@@ -46,15 +21,11 @@ clear_locked (void)
 void
 gpuprof_gpu_configure (const GpuprofGpuConfig * c)
 {
-  g_mutex_lock (&_gpuprof_gpu.lock);
-  clear_locked ();
-  if (c->retain_ns)
-    _gpuprof_gpu.config.retain_ns = c->retain_ns;
-  if (c->max_pending)
-    _gpuprof_gpu.config.max_pending = c->max_pending;
-  if (c->ring_size)
-    _gpuprof_gpu.config.ring_size = c->ring_size;
-  g_mutex_unlock (&_gpuprof_gpu.lock);
+  gpuprof_gpu_engine_lock ();
+  gpuprof_gpu_join_clear_locked ();
+  gpuprof_gpu_stats_clear_locked ();
+  gpuprof_gpu_engine_configure_locked (c);
+  gpuprof_gpu_engine_unlock ();
 }
 
 /**
@@ -66,133 +37,10 @@ gpuprof_gpu_configure (const GpuprofGpuConfig * c)
 void
 gpuprof_gpu_reset (void)
 {
-  g_mutex_lock (&_gpuprof_gpu.lock);
-  clear_locked ();
-  g_mutex_unlock (&_gpuprof_gpu.lock);
-  _gpuprof_gpu_threads_forget ();
-  _gpuprof_gpu_waits_forget ();
-}
-
-/* ------------------------------------------------------------------ */
-/* listeners                                                           */
-
-/* One registry for both kinds of call. The array is guarded by the engine
- * lock (op calls are made with it held, so removing under it waits for
- * them); settle calls are made on a copy, without the engine lock (they
- * may query), under settle_calls, which removal also takes to wait for a
- * call in progress. Lock order: settle_calls, then the engine lock. */
-typedef struct
-{
-  guint id;
-  GpuprofGpuChannel channel;
-  GpuprofGpuListener funcs;
-  gpointer user_data;
-} Listener;
-
-static GArray *listeners;       /* Listener, engine lock */
-static guint n_op_listeners;    /* those with an op function, engine lock */
-static guint next_listener_id = 1;      /* engine lock */
-static GRecMutex settle_calls;
-
-/**
- * gpuprof_gpu_add_listener:
- * @channel: whose attribution @funcs->op gets (the channel must be
- *   enabled, or have been: only those are attributed)
- * @funcs: what to call; copied. Either function may be %NULL:
- *   - op: once for every GPU record settled from now on on @channel, on the
- *     settling thread (the CUPTI collector, or whoever flushes) **with the
- *     engine lock held**: it must be short and must not call gpuprof_gpu_*
- *     (the trace's GPU tracks, gpuprof-gputrace.c);
- *   - settled: after each gpuprof_gpu_settle(), whatever the channel, on
- *     the settling thread, without the engine lock: it may query
- *     (gpuprofmeter posts the buffers settled by then).
- * @user_data: for both functions
- *
- * Returns: an id for gpuprof_gpu_remove_listener()
- */
-guint
-gpuprof_gpu_add_listener (GpuprofGpuChannel channel,
-    const GpuprofGpuListener * funcs, gpointer user_data)
-{
-  Listener l = { 0, channel, *funcs, user_data };
-
-  g_mutex_lock (&_gpuprof_gpu.lock);
-  if (!listeners)
-    listeners = g_array_new (FALSE, FALSE, sizeof (Listener));
-  l.id = next_listener_id++;
-  g_array_append_val (listeners, l);
-  if (l.funcs.op)
-    n_op_listeners++;
-  g_mutex_unlock (&_gpuprof_gpu.lock);
-  return l.id;
-}
-
-/**
- * gpuprof_gpu_remove_listener:
- * @id: from gpuprof_gpu_add_listener()
- *
- * When it returns, the listener is not running on another thread and will
- * not be called again. May be called from the listener's own settled
- * function, not from its op function.
- */
-void
-gpuprof_gpu_remove_listener (guint id)
-{
-  guint i;
-
-  g_mutex_lock (&_gpuprof_gpu.lock);
-  for (i = 0; listeners && i < listeners->len; i++) {
-    Listener *l = &g_array_index (listeners, Listener, i);
-    if (l->id == id) {
-      if (l->funcs.op)
-        n_op_listeners--;
-      g_array_remove_index (listeners, i);
-      break;
-    }
-  }
-  g_mutex_unlock (&_gpuprof_gpu.lock);
-  /* a settled call that copied it before may still be running */
-  g_rec_mutex_lock (&settle_calls);
-  g_rec_mutex_unlock (&settle_calls);
-}
-
-gboolean
-_gpuprof_gpu_have_op_listeners_locked (void)
-{
-  return n_op_listeners > 0;
-}
-
-void
-_gpuprof_gpu_call_op_listeners_locked (const GpuprofGpuSettledOp * so)
-{
-  guint i;
-
-  for (i = 0; i < listeners->len; i++) {
-    Listener *l = &g_array_index (listeners, Listener, i);
-    if (l->funcs.op && l->channel == so->channel)
-      l->funcs.op (so, l->user_data);
-  }
-}
-
-void
-_gpuprof_gpu_call_settle_listeners (void)
-{
-  Listener *copy = NULL;
-  guint i, n = 0;
-
-  g_rec_mutex_lock (&settle_calls);
-  g_mutex_lock (&_gpuprof_gpu.lock);
-  if (listeners && listeners->len) {
-    copy = g_new (Listener, listeners->len);
-    for (i = 0; i < listeners->len; i++) {
-      Listener *l = &g_array_index (listeners, Listener, i);
-      if (l->funcs.settled)
-        copy[n++] = *l;
-    }
-  }
-  g_mutex_unlock (&_gpuprof_gpu.lock);
-  for (i = 0; i < n; i++)
-    copy[i].funcs.settled (copy[i].user_data);
-  g_free (copy);
-  g_rec_mutex_unlock (&settle_calls);
+  gpuprof_gpu_engine_lock ();
+  gpuprof_gpu_join_clear_locked ();
+  gpuprof_gpu_stats_clear_locked ();
+  gpuprof_gpu_engine_unlock ();
+  gpuprof_gpu_threads_forget ();
+  gpuprof_gpu_waits_forget ();
 }

@@ -5,178 +5,42 @@
  * (tests/gpu/) into exactly the code the CUPTI loader (gpuprof-cupti.c) feeds.
  *
  * Two halves:
- *  - hot path, on streaming threads: gpuprof_gpu_chain_enter() / _exit()
- *    push/pop an external correlation id through a backend (CUPTI) and keep a
- *    per-thread "last active element". O(1), no allocation, no lock; one
- *    branch when GPU attribution is off. Its per-thread state is its own,
- *    not the tracer's GpuprofThread: gpuprofmeter uses it without the
+ *  - hot path, on streaming threads (gpuprof-gpu-hotpath.h): push/pop an
+ *    external correlation id around chain calls. Its per-thread state is its
+ *    own, not the tracer's GpuprofThread: gpuprofmeter uses it without the
  *    tracer, and the record side reads it by OS thread id from the CUPTI
- *    thread (gpuprof-gpu-hotpath.c).
+ *    thread.
  *  - record side, on the CUPTI thread (or whoever flushes): gpuprof_gpu_add_*()
  *    take records in any order, gpuprof_gpu_settle() joins and attributes
  *    them, the statistics sum them, listeners get each settled op, and the
  *    query functions return plain structs. One mutex guards it.
- * Files: gpuprof-gpu-private.h.
+ *
+ * The files, each calling only those above it in this list (no circle;
+ * docs/layers.md):
+ *   gpuprof-gpu-engine.c   the record side's lock, limits and listeners
+ *   gpuprof-gpu-hotpath.c  enter/exit, the per-thread slots
+ *                          (gpuprof-gpu-threads.h: what the record side
+ *                          reads of them)
+ *   gpuprof-gpu-launch.c   callback path: correlation id -> launcher
+ *   gpuprof-gpu-wait.c     threads waiting on the GPU (synchronize)
+ *   gpuprof-gpu-stats.c    per element/kernel/device sums, the getters
+ *   gpuprof-gpu-join.c     records in, joined, settled, attributed
+ *   gpuprof-gpu.c          configure and reset: the lifecycle of all
+ *   gpuprof-gpu-names.c    element paths of each channel (on its own)
+ *   gpuprof-cupti.c        CUPTI, feeding all of the above
  *
  * Times are CLOCK_MONOTONIC nanoseconds (the loader registers a CUPTI
  * timestamp callback returning that clock), the base of gst_util_get_timestamp().
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <gst/gst.h>
 
-#include "gpuprof-ids.h"
+#include "gpuprof-gpu-hotpath.h"
 
 G_BEGIN_DECLS
-
-/**
- * GpuprofGpuChannel:
- * @GPUPROF_GPU_CHANNEL_TRACER: ids pushed by the gpuprof tracer's hooks
- *   (CUPTI external correlation kind CUSTOM0)
- * @GPUPROF_GPU_CHANNEL_METER: ids pushed by gpuprofmeter's chain wrappers
- *   (kind CUSTOM1)
- *
- * CUPTI keeps one id stack per external correlation kind, and emits a record
- * for each kind with a non-empty stack, so the tracer and gpuprofmeter can
- * both attribute the same kernel without seeing each other's ids. Each
- * channel has its own element ids and statistics.
- */
-typedef enum
-{
-  GPUPROF_GPU_CHANNEL_TRACER = 0,
-  GPUPROF_GPU_CHANNEL_METER = 1,
-} GpuprofGpuChannel;
-
-#define GPUPROF_GPU_N_CHANNELS 2
-
-/**
- * GpuprofGpuExternalId:
- *
- * The external correlation id pushed around a chain call and found again in
- * CUPTI's external correlation records: the channel's element id in the top
- * 24 bits, the buffer/batch sequence in the low 40 bits (10^12 buffers; a
- * PTS in ns, the meter's sequence, wraps after 18 minutes, which only
- * matters within the ring of recent buffers). Made by
- * gpuprof_gpu_encode_id(), read by gpuprof_gpu_id_element() and
- * gpuprof_gpu_id_seq(); it means nothing outside the GPU code (batch ids
- * have their own encoding, gpuprof-batch.h).
- */
-typedef guint64 GpuprofGpuExternalId;
-
-#define GPUPROF_GPU_ELEMENT_BITS 24
-#define GPUPROF_GPU_SEQ_BITS 40
-#define GPUPROF_GPU_SEQ_MASK GPUPROF_ID_LO_MASK (GPUPROF_GPU_SEQ_BITS)
-#define GPUPROF_GPU_ELEMENT_MAX GPUPROF_ID_HI_MAX (GPUPROF_GPU_SEQ_BITS)
-/* sequence meaning "no buffer": cost goes to the element, not to a buffer */
-#define GPUPROF_GPU_SEQ_NONE GPUPROF_GPU_SEQ_MASK
-
-/* element id and sequence in, and back out (gpuprof-ids.h) */
-#define gpuprof_gpu_encode_id(element_id, seq) \
-  ((GpuprofGpuExternalId) gpuprof_id_pack ((element_id), (seq), \
-      GPUPROF_GPU_SEQ_BITS))
-#define gpuprof_gpu_id_element(id) gpuprof_id_hi ((id), GPUPROF_GPU_SEQ_BITS)
-#define gpuprof_gpu_id_seq(id) gpuprof_id_lo ((id), GPUPROF_GPU_SEQ_BITS)
-
-/* ---- backend: who pushes the ids (CUPTI, or a test's fake) ---- */
-
-/**
- * GpuprofGpuBackend:
- * @push: (nullable): push @id on the calling thread's stack for @channel
- * @pop: (nullable): pop the calling thread's stack for @channel
- *
- * Set by gpuprof-cupti.c when CUPTI is active, by tests otherwise.
- */
-typedef struct
-{
-  void (*push) (GpuprofGpuChannel channel, GpuprofGpuExternalId id);
-  void (*pop) (GpuprofGpuChannel channel);
-} GpuprofGpuBackend;
-
-void gpuprof_gpu_set_backend (const GpuprofGpuBackend * backend);
-void gpuprof_gpu_enable_channel (GpuprofGpuChannel channel, gboolean enable);
-gboolean gpuprof_gpu_channel_enabled (GpuprofGpuChannel channel);
-
-/* ---- hot path (streaming threads) ---- */
-
-/* bit per enabled channel, 0 when no backend: the only thing the off path reads */
-extern volatile gint _gpuprof_gpu_channels_on;
-
-void _gpuprof_gpu_enter (GpuprofGpuChannel channel, guint32 element_id,
-    guint64 seq);
-void _gpuprof_gpu_exit (GpuprofGpuChannel channel);
-
-/**
- * gpuprof_gpu_channel_enter:
- * @channel: the channel
- * @element_id: 1..GPUPROF_GPU_ELEMENT_MAX, the caller's id for the element
- * @seq: buffer/batch sequence (or PTS for the meter), GPUPROF_GPU_SEQ_NONE
- *
- * Marks the start of a chain call: GPU work launched on this thread until the
- * matching gpuprof_gpu_channel_exit() belongs to (@element_id, @seq). Nests.
- */
-static inline void
-gpuprof_gpu_channel_enter (GpuprofGpuChannel channel, guint32 element_id,
-    guint64 seq)
-{
-  if (G_LIKELY (!(_gpuprof_gpu_channels_on & (1 << channel))))
-    return;
-  _gpuprof_gpu_enter (channel, element_id, seq);
-}
-
-static inline void
-gpuprof_gpu_channel_exit (GpuprofGpuChannel channel)
-{
-  if (G_LIKELY (!(_gpuprof_gpu_channels_on & (1 << channel))))
-    return;
-  _gpuprof_gpu_exit (channel);
-}
-
-/**
- * gpuprof_gpu_chain_enter:
- * @element_id: the tracer's element id (gpuprof-objects)
- * @seq: the buffer sequence on the sink pad, or the batch number
- *
- * Call at pad-chain-pre / pad-chain-list-pre (and pull-range-pre, with the
- * upstream element); pair with gpuprof_gpu_chain_exit() at the -post hook.
- */
-static inline void
-gpuprof_gpu_chain_enter (guint32 element_id, guint64 seq)
-{
-  gpuprof_gpu_channel_enter (GPUPROF_GPU_CHANNEL_TRACER, element_id, seq);
-}
-
-static inline void
-gpuprof_gpu_chain_exit (void)
-{
-  gpuprof_gpu_channel_exit (GPUPROF_GPU_CHANNEL_TRACER);
-}
-
-void gpuprof_gpu_set_thread_name (const gchar * name);
-void gpuprof_gpu_set_thread_element (GpuprofGpuChannel channel,
-    guint32 element_id);
-guint32 gpuprof_gpu_current_thread_id (void);
-void gpuprof_gpu_set_thread_owner (guint32 tid, guint32 element_id);
-
-/* element_id's oldest batch in flight whose number is above @after (0: the
- * oldest), 0 for none (gst/measure/gpuprof-batch.h) */
-typedef guint64 (*GpuprofGpuOwnerBatchFunc) (guint32 element_id,
-    guint64 after, gpointer user_data);
-void gpuprof_gpu_set_owner_batch_func (GpuprofGpuOwnerBatchFunc func,
-    gpointer user_data);
-
-/* the callback path (cupti-path=callback): the launching thread stores what
- * it is doing under the call's correlation id (gpuprof-gpu-launch.c) */
-void gpuprof_gpu_launch_table_init (void);
-void gpuprof_gpu_launch_enter (guint32 correlation_id);
-void gpuprof_gpu_use_pthread_ids (gboolean use);
-
-/* synchronizing calls (both paths): the calling thread's wait on the GPU,
- * charged at exit to what it is doing (gpuprof-gpu-wait.c) */
-void gpuprof_gpu_sync_enter (gboolean runtime, guint32 cbid);
-void gpuprof_gpu_sync_exit (gboolean runtime, guint32 cbid);
-/* after a host wait (gpuprof-gpu-wait.c) or an event record (both paths):
- * closes the calling thread's batch (gpuprof-gpu-hotpath.c) */
-void gpuprof_gpu_close_batch (void);
 
 /* ---- record side ---- */
 
@@ -218,12 +82,17 @@ typedef struct
   const gchar *name;
 } GpuprofGpuOp;
 
+GPUPROF_API
 void gpuprof_gpu_add_op (const GpuprofGpuOp * op);
+GPUPROF_API
 void gpuprof_gpu_add_api (guint32 correlation_id, guint32 thread_id,
     guint32 cbid, guint64 start, guint64 end);
+GPUPROF_API
 void gpuprof_gpu_add_external (guint32 correlation_id,
     GpuprofGpuChannel channel, GpuprofGpuExternalId external_id);
+GPUPROF_API
 void gpuprof_gpu_add_launched_ops (const GpuprofGpuOp * ops, guint n_ops);
+GPUPROF_API
 void gpuprof_gpu_add_dropped (guint64 n_records);
 /**
  * GpuprofGpuSettleMode:
@@ -241,6 +110,7 @@ typedef enum
   GPUPROF_GPU_SETTLE_ALL,
 } GpuprofGpuSettleMode;
 
+GPUPROF_API
 void gpuprof_gpu_settle (guint64 now, GpuprofGpuSettleMode mode);
 
 /**
@@ -267,9 +137,12 @@ typedef struct
 #define GPUPROF_GPU_DEFAULT_MAX_PENDING 262144
 #define GPUPROF_GPU_DEFAULT_RING_SIZE 8192
 
+GPUPROF_API
 void gpuprof_gpu_configure (const GpuprofGpuConfig * config);
+GPUPROF_API
 void gpuprof_gpu_reset (void);
 
+GPUPROF_API
 guint64 gpuprof_gpu_settled_arrival (void);
 
 /**
@@ -333,8 +206,10 @@ typedef struct
   void (*settled) (gpointer user_data);
 } GpuprofGpuListener;
 
+GPUPROF_API
 guint gpuprof_gpu_add_listener (GpuprofGpuChannel channel,
     const GpuprofGpuListener * funcs, gpointer user_data);
+GPUPROF_API
 void gpuprof_gpu_remove_listener (guint id);
 
 /* ---- queries: plain structs, copies ---- */
@@ -394,6 +269,7 @@ typedef struct
   guint64 waits;
 } GpuprofGpuWait;
 
+GPUPROF_API
 void gpuprof_gpu_get_wait (GpuprofGpuChannel channel, guint32 element_id,
     guint32 call_tid, GpuprofGpuWait * wait);
 guint64 gpuprof_gpu_get_thread_wait (GpuprofGpuChannel channel, guint32 tid,
@@ -501,14 +377,21 @@ typedef struct
   GpuprofGpuGap gaps[GPUPROF_GPU_MAX_GAPS];
 } GpuprofGpuDeviceStats;
 
+GPUPROF_API
 void gpuprof_gpu_get_totals (GpuprofGpuChannel channel,
     GpuprofGpuTotals * totals);
+GPUPROF_API
 GArray *gpuprof_gpu_get_elements (GpuprofGpuChannel channel);
+GPUPROF_API
 gboolean gpuprof_gpu_get_element (GpuprofGpuChannel channel,
     guint32 element_id, GpuprofGpuElementStats * stats);
+GPUPROF_API
 GArray *gpuprof_gpu_get_unattributed (GpuprofGpuChannel channel);
+GPUPROF_API
 GArray *gpuprof_gpu_get_top_kernels (GpuprofGpuChannel channel, guint n);
+GPUPROF_API
 GArray *gpuprof_gpu_get_devices (guint64 wall_start, guint64 wall_end);
+GPUPROF_API
 gboolean gpuprof_gpu_get_buffer_cost (GpuprofGpuChannel channel,
     guint32 element_id, guint64 seq, GpuprofGpuCost * cost);
 
@@ -521,8 +404,10 @@ typedef gchar *(*GpuprofGpuPathFunc) (guint32 element_id, gpointer user_data);
 gchar *gpuprof_gpu_label (GpuprofGpuPathFunc path_func, gpointer user_data,
     guint32 id);
 
+GPUPROF_API
 void gpuprof_gpu_set_path_func (GpuprofGpuChannel channel,
     GpuprofGpuPathFunc path_func, gpointer user_data);
+GPUPROF_API
 gchar *gpuprof_gpu_element_path (GpuprofGpuChannel channel,
     guint32 element_id);
 

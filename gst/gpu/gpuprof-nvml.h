@@ -19,6 +19,8 @@
  * threads of its own; unloading it under them would crash). */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -119,21 +121,28 @@ typedef struct
 /* Loads NVML (@library: path or soname; %NULL: $GPUPROF_NVML_LIBRARY, else
  * "libnvidia-ml.so.1"), initialises it and lists the devices. %NULL when
  * any of that fails, with one line in @reason ("NVML off: …"). */
+GPUPROF_API
 GpuprofNvml *gpuprof_nvml_open (const gchar * library, gchar ** reason);
 /* nvmlShutdown; frees @nvml */
+GPUPROF_API
 void gpuprof_nvml_close (GpuprofNvml * nvml);
 
 /* The library loaded, and the optional functions it lacks
  * ("nvmlDeviceGetPcieThroughput, …", "" when none) */
+GPUPROF_API
 const gchar *gpuprof_nvml_library (const GpuprofNvml * nvml);
+GPUPROF_API
 const gchar *gpuprof_nvml_missing (const GpuprofNvml * nvml);
 
+GPUPROF_API
 guint gpuprof_nvml_device_count (const GpuprofNvml * nvml);
+GPUPROF_API
 const GpuprofNvmlDevice *gpuprof_nvml_device (const GpuprofNvml * nvml,
     guint index);
 
 /* Reads @fields (GPUPROF_NVML_BIT()s) of device @index into @out; FALSE
  * (@out all unknown) when the device is not usable. */
+GPUPROF_API
 gboolean gpuprof_nvml_read (GpuprofNvml * nvml, guint index, guint fields,
     GpuprofNvmlReading * out);
 
@@ -142,20 +151,25 @@ gboolean gpuprof_nvml_read (GpuprofNvml * nvml, guint index, guint fields,
 /* NVML index of the device at PCI @bus_id ("0000:3b:00.0" as CUDA's
  * cuDeviceGetPCIBusId writes it, "00000000:3B:00.0" as NVML, "3b:00.0");
  * -1 when none */
+GPUPROF_API
 gint gpuprof_nvml_find_pci_bus_id (const GpuprofNvml * nvml,
     const gchar * bus_id);
 /* NVML index of the device with @uuid ("GPU-…", or without "GPU-": the
  * form CUDA_VISIBLE_DEVICES and cuDeviceGetUuid give); -1 when none */
+GPUPROF_API
 gint gpuprof_nvml_find_uuid (const GpuprofNvml * nvml, const gchar * uuid);
 /* NVML index of CUDA device @ordinal of this process, from
  * $CUDA_VISIBLE_DEVICES and $CUDA_DEVICE_ORDER; -1 when it cannot be told
  * (see gpuprof_nvml_cuda_ordinal_to_index()) */
+GPUPROF_API
 gint gpuprof_nvml_find_cuda_ordinal (const GpuprofNvml * nvml, guint ordinal);
 
 /* Pure: "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" from CUDA's 16-byte
  * CUuuid (CUPTI's device records carry it too); @out holds 41 bytes */
+GPUPROF_API
 void gpuprof_nvml_uuid_string (const guint8 bytes[16], gchar out[41]);
 /* Pure: a PCI bus id in any of the forms above; FALSE when malformed */
+GPUPROF_API
 gboolean gpuprof_nvml_parse_pci_bus_id (const gchar * s, guint * domain,
     guint * bus, guint * device, guint * function);
 /* Pure: the NVML index of CUDA device @ordinal given the NVML devices,
@@ -168,18 +182,22 @@ gboolean gpuprof_nvml_parse_pci_bus_id (const gchar * s, guint * domain,
  * when it cannot be told: the ordinal is not visible, a MIG entry, or
  * models mixed with FASTEST_FIRST (CUDA's speed ranking is not NVML's to
  * know: map by PCI bus id or UUID from CUDA then, which are exact). */
+GPUPROF_API
 gint gpuprof_nvml_cuda_ordinal_to_index (const GpuprofNvmlDevice * devices,
     guint n_devices, guint ordinal, const gchar * visible,
     const gchar * order);
 
 /* Pure: "sw_power_cap,hw_thermal" for @reasons into @buf ("none" when 0) */
+GPUPROF_API
 const gchar *gpuprof_nvml_reasons_string (guint64 reasons, gchar * buf,
     gsize size);
 /* Why a field is unknown: NVML's words for @status (a
  * GpuprofNvmlReading.status), "not asked" or "not in this driver's NVML" */
+GPUPROF_API
 const gchar *gpuprof_nvml_status_string (const GpuprofNvml * nvml,
     gint status);
 /* Pure: the name of a field ("util", "decoder", …) */
+GPUPROF_API
 const gchar *gpuprof_nvml_field_name (GpuprofNvmlField field);
 
 G_END_DECLS

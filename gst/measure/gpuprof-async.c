@@ -1,6 +1,6 @@
 /* gpuprof: asynchronous elements (see gpuprof-async.h). */
 #include "gpuprof-async.h"
-#include "gpuprof-batch.h"
+#include "gpuprof-ids.h"
 
 #include "gpuprof-nvtx.h"
 
@@ -43,34 +43,14 @@ struct _GpuprofAsync
   guint64 last_read_ts;         /* its workers' last reading at a push */
 };
 
-/* Records by element id, for the GPU code: a launch on an owned thread
- * asks for its owner's oldest batch by id, in a CUPTI callback, so the
- * lookup takes no lock. One slot per id modulo the size; a colliding
- * element is simply not found (its launches get no batch). A record leaves
- * its slot before it is freed, which happens only after its run was
- * reported (gpuprof-objects.h), when its threads no longer launch. */
-#define BY_ID_SLOTS 1024
-static GpuprofAsync *by_id[BY_ID_SLOTS];
-
 GpuprofAsync *
 gpuprof_async_new (GpuprofElement * e, guint64 skip)
 {
-  GpuprofAsync *a = g_new0 (GpuprofAsync, 1), *none = NULL;
+  GpuprofAsync *a = g_new0 (GpuprofAsync, 1);
 
   a->element = e;
   a->skip = skip;
-  __atomic_compare_exchange_n (&by_id[e->id % BY_ID_SLOTS], &none, a, FALSE,
-      __ATOMIC_RELEASE, __ATOMIC_RELAXED);
   return a;
-}
-
-GpuprofAsync *
-gpuprof_async_of_id (guint32 element_id)
-{
-  GpuprofAsync *a =
-      __atomic_load_n (&by_id[element_id % BY_ID_SLOTS], __ATOMIC_ACQUIRE);
-
-  return a && a->element->id == element_id ? a : NULL;
 }
 
 gboolean
@@ -88,10 +68,6 @@ gpuprof_async_confirm (GpuprofAsync * a)
 void
 gpuprof_async_free (GpuprofAsync * a)
 {
-  GpuprofAsync *me = a;
-
-  __atomic_compare_exchange_n (&by_id[a->element->id % BY_ID_SLOTS], &me,
-      NULL, FALSE, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
   g_free (a);
 }
 

@@ -27,6 +27,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include "gpuprof-histogram.h"
 #include "gpuprof-objects.h"
 #include "gpuprof-workers.h"
@@ -54,27 +56,29 @@ typedef struct
  * (arrivals, departures, its chain calls on the CPU clock); it is
  * asynchronous once confirmed, when its own thread pushes outside a chain
  * call. */
+GPUPROF_API
 GpuprofAsync *gpuprof_async_new (GpuprofElement * e, guint64 skip);
 gboolean gpuprof_async_confirmed (const GpuprofAsync * a);
 void gpuprof_async_confirm (GpuprofAsync * a);
+GPUPROF_API
 void gpuprof_async_free (GpuprofAsync * a);
-/* the record of the element with id @element_id, NULL when none (or its
- * slot is another's): no lock, for CUPTI callbacks */
-GpuprofAsync *gpuprof_async_of_id (guint32 element_id);
 /* a new run (nothing streams) */
 void gpuprof_async_reset (GpuprofAsync * a);
 
 /* Hot path. @batch: the GpuprofBatchId the buffer carries, 0 if none;
  * @nvtx_msg: the sink pad's NVTX string, NULL: no range;
  * @payload: the range's payload (batch number, else the pad's sequence) */
+GPUPROF_API
 void gpuprof_async_arrive (GpuprofAsync * a, gconstpointer key,
     guint64 batch, gpointer nvtx_msg, guint64 payload, guint64 ts);
 /* The chain kept the buffer (+1), or the push that took it out
  * returned (-1). */
+GPUPROF_API
 void gpuprof_async_hold (GpuprofAsync * a, gint delta);
 /* @key leaves: TRUE when it matched an arrival, whose GpuprofBatchId is
  * returned (0: none); the arrival's NVTX range ends. Arrivals before the
  * one matched by pointer never left (dropped): their ranges end too. */
+GPUPROF_API
 gboolean gpuprof_async_depart (GpuprofAsync * a, gconstpointer key,
     guint64 ts, guint64 * batch);
 /* GpuprofBatchId of the oldest arrival still inside, 0 when none (or it
@@ -93,9 +97,11 @@ GpuprofWorkers *gpuprof_async_get_workers (GpuprofAsync * a);
 void gpuprof_async_sample (GpuprofAsync * a, guint64 ts);
 
 /* Samples the workers, then the figures */
+GPUPROF_API
 void gpuprof_async_figures (GpuprofAsync * a, GpuprofAsyncFigures * f);
 /* Nothing is inside any more (a flush, the end of a run): the ring is
  * emptied, the NVTX ranges of what was inside end. No push may run. */
+GPUPROF_API
 void gpuprof_async_drain (GpuprofAsync * a);
 
 G_END_DECLS

@@ -6,11 +6,10 @@
 #include "gpuprof-clock.h"
 #include "gpuprof-gpu.h"
 #include "gpuprof-histogram.h"
+#include "gpuprof-stats.h"
 
 #include <string.h>
 
-#define MAX_ELEMENTS 4096       /* elements tracked at once: a slot per id
-                                 * modulo this, freed with the record */
 #define SLOT_BITS 12            /* 4096 buffers of batches in flight */
 #define N_ARRIVALS 1024         /* inputs not yet taken into a batch */
 #define N_RECENT 512            /* batches a stage can still look up */
@@ -67,7 +66,8 @@ typedef struct
   guint64 self_ns;
 } Fill;
 
-typedef struct
+/* every element's slot (GpuprofElement.batch), made with its record */
+typedef struct _GpuprofBatchElement
 {
   GpuprofElement *element;
   gint batch_size;              /* -1: no such property; -2: not read yet */
@@ -84,20 +84,21 @@ typedef struct
 
 struct _GpuprofBatches
 {
-  GMutex lock;                  /* creating an Elem only */
+  GMutex lock;                  /* creating an aggregator's part only */
   GpuprofStreams *streams;      /* told which frames a sink received */
+  GpuprofObjects *objects;      /* batch ids name their aggregator by id */
   gint active;                  /* an aggregator was seen: follow buffers */
-  Elem *elems[MAX_ELEMENTS];
   /* a batch's buffer -> its GpuprofBatchId (a) */
   GpuprofBufEntry slots[1 << SLOT_BITS];
 };
 
 GpuprofBatches *
-gpuprof_batches_new (GpuprofStreams * streams)
+gpuprof_batches_new (GpuprofStreams * streams, GpuprofObjects * objects)
 {
   GpuprofBatches *b = g_new0 (GpuprofBatches, 1);
 
   b->streams = streams;
+  b->objects = objects;
   g_mutex_init (&b->lock);
   return b;
 }
@@ -105,55 +106,55 @@ gpuprof_batches_new (GpuprofStreams * streams)
 void
 gpuprof_batches_free (GpuprofBatches * b)
 {
-  guint i;
-
   if (!b)
     return;
-  for (i = 0; i < MAX_ELEMENTS; i++) {
-    if (b->elems[i]) {
-      g_free (b->elems[i]->agg);
-      g_free (b->elems[i]);
-    }
-  }
   g_mutex_clear (&b->lock);
   g_free (b);
 }
 
 /* ---------------------------------------------------------- elements */
 
+void
+gpuprof_batches_element_init (GpuprofBatches * b, GpuprofElement * e)
+{
+  Elem *st = g_new0 (Elem, 1);
+
+  st->element = e;
+  st->batch_size = -2;
+  st->interval = -1;
+  e->batch = st;
+}
+
+void
+gpuprof_batches_element_fini (GpuprofBatches * b, GpuprofElement * e)
+{
+  Elem *st = e->batch;
+
+  e->batch = NULL;
+  if (st) {
+    g_free (st->agg);
+    g_free (st);
+  }
+}
+
 static inline Elem *
 elem_peek (GpuprofBatches * b, GpuprofElement * e)
 {
-  Elem *st = __atomic_load_n (&b->elems[e->id % MAX_ELEMENTS],
-      __ATOMIC_ACQUIRE);
-
-  return st && st->element == e ? st : NULL;
+  return e->batch;
 }
 
-/* first sight only: the lock keeps two threads from creating it twice */
+/* an aggregator's part on its first sight: the lock keeps two threads from
+ * creating it twice */
 static Elem *
 elem_get (GpuprofBatches * b, GpuprofElement * e, gboolean aggregator)
 {
   Elem *st = elem_peek (b, e);
 
-  if (G_LIKELY (st && (st->agg || !aggregator)))
+  if (G_LIKELY (!st || st->agg || !aggregator))
     return st;
   g_mutex_lock (&b->lock);
-  st = b->elems[e->id % MAX_ELEMENTS];
-  if (st && st->element != e) {
-    /* the slot is another live element's: this one is not followed */
-    g_mutex_unlock (&b->lock);
-    return NULL;
-  }
-  if (!st) {
-    st = g_new0 (Elem, 1);
-    st->element = e;
-    st->batch_size = -2;
-    st->interval = -1;
-  }
-  if (aggregator && !st->agg)
+  if (!st->agg)
     __atomic_store_n (&st->agg, g_new0 (Agg, 1), __ATOMIC_RELEASE);
-  __atomic_store_n (&b->elems[e->id % MAX_ELEMENTS], st, __ATOMIC_RELEASE);
   g_mutex_unlock (&b->lock);
   return st;
 }
@@ -161,9 +162,9 @@ elem_get (GpuprofBatches * b, GpuprofElement * e, gboolean aggregator)
 static Elem *
 elem_by_id (GpuprofBatches * b, guint32 id)
 {
-  Elem *st = __atomic_load_n (&b->elems[id % MAX_ELEMENTS], __ATOMIC_ACQUIRE);
+  GpuprofElement *e = gpuprof_objects_element_by_id (b->objects, id);
 
-  return st && st->element->id == id ? st : NULL;
+  return e ? e->batch : NULL;
 }
 
 /* an int-like property as a gint; -1 when the element has none */
@@ -524,25 +525,6 @@ gpuprof_batches_reset (GpuprofBatches * b, GpuprofElement * e)
   st->pending = 0;
 }
 
-void
-gpuprof_batches_forget (GpuprofBatches * b, GpuprofElement * e)
-{
-  Elem *st;
-
-  g_mutex_lock (&b->lock);
-  st = b->elems[e->id % MAX_ELEMENTS];
-  if (st && st->element == e)
-    __atomic_store_n (&b->elems[e->id % MAX_ELEMENTS], NULL,
-        __ATOMIC_RELEASE);
-  else
-    st = NULL;
-  g_mutex_unlock (&b->lock);
-  if (st) {
-    g_free (st->agg);
-    g_free (st);
-  }
-}
-
 /* ------------------------------------------------------- snapshot */
 
 /* the inputs' frame interval from their caps, when buffers had none */
@@ -635,7 +617,7 @@ fill_extremes (GpuprofStageRow * row, Elem * st)
 static gchar *
 main_thread_name (GpuprofElement * e)
 {
-  const GpuprofThreadSlot *slot = gpuprof_stats_main_slot (&e->stats);
+  const GpuprofThreadSlot *slot = gpuprof_stats_main_slot (e->stats);
 
   return slot ? gpuprof_thread_dup_name (slot->thread) : g_strdup ("");
 }
@@ -685,11 +667,11 @@ cmp_stage (gconstpointer a, gconstpointer b)
 static guint64
 async_stage_work (GpuprofElement * e, guint64 batches)
 {
-  guint64 calls = gpuprof_stats_calls (&e->stats), all;
+  guint64 calls = gpuprof_stats_calls (e->stats), all;
   GpuprofAsyncFigures f;
 
   gpuprof_async_figures (e->async, &f);
-  all = gpuprof_stats_self_ns (&e->stats) + f.worker_ns;
+  all = gpuprof_stats_self_ns (e->stats) + f.worker_ns;
   return calls > batches ? (guint64) ((gdouble) all * batches / calls) : all;
 }
 
@@ -710,7 +692,7 @@ add_stages (GArray * sorted, GPtrArray * elements, GpuprofBatches * b)
       s.row.aggregator = g_strdup (e->path);
       s.row.batches = LOAD (&st->agg->batches);
       s.row.frames = LOAD (&st->agg->frames);
-      s.row.self_ns = gpuprof_stats_self_ns (&e->stats);
+      s.row.self_ns = gpuprof_stats_self_ns (e->stats);
       /* its work on a batch is done between the first frame's arrival and
        * the push */
       s.row.span_ns = LOAD (&st->agg->last_push) -
@@ -788,9 +770,11 @@ gpuprof_batches_oldest_in_flight (GpuprofElement * e)
 }
 
 guint64
-gpuprof_batches_in_flight_after_of_id (guint32 element_id, guint64 after)
+gpuprof_batches_in_flight_after_of_id (GpuprofBatches * b,
+    guint32 element_id, guint64 after)
 {
-  GpuprofAsync *a = gpuprof_async_of_id (element_id);
+  GpuprofElement *e = gpuprof_objects_element_by_id (b->objects, element_id);
+  GpuprofAsync *a = e ? __atomic_load_n (&e->async, __ATOMIC_ACQUIRE) : NULL;
 
   return a ? gpuprof_batch_id_num (gpuprof_async_batch_after (a, after)) : 0;
 }

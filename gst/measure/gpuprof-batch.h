@@ -14,6 +14,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include "gpuprof-ids.h"
 #include "gpuprof-objects.h"
 #include "gpuprof-snapshot.h"
@@ -21,34 +23,17 @@
 
 G_BEGIN_DECLS
 
-/**
- * GpuprofBatchId:
- *
- * A batch being followed downstream (a buffer's slot, GpuprofFrame.batch_id):
- * the aggregator's element id (gpuprof-objects) in the top 24 bits, its
- * batch number (from 1) in the low 40; 0 is "no batch". Its own encoding,
- * not a GPU external correlation id (GpuprofGpuExternalId): the GPU code is
- * told only the batch number, as the sequence of the chain call.
- */
-typedef guint64 GpuprofBatchId;
-
-#define GPUPROF_BATCH_NUM_BITS 40
-#define GPUPROF_BATCH_NUM_MASK GPUPROF_ID_LO_MASK (GPUPROF_BATCH_NUM_BITS)
-#define GPUPROF_BATCH_AGGREGATOR_MAX GPUPROF_ID_HI_MAX (GPUPROF_BATCH_NUM_BITS)
-
-/* aggregator id and batch number in, and back out (gpuprof-ids.h) */
-#define gpuprof_batch_id_make(aggregator_id, num) \
-  ((GpuprofBatchId) gpuprof_id_pack ((aggregator_id), (num), \
-      GPUPROF_BATCH_NUM_BITS))
-#define gpuprof_batch_id_aggregator(id) \
-  gpuprof_id_hi ((id), GPUPROF_BATCH_NUM_BITS)
-#define gpuprof_batch_id_num(id) gpuprof_id_lo ((id), GPUPROF_BATCH_NUM_BITS)
-
 typedef struct _GpuprofBatches GpuprofBatches;
 
-/* streams: told the frames each batch carries to a sink (may be NULL) */
-GpuprofBatches *gpuprof_batches_new (GpuprofStreams * streams);
+/* streams: told the frames each batch carries to a sink (may be NULL);
+ * objects: where batch ids find their aggregator */
+GpuprofBatches *gpuprof_batches_new (GpuprofStreams * streams,
+    GpuprofObjects * objects);
 void gpuprof_batches_free (GpuprofBatches * b);
+/* an element's slot (GpuprofElement.batch), made and freed with its record
+ * (registry lock held); no hook runs for it after fini */
+void gpuprof_batches_element_init (GpuprofBatches * b, GpuprofElement * e);
+void gpuprof_batches_element_fini (GpuprofBatches * b, GpuprofElement * e);
 
 /* Hot path. 'f' is the CHAIN frame just pushed (pre) or popped (post) on
  * t's stack. Returns the batch number the call processes, 0 when none.
@@ -79,12 +64,14 @@ void gpuprof_batches_carry (GpuprofBatches * b, GstBuffer * buffer,
  * is not asynchronous (gpuprof-async.h). O(1), lock-free reads only: safe
  * on any thread, in CUPTI callbacks too.
  */
+GPUPROF_API
 guint64 gpuprof_batches_oldest_in_flight (GpuprofElement * e);
 /* By element id (GpuprofElement.id), for GPU launches on threads the
  * element owns (gpuprof_gpu_set_owner_batch_func()): the oldest batch in
- * flight whose number is above @after (0: the oldest), 0 when none */
-guint64 gpuprof_batches_in_flight_after_of_id (guint32 element_id,
-    guint64 after);
+ * flight whose number is above @after (0: the oldest), 0 when none.
+ * Lock-free. */
+guint64 gpuprof_batches_in_flight_after_of_id (GpuprofBatches * b,
+    guint32 element_id, guint64 after);
 /* EOS pushed from 'pad': a partial last batch was pushed by EOS */
 void gpuprof_batches_eos (GpuprofBatches * b, GpuprofPad * pad);
 
@@ -92,8 +79,6 @@ void gpuprof_batches_eos (GpuprofBatches * b, GpuprofPad * pad);
  * interval of elements that have them. */
 void gpuprof_batches_read_properties (GpuprofBatches * b, GpuprofElement * e);
 void gpuprof_batches_reset (GpuprofBatches * b, GpuprofElement * e);
-/* the element's record is about to be freed: no hook runs for it again */
-void gpuprof_batches_forget (GpuprofBatches * b, GpuprofElement * e);
 /* Fills snap->batches and snap->stages from 'elements' (GpuprofElement*) */
 void gpuprof_batches_snapshot (GpuprofBatches * b, GPtrArray * elements,
     GpuprofSnapshot * snap);

@@ -19,6 +19,8 @@
  * The parsers are pure functions. */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -71,37 +73,48 @@ typedef struct _GpuprofCpuLimitsReader GpuprofCpuLimitsReader;
  * "/proc/self/mountinfo", the cgroup files, "/sys/devices/system/cpu/
  * online"); %NULL for "" (the machine). Never fails: what it cannot find
  * is unknown. */
+GPUPROF_API
 GpuprofCpuLimitsReader *gpuprof_cpu_limits_reader_new (const gchar * root);
+GPUPROF_API
 void gpuprof_cpu_limits_reader_free (GpuprofCpuLimitsReader * r);
+GPUPROF_API
 void gpuprof_cpu_limits_read (GpuprofCpuLimitsReader * r,
     GpuprofCpuLimits * out);
 /* The cgroup folder read (its cpu controller's), %NULL when none: then
  * why in @why if not %NULL (a static string) */
+GPUPROF_API
 const gchar *gpuprof_cpu_limits_reader_cgroup (const GpuprofCpuLimitsReader *
     r, const gchar ** why);
 
+GPUPROF_API
 void gpuprof_cpu_process_read (GpuprofCpuProcess * out);
 
+GPUPROF_API
 const gchar *gpuprof_cpu_limit_name (GpuprofCpuLimit limit);
 
 /* ---- pure parsers (text NUL-terminated) ---- */
 
 /* "0-3,8,10-11\n" -> 7; 0 when malformed */
+GPUPROF_API
 guint gpuprof_cpu_parse_cpu_list (const gchar * text);
 /* v2 cpu.max "max 100000" (@quota_us -1) or "50000 100000" */
+GPUPROF_API
 gboolean gpuprof_cpu_parse_cpu_max (const gchar * text, gint64 * quota_us,
     guint64 * period_us);
 /* cpu.stat: v2 or v1 keys; FALSE when it has neither throttled_usec nor
  * throttled_time */
+GPUPROF_API
 gboolean gpuprof_cpu_parse_cpu_stat (const gchar * text,
     GpuprofCpuThrottle * out);
 /* /proc/self/cgroup: the cgroup path of the v2 hierarchy ("0::/a/b") or,
  * @v1, of the v1 hierarchy whose controllers include "cpu"
  * ("4:cpu,cpuacct:/a/b"); a newly allocated string, %NULL when none */
+GPUPROF_API
 gchar *gpuprof_cpu_parse_proc_cgroup (const gchar * text, gboolean v1);
 /* /proc/self/mountinfo: the mount of the cgroup2 hierarchy or, @v1, of the
  * v1 hierarchy with the cpu controller; its root inside the hierarchy and
  * its mount point ("\040" escapes decoded), newly allocated. FALSE: none. */
+GPUPROF_API
 gboolean gpuprof_cpu_parse_mountinfo (const gchar * text, gboolean v1,
     gchar ** root, gchar ** mount_point);
 

@@ -19,6 +19,8 @@
  * thread by up to one scheduler tick. */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -76,34 +78,45 @@ typedef struct _GpuprofCpuThreads GpuprofCpuThreads;
 /* @task_dir: the folder to list, %NULL for "/proc/self/task" (tests give a
  * folder of their own with <tid>/stat and <tid>/schedstat files). %NULL
  * when it cannot be opened, with the reason in @error. */
+GPUPROF_API
 GpuprofCpuThreads *gpuprof_cpu_threads_new (const gchar * task_dir,
     GError ** error);
+GPUPROF_API
 void gpuprof_cpu_threads_free (GpuprofCpuThreads * t);
 
 /* One pass: reads what @what says of every thread; stat is always read for
  * a thread not seen before. Returns the number of rows (threads alive now,
  * then those that ended since the previous pass), 0 when the folder could
  * not be listed. */
+GPUPROF_API
 guint gpuprof_cpu_threads_read (GpuprofCpuThreads * t, guint what);
 
 /* The rows of the last pass: gpuprof_cpu_threads_read()'s count */
+GPUPROF_API
 guint gpuprof_cpu_threads_count (const GpuprofCpuThreads * t);
+GPUPROF_API
 const GpuprofCpuThread *gpuprof_cpu_threads_row (const GpuprofCpuThreads * t,
     guint i);
 /* the row of a thread alive at the last pass, %NULL when none */
+GPUPROF_API
 const GpuprofCpuThread *gpuprof_cpu_threads_find (const GpuprofCpuThreads * t,
     gint tid);
 /* passes made; CLOCK_MONOTONIC ns of the last pass and the one before
  * (0 before the second pass): the wall time the deltas cover */
+GPUPROF_API
 guint64 gpuprof_cpu_threads_passes (const GpuprofCpuThreads * t);
+GPUPROF_API
 guint64 gpuprof_cpu_threads_interval_ns (const GpuprofCpuThreads * t);
 /* how often the arrays grew (allocations); flat once warm */
+GPUPROF_API
 guint gpuprof_cpu_threads_grown (const GpuprofCpuThreads * t);
 
 /* Pure parsers of one file's text (@len bytes, not NUL-terminated) */
+GPUPROF_API
 gboolean gpuprof_cpu_parse_stat (const gchar * text, gsize len,
     GpuprofCpuStat * out);
 /* schedstat: "on_cpu_ns run_delay_ns timeslices"; other fields untouched */
+GPUPROF_API
 gboolean gpuprof_cpu_parse_schedstat (const gchar * text, gsize len,
     GpuprofCpuTimes * out);
 

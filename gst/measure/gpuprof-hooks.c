@@ -1,23 +1,21 @@
 /* gpuprof: what each tracer hook does (the buffer path, events, queries,
- * messages, state changes). The session around them (set-up, reports) is
- * gpuprof-profiler.c. */
+ * messages, state changes), on a GpuprofMeasure (gpuprof-measure.h). */
 #include "config.h"
-#include "gpuprof-profiler.h"
-#include "gpuprof-profiler-private.h"
+#include "gpuprof-hooks.h"
 
 #include "gpuprof-async.h"
 #include "gpuprof-batch.h"
+#include "gpuprof-bus.h"
 #include "gpuprof-clock.h"
 #include "gpuprof-cupti.h"
-#include "gpuprof-emit.h"
 #include "gpuprof-gpu.h"
 #include "gpuprof-nvtx.h"
 #include "gpuprof-objects.h"
 #include "gpuprof-owners.h"
-#include "gpuprof-workers.h"
 #include "gpuprof-queue.h"
+#include "gpuprof-stats.h"
 #include "gpuprof-thread.h"
-#include "gpuprof-trace.h"
+#include "gpuprof-workers.h"
 
 /* GStreamer's own chain-list function, which splits a list into chain calls
  * (each with its own hooks): read from a new pad once */
@@ -36,38 +34,38 @@ gpuprof_hooks_init (void)
 /* ------------------------------------------------------------ threads */
 
 static void
-name_thread (GpuprofProfiler * p, GpuprofThread * t)
+name_thread (GpuprofMeasure * m, GpuprofThread * t)
 {
-  if (p->params.nvtx)
+  if (m->nvtx)
     gpuprof_nvtx_name_thread (t->tid, t->name);
-  if (p->gpu_on)
+  if (m->gpu_on)
     gpuprof_gpu_set_thread_name (t->name);
-  if (t->trace_ring) {
+  if (t->ring) {
     GpuprofEvent ev;
     gpuprof_event_init (&ev, GPUPROF_EVENT_THREAD_NAME, 0, 0, t->id,
         gpuprof_clock_now ());
-    gpuprof_trace_push (t->trace_ring, &ev);
+    gpuprof_ring_push (t->ring, &ev);
   }
 }
 
 /* First hook on a thread: it gets a trace ring and its name is told */
 static void
-announce_thread (GpuprofProfiler * p, GpuprofThread * t)
+announce_thread (GpuprofMeasure * m, GpuprofThread * t)
 {
   t->announced = TRUE;
-  if (p->trace)
-    t->trace_ring = gpuprof_trace_ring_for_thread (p->trace, t->id);
-  name_thread (p, t);
+  if (gpuprof_bus_active (m->bus))
+    t->ring = gpuprof_bus_ring_for_thread (m->bus, t->id);
+  name_thread (m, t);
 }
 
 static inline GpuprofThread *
-enter_thread (GpuprofProfiler * p, guint64 ts)
+enter_thread (GpuprofMeasure * m, guint64 ts)
 {
   GpuprofThread *t = gpuprof_thread_get ();
 
   gpuprof_clock_observe_hook (ts);
   if (G_UNLIKELY (!t->announced))
-    announce_thread (p, t);
+    announce_thread (m, t);
   gpuprof_thread_touch (t, ts);
   return t;
 }
@@ -79,7 +77,7 @@ pop_frame (GpuprofThread * t, GpuprofFrameKind kind, GpuprofPad * pad);
 
 /* The usual case costs no lookup: the top frame is the one for this pad. */
 static inline GpuprofFrame *
-pop_frame_for (GpuprofProfiler * p, GpuprofThread * t, GpuprofFrameKind kind,
+pop_frame_for (GpuprofMeasure * m, GpuprofThread * t, GpuprofFrameKind kind,
     GstPad * pad)
 {
   GpuprofFrame *top = gpuprof_thread_top (t);
@@ -89,7 +87,7 @@ pop_frame_for (GpuprofProfiler * p, GpuprofThread * t, GpuprofFrameKind kind,
     t->depth--;
     return top;
   }
-  gp = gpuprof_objects_pad (p->objects, t, pad);
+  gp = gpuprof_objects_pad (m->objects, t, pad);
   return gp->element ? pop_frame (t, kind, gp) : NULL;
 }
 
@@ -161,24 +159,15 @@ open_frame (GpuprofThread * t, GpuprofFrameKind kind, GpuprofPad * gp,
 
 /* An element seen before it had a pipeline is resolved when it streams */
 static inline guint32
-element_pipeline_id (GpuprofProfiler * p, GpuprofElement * e)
+element_pipeline_id (GpuprofMeasure * m, GpuprofElement * e)
 {
   guint32 id = __atomic_load_n (&e->pipeline_id, __ATOMIC_RELAXED);
 
-  return G_LIKELY (id) ? id : gpuprof_objects_resolve_streaming (p->objects,
+  return G_LIKELY (id) ? id : gpuprof_objects_resolve_streaming (m->objects,
       e);
 }
 
 /* ------------------------------------------------------------- queues */
-
-/* where a queue tells its entries: gpuprof-queue.c does the rest */
-static inline GpuprofQueueOutputs
-queue_outputs (GpuprofProfiler * p)
-{
-  GpuprofQueueOutputs out = { p->trace, p->params.nvtx };
-
-  return out;
-}
 
 static guint64
 list_size (GstBufferList * list)
@@ -197,27 +186,13 @@ data_size (GstBuffer * buffer, GstBufferList * list)
   return buffer ? gst_buffer_get_size (buffer) : list_size (list);
 }
 
-void
-gpuprof_hooks_end_queues (GpuprofProfiler * p, GpuprofElement * e, guint64 ts)
-{
-  GpuprofQueueOutputs out = queue_outputs (p);
-
-  gpuprof_queue_end_element (e, &out, ts);
-}
-
-void
-gpuprof_profiler_queue_overrun (GpuprofProfiler * p, GstElement * queue)
-{
-  gpuprof_queue_overrun (queue);
-}
-
 /* -------------------------------------------------------- buffer path */
 
 void
-gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
+gpuprof_hooks_chain_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     GstBuffer * buffer, GstBufferList * list)
 {
-  GpuprofThread *t = enter_thread (p, ts);
+  GpuprofThread *t = enter_thread (m, ts);
   GpuprofPad *gp;
   GpuprofElement *e;
   GpuprofFrame *f;
@@ -240,7 +215,7 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
       f->split = TRUE;
     return;
   }
-  gp = gpuprof_objects_pad (p->objects, t, pad);
+  gp = gpuprof_objects_pad (m->objects, t, pad);
   e = gp->element;
   if (!e)
     return;
@@ -259,22 +234,22 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   f->batch_id = 0;
   f->cpu_start = 0;
   gpuprof_thread_set_doing (t, GPUPROF_DOING_CHAIN, e->id, ts);
-  t->pipeline_id = element_pipeline_id (p, e);
+  t->pipeline_id = element_pipeline_id (m, e);
   if (__atomic_load_n (&e->task_pushes, __ATOMIC_RELAXED))
-    __atomic_store_n (&e->last_input_ts, ts, __ATOMIC_RELAXED);
+    __atomic_store_n (&e->stats->last_input_ts, ts, __ATOMIC_RELAXED);
 
   if (G_UNLIKELY (gp->queue)) {
-    GpuprofQueueOutputs out = queue_outputs (p);
+    GpuprofQueueOutputs out = gpuprof_measure_queue_outputs (m);
     f->size = data_size (buffer, list);
     gpuprof_queue_chain_pre (gp->queue, &out, t, f, buffer, list);
-  } else if (t->trace_ring) {
+  } else if (t->ring) {
     f->size = data_size (buffer, list);
   }
   /* a call processing a batch is labelled with the batch number, so NVTX
    * and GPU records land per batch */
-  has_origin = __atomic_load_n (&p->streams_on, __ATOMIC_RELAXED)
-      && gpuprof_streams_chain (p->streams, e, gp, buffer, ts, &origin);
-  batch = gpuprof_batches_chain_pre (p->batches, t, f, buffer, ts,
+  has_origin = __atomic_load_n (&m->streams_on, __ATOMIC_RELAXED)
+      && gpuprof_streams_chain (m->streams, e, gp, buffer, ts, &origin);
+  batch = gpuprof_batches_chain_pre (m->batches, t, f, buffer, ts,
       has_origin ? &origin : NULL);
   payload = batch ? batch : f->seq;
   /* an asynchronous element: the buffer stays inside after the call; the
@@ -282,10 +257,10 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   async = __atomic_load_n (&e->async, __ATOMIC_ACQUIRE);
   if (G_UNLIKELY (async)) {
     gpuprof_async_arrive (async, f->key, f->batch_id,
-        p->params.nvtx ? gp->nvtx_msg : NULL, payload, ts);
+        m->nvtx ? gp->nvtx_msg : NULL, payload, ts);
     f->cpu_start = gpuprof_thread_cpu_now ();
   }
-  if (p->params.nvtx) {
+  if (m->nvtx) {
     gpuprof_nvtx_push (e, gp->nvtx_msg, payload, GPUPROF_NVTX_CAT_CHAIN);
     f->nvtx_open = TRUE;
   }
@@ -293,7 +268,7 @@ gpuprof_profiler_chain_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
 }
 
 static void
-trace_call (GpuprofProfiler * p, GpuprofThread * t, GpuprofFrame * f,
+trace_call (GpuprofMeasure * m, GpuprofThread * t, GpuprofFrame * f,
     guint64 incl, guint64 self)
 {
   GpuprofEvent ev;
@@ -305,7 +280,7 @@ trace_call (GpuprofProfiler * p, GpuprofThread * t, GpuprofFrame * f,
   ev.pts = f->pts;
   ev.size = f->size;
   ev.self = self;
-  gpuprof_trace_push (t->trace_ring, &ev);
+  gpuprof_ring_push (t->ring, &ev);
 }
 
 /* A chain call that failed still got its data: the push that made it must
@@ -336,11 +311,11 @@ async_chain_wait (GpuprofElement * e, const GpuprofFrame * f, guint64 incl,
 }
 
 void
-gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
+gpuprof_hooks_chain_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     GstFlowReturn res)
 {
-  GpuprofThread *t = enter_thread (p, ts);
-  GpuprofFrame *f = pop_frame_for (p, t, GPUPROF_FRAME_CHAIN, pad);
+  GpuprofThread *t = enter_thread (m, ts);
+  GpuprofFrame *f = pop_frame_for (m, t, GPUPROF_FRAME_CHAIN, pad);
   GpuprofPad *gp;
   GpuprofElement *e;
   guint64 incl, blocked = 0, self;
@@ -363,14 +338,14 @@ gpuprof_profiler_chain_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
      * buffer over, or waits for room */
     blocked = incl > f->child_ns ? incl - f->child_ns : 0;
   if (blocked)
-    __atomic_fetch_add (&e->stats.blocked_ns, blocked, __ATOMIC_RELAXED);
+    __atomic_fetch_add (&e->stats->blocked_ns, blocked, __ATOMIC_RELAXED);
   self = incl > f->child_ns + blocked ? incl - f->child_ns - blocked : 0;
-  gpuprof_stats_add_call (&e->stats, t, self, incl);
-  gpuprof_batches_chain_post (p->batches, t, f, self);
-  if (t->trace_ring)
-    trace_call (p, t, f, incl, self);
+  gpuprof_stats_add_call (e->stats, t, self, incl);
+  gpuprof_batches_chain_post (m->batches, t, f, self);
+  if (t->ring)
+    trace_call (m, t, f, incl, self);
   if (G_UNLIKELY (gp->queue)) {
-    GpuprofQueueOutputs out = queue_outputs (p);
+    GpuprofQueueOutputs out = gpuprof_measure_queue_outputs (m);
     gpuprof_queue_chain_post (gp->queue, &out, f, blocked, res, ts);
   }
   if (G_UNLIKELY (res != GST_FLOW_OK))
@@ -422,7 +397,7 @@ async_record (GpuprofElement * e, gboolean make, guint64 skip, guint64 ts)
  * followed before (no worker seen in a state change): the buffers inside
  * now arrived unrecorded. */
 static void
-follow_async (GpuprofProfiler * p, GpuprofElement * e, GpuprofThread * t,
+follow_async (GpuprofMeasure * m, GpuprofElement * e, GpuprofThread * t,
     guint n, guint64 ts)
 {
   guint64 in = 0, out = 0;
@@ -433,7 +408,7 @@ follow_async (GpuprofProfiler * p, GpuprofElement * e, GpuprofThread * t,
     return;
   /* this push counted already */
   if (!__atomic_load_n (&e->async, __ATOMIC_ACQUIRE))
-    gpuprof_objects_buffer_counts (p->objects, e, &in, &out);
+    gpuprof_measure_buffer_counts (m, e, &in, &out);
   a = async_record (e, TRUE, in + n > out ? in + n - out : 0, ts);
   /* its CPU is read here, as its output loop's */
   gpuprof_workers_drop (gpuprof_async_get_workers (a), t->tid);
@@ -441,7 +416,7 @@ follow_async (GpuprofProfiler * p, GpuprofElement * e, GpuprofThread * t,
 }
 
 static void
-charge_loop (GpuprofProfiler * p, GpuprofElement * e, GpuprofThread * t,
+charge_loop (GpuprofMeasure * m, GpuprofElement * e, GpuprofThread * t,
     guint n, guint64 ts)
 {
   guint64 start = t->loop_mark, child = t->loop_child_ns, loop, full;
@@ -457,14 +432,14 @@ charge_loop (GpuprofProfiler * p, GpuprofElement * e, GpuprofThread * t,
   if (G_UNLIKELY (first)) {
     t->loop_owner_set = TRUE;
     gpuprof_owners_set (t->tid, e->id, GPUPROF_THREAD_KIND_OUTPUT);
-    follow_async (p, e, t, n, ts);
+    follow_async (m, e, t, n, ts);
   }
   /* GPU work launched in this loop, outside chain calls, is its */
   if (G_UNLIKELY (gpuprof_gpu_channel_enabled (GPUPROF_GPU_CHANNEL_TRACER)))
     gpuprof_gpu_set_thread_element (GPUPROF_GPU_CHANNEL_TRACER, e->id);
   full = ts > start ? ts - start : 0;
   full = full > child ? full - child : 0;
-  input = __atomic_load_n (&e->last_input_ts, __ATOMIC_RELAXED);
+  input = __atomic_load_n (&e->stats->last_input_ts, __ATOMIC_RELAXED);
   if (input > start) {
     start = input;
     child = 0;
@@ -485,35 +460,35 @@ charge_loop (GpuprofProfiler * p, GpuprofElement * e, GpuprofThread * t,
   /* an asynchronous element's output loop waits for its own worker, not
    * for input; its calls are its chain calls */
   if (G_UNLIKELY (e->async) && gpuprof_async_confirmed (e->async)) {
-    gpuprof_stats_add_work (&e->stats, t, loop);
+    gpuprof_stats_add_work (e->stats, t, loop);
     return;
   }
   if (full > loop)
-    __atomic_fetch_add (&e->stats.wait_input_ns, full - loop,
+    __atomic_fetch_add (&e->stats->wait_input_ns, full - loop,
         __ATOMIC_RELAXED);
-  gpuprof_stats_add_call (&e->stats, t, loop, loop);
+  gpuprof_stats_add_call (e->stats, t, loop, loop);
 }
 
 /* Out of an asynchronous element: the arrival it matches, the batch it
  * carries on; its workers' CPU is read here, while they live */
 static void
-push_out_of_async (GpuprofProfiler * p, GpuprofAsync * async,
+push_out_of_async (GpuprofMeasure * m, GpuprofAsync * async,
     GstBuffer * buffer, GstBufferList * list, guint64 ts)
 {
   guint64 carried;
 
   gpuprof_async_depart (async, buffer ? (gconstpointer) buffer : list, ts,
       &carried);
-  gpuprof_batches_carry (p->batches, buffer, carried);
+  gpuprof_batches_carry (m->batches, buffer, carried);
   gpuprof_async_sample (async, ts);
 }
 
 void
-gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
+gpuprof_hooks_push_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     GstBuffer * buffer, GstBufferList * list)
 {
-  GpuprofThread *t = enter_thread (p, ts);
-  GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
+  GpuprofThread *t = enter_thread (m, ts);
+  GpuprofPad *gp = gpuprof_objects_pad (m->objects, t, pad);
   GpuprofElement *e = gp->element;
   GpuprofFrame *f;
   GpuprofAsync *async;
@@ -524,19 +499,19 @@ gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     return;
   n = list ? gst_buffer_list_length (list) : 1;
   seq = gpuprof_pad_advance (gp, n);
-  t->pipeline_id = element_pipeline_id (p, e);
+  t->pipeline_id = element_pipeline_id (m, e);
 
   if (t->depth == 0 && e->role != GPUPROF_ROLE_QUEUE)
-    charge_loop (p, e, t, n, ts);
+    charge_loop (m, e, t, n, ts);
   if (G_UNLIKELY (gp->queue)) {
-    GpuprofQueueOutputs out = queue_outputs (p);
+    GpuprofQueueOutputs out = gpuprof_measure_queue_outputs (m);
     gpuprof_queue_push_pre (gp->queue, &out, buffer, list, n,
         data_size (buffer, list), ts);
   }
 
   async = __atomic_load_n (&e->async, __ATOMIC_ACQUIRE);
   if (G_UNLIKELY (async))
-    push_out_of_async (p, async, buffer, list, ts);
+    push_out_of_async (m, async, buffer, list, ts);
   f = open_frame (t, GPUPROF_FRAME_PUSH, gp, pad, e, ts);
   if (!f) {
     if (async)
@@ -551,21 +526,21 @@ gpuprof_profiler_push_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
   f->n_buffers = n;
   f->seq = seq;
   /* an aggregator's push forms a batch: a range with its number */
-  batch = gpuprof_batches_push_pre (p->batches, gp, buffer, f->seq, ts);
-  if (__atomic_load_n (&p->streams_on, __ATOMIC_RELAXED))
-    gpuprof_streams_push (p->streams, e, buffer, n, ts);
-  if (batch && p->params.nvtx) {
+  batch = gpuprof_batches_push_pre (m->batches, gp, buffer, f->seq, ts);
+  if (__atomic_load_n (&m->streams_on, __ATOMIC_RELAXED))
+    gpuprof_streams_push (m->streams, e, buffer, n, ts);
+  if (batch && m->nvtx) {
     gpuprof_nvtx_push (e, gp->nvtx_msg, batch, GPUPROF_NVTX_CAT_CHAIN);
     f->nvtx_open = TRUE;
   }
 }
 
 void
-gpuprof_profiler_push_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
+gpuprof_hooks_push_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     GstFlowReturn res)
 {
-  GpuprofThread *t = enter_thread (p, ts);
-  GpuprofFrame *f = pop_frame_for (p, t, GPUPROF_FRAME_PUSH, pad);
+  GpuprofThread *t = enter_thread (m, ts);
+  GpuprofFrame *f = pop_frame_for (m, t, GPUPROF_FRAME_PUSH, pad);
 
   if (!f)
     return;
@@ -641,10 +616,10 @@ pull_source_pad (GstPad * pad, gboolean * enters)
 
 /* the PULL frame of @gp's pull (started at @ts) served by @peer's element */
 static void
-open_pull (GpuprofProfiler * p, GpuprofThread * t, GpuprofPad * gp,
+open_pull (GpuprofMeasure * m, GpuprofThread * t, GpuprofPad * gp,
     GstPad * peer, guint64 ts)
 {
-  GpuprofPad *gpeer = gpuprof_objects_pad (p->objects, t, peer);
+  GpuprofPad *gpeer = gpuprof_objects_pad (m->objects, t, peer);
   GpuprofFrame *f;
 
   t->pull_waiting = NULL;
@@ -656,7 +631,7 @@ open_pull (GpuprofProfiler * p, GpuprofThread * t, GpuprofPad * gp,
   f->key = gpeer;               /* the upstream pad, for a failed pull */
   f->pts = GST_CLOCK_TIME_NONE;
   f->size = 0;
-  f->nvtx_open = p->params.nvtx;
+  f->nvtx_open = m->nvtx;
   gpuprof_thread_set_doing (t, GPUPROF_DOING_CHAIN, gpeer->element->id, ts);
   if (f->nvtx_open)
     gpuprof_nvtx_push (gpeer->element, gpeer->nvtx_msg, f->seq,
@@ -666,10 +641,10 @@ open_pull (GpuprofProfiler * p, GpuprofThread * t, GpuprofPad * gp,
 
 /* pull mode: the upstream element produces the data in its getrange */
 void
-gpuprof_profiler_pull_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad)
+gpuprof_hooks_pull_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad)
 {
-  GpuprofThread *t = enter_thread (p, ts);
-  GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
+  GpuprofThread *t = enter_thread (m, ts);
+  GpuprofPad *gp = gpuprof_objects_pad (m->objects, t, pad);
   GstPad *peer;
   gboolean enters;
 
@@ -678,15 +653,15 @@ gpuprof_profiler_pull_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad)
      * peer is where the waiting pull goes (or another bin's ghost pad) */
     if (t->pull_waiting && GST_IS_PROXY_PAD (pad)
         && (peer = pull_source_pad (pad, &enters)))
-      open_pull (p, t, t->pull_waiting, peer, t->pull_waiting_ts);
+      open_pull (m, t, t->pull_waiting, peer, t->pull_waiting_ts);
     return;
   }
   /* a thread that only pulls (a sink's or demuxer's loop) is the
    * pipeline's too */
-  t->pipeline_id = element_pipeline_id (p, gp->element);
+  t->pipeline_id = element_pipeline_id (m, gp->element);
   t->pull_waiting = NULL;
   if ((peer = pull_source_pad (pad, &enters))) {
-    open_pull (p, t, gp, peer, ts);
+    open_pull (m, t, gp, peer, ts);
   } else if (enters) {
     t->pull_waiting = gp;
     t->pull_waiting_ts = ts;
@@ -694,11 +669,11 @@ gpuprof_profiler_pull_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad)
 }
 
 void
-gpuprof_profiler_pull_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
+gpuprof_hooks_pull_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     GstBuffer * buffer, GstFlowReturn res)
 {
-  GpuprofThread *t = enter_thread (p, ts);
-  GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
+  GpuprofThread *t = enter_thread (m, ts);
+  GpuprofPad *gp = gpuprof_objects_pad (m->objects, t, pad);
   GpuprofFrame *f;
   guint64 incl, self;
 
@@ -711,15 +686,15 @@ gpuprof_profiler_pull_post (GpuprofProfiler * p, guint64 ts, GstPad * pad,
     gpuprof_nvtx_pop (f->element);
   incl = ts > f->start ? ts - f->start : 0;
   self = incl > f->child_ns ? incl - f->child_ns : 0;
-  gpuprof_stats_add_call (&f->element->stats, t, self, incl);
-  if (t->trace_ring) {
+  gpuprof_stats_add_call (f->element->stats, t, self, incl);
+  if (t->ring) {
     f->size = buffer && res == GST_FLOW_OK ? gst_buffer_get_size (buffer) : 0;
-    trace_call (p, t, f, incl, self);
+    trace_call (m, t, f, incl, self);
   }
   /* the upstream pad's sequence counted the pull; the puller's sink pad
    * did not */
   if (res == GST_FLOW_OK) {
-    gpuprof_stats_add_buffers_in (&gp->element->stats, 1);
+    gpuprof_stats_add_buffers_in (gp->element->stats, 1);
   } else {
     GpuprofPad *up = (GpuprofPad *) f->key;
     __atomic_store_n (&up->seq, f->seq - 1, __ATOMIC_RELAXED);
@@ -779,7 +754,7 @@ event_mark_type (GstEvent * event)
 
 /* an instant on the element's row: an event passed, its state changed */
 static void
-trace_mark (GpuprofProfiler * p, GpuprofThread * t, GpuprofElement * e,
+trace_mark (GpuprofMeasure * m, GpuprofThread * t, GpuprofElement * e,
     GpuprofPad * gp, guint64 ts, GpuprofMarkType type, guint64 seq)
 {
   GpuprofEvent ev;
@@ -788,7 +763,7 @@ trace_mark (GpuprofProfiler * p, GpuprofThread * t, GpuprofElement * e,
       t ? t->id : 0, ts);
   ev.seq = seq;
   ev.arg0 = type;
-  gpuprof_emit (p->trace, t, &ev);
+  gpuprof_bus_emit (m->bus, t, &ev);
 }
 
 /* @pad's peer, read without its lock (it may be held around an event
@@ -801,7 +776,7 @@ peer_of (GstPad * pad)
 }
 
 static void
-flush_peer_queue (GpuprofProfiler * p, GpuprofThread * t, GstPad * pad,
+flush_peer_queue (GpuprofMeasure * m, GpuprofThread * t, GstPad * pad,
     guint64 ts)
 {
   GstPad *peer = peer_of (pad);
@@ -809,9 +784,9 @@ flush_peer_queue (GpuprofProfiler * p, GpuprofThread * t, GstPad * pad,
 
   if (!peer)
     return;
-  gpeer = gpuprof_objects_pad (p->objects, t, peer);
+  gpeer = gpuprof_objects_pad (m->objects, t, peer);
   if (gpeer->queue) {
-    GpuprofQueueOutputs out = queue_outputs (p);
+    GpuprofQueueOutputs out = gpuprof_measure_queue_outputs (m);
     gpuprof_queue_flush (gpeer->queue, &out, ts);
   }
 }
@@ -821,14 +796,14 @@ flush_peer_queue (GpuprofProfiler * p, GpuprofThread * t, GstPad * pad,
  * handler's: the element of @pad's peer, which the push runs into; @pad's
  * own element when unlinked. */
 static guint32
-gpu_handler_id (GpuprofProfiler * p, GpuprofThread * t, GpuprofPad * gp,
+gpu_handler_id (GpuprofMeasure * m, GpuprofThread * t, GpuprofPad * gp,
     GstPad * pad)
 {
   GstPad *peer = peer_of (pad);
   guint32 id = gp->element->id;
 
   if (peer) {
-    GpuprofPad *gpeer = gpuprof_objects_pad (p->objects, t, peer);
+    GpuprofPad *gpeer = gpuprof_objects_pad (m->objects, t, peer);
     if (gpeer->element)
       id = gpeer->element->id;
   }
@@ -874,7 +849,7 @@ sticky_seen (GpuprofPad * gp, GstEvent * event)
 /* What an event leaving @pad tells: marks, the end of batches or of an
  * asynchronous element's work, a queue's EOS or flush */
 static void
-event_leaves (GpuprofProfiler * p, GpuprofThread * t, GpuprofPad * gp,
+event_leaves (GpuprofMeasure * m, GpuprofThread * t, GpuprofPad * gp,
     GstPad * pad, GstEvent * event, guint64 ts)
 {
   const gchar *mark = event_mark_text (event);
@@ -882,12 +857,12 @@ event_leaves (GpuprofProfiler * p, GpuprofThread * t, GpuprofPad * gp,
    * thread advances the pad's sequence */
   guint64 seq = mark ? __atomic_load_n (&gp->seq, __ATOMIC_RELAXED) : 0;
 
-  if (mark && p->params.nvtx)
+  if (mark && m->nvtx)
     gpuprof_nvtx_mark (gp->element, mark, seq, GPUPROF_NVTX_CAT_EVENT);
-  if (mark && t->trace_ring)
-    trace_mark (p, t, gp->element, gp, ts, event_mark_type (event), seq);
+  if (mark && t->ring)
+    trace_mark (m, t, gp->element, gp, ts, event_mark_type (event), seq);
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && GST_PAD_IS_SRC (pad))
-    gpuprof_batches_eos (p->batches, gp);
+    gpuprof_batches_eos (m->batches, gp);
   if (G_UNLIKELY (gp->element->async))
     async_event (gp, event, ts);
   /* EOS leaves a queue after all its data, or after downstream refused
@@ -897,7 +872,7 @@ event_leaves (GpuprofProfiler * p, GpuprofThread * t, GpuprofPad * gp,
    * sticky events) */
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && gp->queue
       && GST_PAD_IS_SRC (pad)) {
-    GpuprofQueueOutputs out = queue_outputs (p);
+    GpuprofQueueOutputs out = gpuprof_measure_queue_outputs (m);
     gpuprof_queue_eos (gp->queue, &out,
         gpuprof_queue_downstream_stopped (gp->queue), ts);
   }
@@ -907,31 +882,31 @@ event_leaves (GpuprofProfiler * p, GpuprofThread * t, GpuprofPad * gp,
   /* a flush empties the queue downstream of this pad: its items are gone */
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_START
       && GST_PAD_IS_SRC (pad))
-    flush_peer_queue (p, t, pad, ts);
+    flush_peer_queue (m, t, pad, ts);
 }
 
 void
-gpuprof_profiler_event_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad,
+gpuprof_hooks_event_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     GstEvent * event)
 {
-  GpuprofThread *t = enter_thread (p, ts);
-  GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
+  GpuprofThread *t = enter_thread (m, ts);
+  GpuprofPad *gp = gpuprof_objects_pad (m->objects, t, pad);
 
   if (!gp->element)
     return;
   if (G_LIKELY (!sticky_seen (gp, event)))
-    event_leaves (p, t, gp, pad, event, ts);
+    event_leaves (m, t, gp, pad, event, ts);
   push_call_frame (t, gp, pad, ts);
   if (G_UNLIKELY (gpuprof_gpu_channel_enabled (GPUPROF_GPU_CHANNEL_TRACER)))
-    gpuprof_gpu_chain_enter (gpu_handler_id (p, t, gp, pad),
+    gpuprof_gpu_chain_enter (gpu_handler_id (m, t, gp, pad),
         GPUPROF_GPU_SEQ_NONE);
 }
 
 void
-gpuprof_profiler_event_post (GpuprofProfiler * p, guint64 ts, GstPad * pad)
+gpuprof_hooks_event_post (GpuprofMeasure * m, guint64 ts, GstPad * pad)
 {
-  GpuprofThread *t = enter_thread (p, ts);
-  GpuprofPad *gp = gpuprof_objects_pad (p->objects, t, pad);
+  GpuprofThread *t = enter_thread (m, ts);
+  GpuprofPad *gp = gpuprof_objects_pad (m->objects, t, pad);
 
   if (gp->element) {
     pop_call_frame (t, gp, ts);
@@ -941,14 +916,14 @@ gpuprof_profiler_event_post (GpuprofProfiler * p, guint64 ts, GstPad * pad)
 
 /* A query on a streaming thread (not an application's): its record */
 static GpuprofPad *
-streaming_query_pad (GpuprofProfiler * p, GstPad * pad, GpuprofThread ** t)
+streaming_query_pad (GpuprofMeasure * m, GstPad * pad, GpuprofThread ** t)
 {
   GpuprofPad *gp;
 
   *t = gpuprof_thread_peek ();
   if (!*t || (*t)->first_ts == 0)
     return NULL;
-  gp = gpuprof_objects_pad (p->objects, *t, pad);
+  gp = gpuprof_objects_pad (m->objects, *t, pad);
   return gp->element ? gp : NULL;
 }
 
@@ -960,7 +935,7 @@ streaming_query_pad (GpuprofProfiler * p, GstPad * pad, GpuprofThread ** t)
  * then the pad's parent, read without its lock (as a record is made), only
  * with GPU on. */
 static guint32
-gpu_query_handler_id (GpuprofProfiler * p, GpuprofPad * gp, GstPad * pad)
+gpu_query_handler_id (GpuprofMeasure * m, GpuprofPad * gp, GstPad * pad)
 {
   GstObject *parent;
 
@@ -970,28 +945,28 @@ gpu_query_handler_id (GpuprofProfiler * p, GpuprofPad * gp, GstPad * pad)
     return 0;
   parent = __atomic_load_n (&GST_OBJECT_PARENT (pad), __ATOMIC_ACQUIRE);
   return parent && GST_IS_ELEMENT (parent) ?
-      gpuprof_objects_element (p->objects, GST_ELEMENT (parent))->id : 0;
+      gpuprof_objects_element (m->objects, GST_ELEMENT (parent))->id : 0;
 }
 
 void
-gpuprof_profiler_query_pre (GpuprofProfiler * p, guint64 ts, GstPad * pad)
+gpuprof_hooks_query_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad)
 {
   GpuprofThread *t;
-  GpuprofPad *gp = streaming_query_pad (p, pad, &t);
+  GpuprofPad *gp = streaming_query_pad (m, pad, &t);
 
   if (gp)
     push_call_frame (t, gp, pad, ts);
   /* element 0 (a ghost pad): the launching thread's state is kept */
   if (G_UNLIKELY (gpuprof_gpu_channel_enabled (GPUPROF_GPU_CHANNEL_TRACER)))
-    gpuprof_gpu_chain_enter (gpu_query_handler_id (p, gp, pad),
+    gpuprof_gpu_chain_enter (gpu_query_handler_id (m, gp, pad),
         GPUPROF_GPU_SEQ_NONE);
 }
 
 void
-gpuprof_profiler_query_post (GpuprofProfiler * p, guint64 ts, GstPad * pad)
+gpuprof_hooks_query_post (GpuprofMeasure * m, guint64 ts, GstPad * pad)
 {
   GpuprofThread *t;
-  GpuprofPad *gp = streaming_query_pad (p, pad, &t);
+  GpuprofPad *gp = streaming_query_pad (m, pad, &t);
 
   if (gp)
     pop_call_frame (t, gp, ts);
@@ -1001,7 +976,7 @@ gpuprof_profiler_query_post (GpuprofProfiler * p, guint64 ts, GstPad * pad)
 /* ------------------------------------------------ messages, lifecycle */
 
 void
-gpuprof_profiler_message (GpuprofProfiler * p, guint64 ts,
+gpuprof_hooks_message (GpuprofMeasure * m, guint64 ts,
     GstElement * element, GstMessage * message)
 {
   GstStreamStatusType type;
@@ -1014,10 +989,10 @@ gpuprof_profiler_message (GpuprofProfiler * p, guint64 ts,
    * so they are complete even if the process dies now */
   if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_EOS && GST_IS_PIPELINE (element)
       && !GST_OBJECT_PARENT (element)) {
-    if (p->gpu_on)
+    if (m->gpu_on)
       gpuprof_cupti_flush (TRUE);
-    if (p->trace)
-      gpuprof_trace_flush (p->trace);
+    if (gpuprof_bus_active (m->bus))
+      gpuprof_bus_flush (m->bus);
     return;
   }
   if (GST_MESSAGE_TYPE (message) != GST_MESSAGE_STREAM_STATUS)
@@ -1032,7 +1007,7 @@ gpuprof_profiler_message (GpuprofProfiler * p, guint64 ts,
     return;
   t = gpuprof_thread_get ();
   if (owner && !GST_IS_BIN (owner))
-    gpuprof_owners_set (t->tid, gpuprof_objects_element (p->objects,
+    gpuprof_owners_set (t->tid, gpuprof_objects_element (m->objects,
             owner)->id, GPUPROF_THREAD_KIND_STREAMING);
   /* the pad named its task on this thread just before posting (and
    * renames no task with a running thread): no lock needed to read it */
@@ -1040,9 +1015,9 @@ gpuprof_profiler_message (GpuprofProfiler * p, guint64 ts,
   if (name) {
     gpuprof_thread_set_name (t, name, TRUE);
     if (!t->announced)
-      announce_thread (p, t);
+      announce_thread (m, t);
     else
-      name_thread (p, t);
+      name_thread (m, t);
   }
 }
 
@@ -1083,31 +1058,59 @@ scan_workers (GpuprofElement * e, guint64 ts)
     owned_record (e, ts);
 }
 
+/* element-change-state-pre: the session hears of an element leaving NULL
+ * first (it starts its threads then: CUPTI's, the checkpoints'), so that
+ * the scan after it finds them; threads that appeared since the last
+ * state change are not this element's (gpuprof-owners.h); an element about
+ * to stop its workers has them read while they live. GPU work the element
+ * launches during its state change (buffer pools, CUDA contexts) is its
+ * own: the exit is at the top of gpuprof_hooks_state_change(). */
 void
-gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
+gpuprof_hooks_state_change_pre (GpuprofMeasure * m, GstElement * element,
+    GstStateChange transition)
+{
+  GpuprofElement *e = gpuprof_objects_element_peek (element);
+  GpuprofAsync *a = e ? __atomic_load_n (&e->async, __ATOMIC_ACQUIRE) : NULL;
+  GpuprofWorkers *own = e ? __atomic_load_n (&e->workers,
+      __ATOMIC_ACQUIRE) : NULL;
+
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY && m->funcs.starting)
+    m->funcs.starting (element, m->funcs_data);
+  gpuprof_owners_scan (0);
+  if (a && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    gpuprof_workers_sample_named (gpuprof_async_get_workers (a));
+  if (own && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    gpuprof_workers_sample_named (own);
+  if (G_UNLIKELY (gpuprof_gpu_channel_enabled (GPUPROF_GPU_CHANNEL_TRACER)))
+    gpuprof_gpu_chain_enter (gpuprof_objects_element (m->objects,
+            element)->id, GPUPROF_GPU_SEQ_NONE);
+}
+
+void
+gpuprof_hooks_state_change (GpuprofMeasure * m, guint64 ts,
     GstElement * element, GstStateChange transition,
     GstStateChangeReturn result)
 {
   GpuprofElement *e = gpuprof_objects_element_peek (element);
 
-  gpuprof_gpu_chain_exit ();    /* gpuprof_hooks_gpu_state_enter() */
+  gpuprof_gpu_chain_exit ();    /* gpuprof_hooks_state_change_pre() */
   /* threads that appeared during its state change are its workers; what
    * needs its lock is read here, where GStreamer holds none */
   if (!GST_IS_BIN (element))
-    scan_workers (gpuprof_objects_element_settle (p->objects, element), ts);
+    scan_workers (gpuprof_objects_element_settle (m->objects, element), ts);
   /* seen before it was in a bin: set up (or moved) without gst_bin_add? */
   if (e && !__atomic_load_n (&e->pipeline_id, __ATOMIC_RELAXED)
       && !GST_IS_BIN (element))
-    gpuprof_objects_reparented (p->objects, element);
-  if (p->params.nvtx && e && e->nvtx_domain) {
+    gpuprof_objects_reparented (m->objects, element);
+  if (m->nvtx && e && e->nvtx_domain) {
     gchar *text = g_strdup_printf ("%s -> %s",
         gst_element_state_get_name (GST_STATE_TRANSITION_CURRENT (transition)),
         gst_element_state_get_name (GST_STATE_TRANSITION_NEXT (transition)));
     gpuprof_nvtx_mark (e, text, (guint64) transition, GPUPROF_NVTX_CAT_STATE);
     g_free (text);
   }
-  if (p->trace && e)
-    trace_mark (p, gpuprof_thread_peek (), e, NULL, ts,
+  if (e && gpuprof_bus_active (m->bus))
+    trace_mark (m, gpuprof_thread_peek (), e, NULL, ts,
         GPUPROF_MARK_STATE_CHANGE, (guint64) transition);
   /* batch-size and interval at the start of a run, off the streaming
    * threads */
@@ -1117,12 +1120,12 @@ gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
       && (g_object_class_find_property (G_OBJECT_GET_CLASS (element),
               "batch-size") || g_object_class_find_property
           (G_OBJECT_GET_CLASS (element), "interval")))
-    gpuprof_batches_read_properties (p->batches,
-        gpuprof_objects_element (p->objects, element));
+    gpuprof_batches_read_properties (m->batches,
+        gpuprof_objects_element (m->objects, element));
   /* a queue stopping empties itself unpushed; so does an asynchronous
    * element */
-  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && e && e->queues)
-    gpuprof_hooks_end_queues (p, e, ts);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && e && e->queue)
+    gpuprof_measure_end_element_queues (m, e, ts);
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && e && e->async)
     gpuprof_async_drain (e->async);
   /* a run that never gets a buffer is still reported: since it was set
@@ -1132,56 +1135,36 @@ gpuprof_profiler_state_change (GpuprofProfiler * p, guint64 ts,
       && result != GST_STATE_CHANGE_FAILURE && GST_IS_PIPELINE (element)
       && !GST_OBJECT_PARENT (element)
       && GST_STATE_TARGET (element) == GST_STATE_PLAYING) {
-    GpuprofPipeline *pl = gpuprof_objects_pipeline (p->objects, element);
+    GpuprofPipeline *pl = gpuprof_objects_pipeline (m->objects, element);
     guint64 none = 0;
     __atomic_compare_exchange_n (&pl->playing_since, &none, ts ? ts : 1,
         FALSE, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
   }
   /* the end of a run: a top-level pipeline back to NULL */
   if (transition == GST_STATE_CHANGE_READY_TO_NULL
-      && GST_IS_PIPELINE (element) && !GST_OBJECT_PARENT (element))
-    gpuprof_profiler_report_pipeline (p, gpuprof_objects_pipeline (p->objects,
-            element));
-}
-
-/* Before an element's state change (element-change-state-pre): GPU work it
- * launches meanwhile (buffer pools, CUDA contexts) is its own. Paired with
- * the exit at the top of gpuprof_profiler_state_change(). */
-void
-gpuprof_hooks_gpu_state_enter (GpuprofProfiler * p, GstElement * element)
-{
-  if (G_UNLIKELY (gpuprof_gpu_channel_enabled (GPUPROF_GPU_CHANNEL_TRACER)))
-    gpuprof_gpu_chain_enter (gpuprof_objects_element (p->objects,
-            element)->id, GPUPROF_GPU_SEQ_NONE);
+      && GST_IS_PIPELINE (element) && !GST_OBJECT_PARENT (element)
+      && m->funcs.run_end)
+    m->funcs.run_end (gpuprof_objects_pipeline (m->objects, element),
+        m->funcs_data);
 }
 
 void
-gpuprof_profiler_element_added (GpuprofProfiler * p, GstBin * bin,
+gpuprof_hooks_element_added (GpuprofMeasure * m, GstBin * bin,
     GstElement * element, gboolean result)
 {
   if (result)
-    gpuprof_objects_reparented (p->objects, element);
+    gpuprof_objects_reparented (m->objects, element);
 }
 
 void
-gpuprof_profiler_object_destroyed (GpuprofProfiler * p, guint64 ts,
+gpuprof_hooks_object_destroyed (GpuprofMeasure * m, guint64 ts,
     GstObject * object)
 {
   if (!GST_IS_PAD (object) && !GST_IS_ELEMENT (object))
     return;
-  gpuprof_objects_destroyed (p->objects, object);
-  /* a top-level bin is destroyed after all it held: its records can go,
-   * unless a report is being made (the next report's sweep frees them) */
+  gpuprof_objects_destroyed (m->objects, object);
+  /* a top-level bin is destroyed after all it held: its records can go */
   if (GST_IS_BIN (object) && !GST_OBJECT_PARENT (object)
-      && g_mutex_trylock (&p->report_lock)) {
-    gpuprof_profiler_sweep_locked (p);
-    g_mutex_unlock (&p->report_lock);
-  }
-}
-
-void
-gpuprof_profiler_count_records (GpuprofProfiler * p, guint * elements,
-    guint * pads, guint * pipelines)
-{
-  gpuprof_objects_count (p->objects, elements, pads, pipelines);
+      && m->funcs.pipeline_destroyed)
+    m->funcs.pipeline_destroyed (m->funcs_data);
 }

@@ -2,7 +2,6 @@
 #include "gpuprof-queue.h"
 
 #include "gpuprof-clock.h"
-#include "gpuprof-emit.h"
 #include "gpuprof-nvtx.h"
 
 #include <stdlib.h>
@@ -11,12 +10,14 @@
 /* residency ids of the trace: one per queue FIFO ever created */
 static guint32 last_uid;
 
-static gchar *
-queue_path (GpuprofElement * element, guint index)
+gchar *
+gpuprof_queue_dup_path (const GpuprofQueue * q)
 {
-  if (element->factory && !strcmp (element->factory, "multiqueue"))
-    return g_strdup_printf ("%s:%u", element->path, index);
-  return g_strdup (element->path);
+  const GpuprofElement *e = q->element;
+
+  if (e->factory && !strcmp (e->factory, "multiqueue"))
+    return g_strdup_printf ("%s:%u", e->path, q->index);
+  return g_strdup (e->path);
 }
 
 static GpuprofQueue *
@@ -28,10 +29,6 @@ queue_new (GpuprofElement * element, guint index)
   q->element = element;
   q->index = index;
   q->uid = __atomic_add_fetch (&last_uid, 1, __ATOMIC_RELAXED);
-  /* read when the element settled (a pad hook makes this FIFO: no
-   * property read here, it takes the queue's lock) */
-  q->leaky = element->queue_leaky;
-  q->path = queue_path (element, index);
   /* grows by doubling: no allocation once the queue's depth has been seen */
   q->cap = 64;
   q->items = g_new0 (GpuprofQueueItem, q->cap);
@@ -53,23 +50,14 @@ gpuprof_queue_for_pad (GpuprofElement * e, const gchar * pad_name)
   guint i, index = pad_index (pad_name);
   GpuprofQueue *q;
 
-  for (i = 0; i < e->queues->len; i++) {
-    q = g_ptr_array_index (e->queues, i);
+  for (i = 0; i < e->queue->fifos->len; i++) {
+    q = g_ptr_array_index (e->queue->fifos, i);
     if (q->index == index)
       return q;
   }
   q = queue_new (e, index);
-  g_ptr_array_add (e->queues, q);
+  g_ptr_array_add (e->queue->fifos, q);
   return q;
-}
-
-gchar *
-gpuprof_queue_update_path (GpuprofQueue * q)
-{
-  gchar *old = q->path;
-
-  q->path = queue_path (q->element, q->index);
-  return old;
 }
 
 void
@@ -77,8 +65,14 @@ gpuprof_queue_free (GpuprofQueue * q)
 {
   g_mutex_clear (&q->lock);
   g_free (q->items);
-  g_free (q->path);
   g_free (q);
+}
+
+/* read when the element settled (gpuprof_queue_element_settle()) */
+static inline gboolean
+leaks (const GpuprofQueue * q)
+{
+  return __atomic_load_n (&q->element->queue->leaky, __ATOMIC_RELAXED);
 }
 
 static GpuprofQueueItem *
@@ -148,7 +142,7 @@ trace_level (const GpuprofQueueOutputs * out, GpuprofThread * t,
       t ? t->id : 0, ts);
   ev.self = item->level_buffers;
   ev.size = item->level_bytes;
-  gpuprof_emit (out->trace, t, &ev);
+  gpuprof_bus_emit (out->bus, t, &ev);
 }
 
 /* An entry left the mirror, called outside the queue's lock (NVTX) */
@@ -158,7 +152,7 @@ item_end (GpuprofQueue * q, const GpuprofQueueOutputs * out,
 {
   if (out->nvtx && item->nvtx_range)
     gpuprof_nvtx_end (q->element, item->nvtx_range);
-  if (out->trace) {
+  if (out->bus) {
     GpuprofThread *t = gpuprof_thread_peek ();
     GpuprofEvent ev;
 
@@ -171,7 +165,7 @@ item_end (GpuprofQueue * q, const GpuprofQueueOutputs * out,
     /* where the buffer's arrow starts: the enqueuing chain call */
     ev.dur = ts > item->in_ts ? ts - item->in_ts : 0;
     ev.arg0 = gpuprof_event_queue_out (outcome, item->in_thread);
-    gpuprof_emit (out->trace, t, &ev);
+    gpuprof_bus_emit (out->bus, t, &ev);
     trace_level (out, t, q, ts, item);
   }
 }
@@ -292,7 +286,7 @@ void
 gpuprof_queue_eos (GpuprofQueue * q, const GpuprofQueueOutputs * out,
     gboolean downstream_stopped, guint64 ts)
 {
-  empty_as (q, out, ts, q->leaky && !downstream_stopped ?
+  empty_as (q, out, ts, leaks (q) && !downstream_stopped ?
       GPUPROF_QUEUE_DROPPED : GPUPROF_QUEUE_LEFT);
 }
 
@@ -304,8 +298,8 @@ gpuprof_queue_end_element (GpuprofElement * e,
 {
   guint i;
 
-  for (i = 0; e->queues && i < e->queues->len; i++) {
-    GpuprofQueue *q = g_ptr_array_index (e->queues, i);
+  for (i = 0; e->queue && i < e->queue->fifos->len; i++) {
+    GpuprofQueue *q = g_ptr_array_index (e->queue->fifos, i);
     empty_as (q, out, ts, GPUPROF_QUEUE_LEFT);
     /* its pads start again (activated) with nothing refused */
     gpuprof_queue_pushed (q, GST_FLOW_OK);
@@ -362,7 +356,7 @@ dequeue (GpuprofQueue * q, const GpuprofQueueOutputs * out,
   q->dequeued += pushed->n_buffers;
   if (q->len == 0)
     pos = -1;
-  else if (!q->leaky)
+  else if (!leaks (q))
     pos = 0;
   else
     pos = find_pushed (q, pushed);
@@ -447,50 +441,19 @@ is_full (GpuprofQueue * q)
   gboolean full;
 
   g_mutex_lock (&q->lock);
-  full = (q->element->queue_limit_buffers
-      && q->level_buffers >= q->element->queue_limit_buffers)
-      || (q->element->queue_limit_bytes
-      && q->level_bytes >= q->element->queue_limit_bytes);
+  full = (q->element->queue->limit_buffers
+      && q->level_buffers >= q->element->queue->limit_buffers)
+      || (q->element->queue->limit_bytes
+      && q->level_bytes >= q->element->queue->limit_bytes);
   g_mutex_unlock (&q->lock);
   return full;
 }
 
 /* ---------------------------------------------------------- the hooks */
 
+/* The element said "overrun": the thread in its chain call blocks now. */
 static void
 on_overrun (GstElement * queue, gpointer user_data)
-{
-  gpuprof_queue_overrun (queue);
-}
-
-gboolean
-gpuprof_queue_watch_element (GpuprofElement * e)
-{
-  guint max_buffers = 0, max_bytes = 0;
-  gint leaky = 0;
-
-  if (!e->element)
-    return FALSE;
-  /* GstQueue only; queue2 and multiqueue never leak */
-  if (g_object_class_find_property (G_OBJECT_GET_CLASS (e->element),
-          "leaky"))
-    g_object_get (e->element, "leaky", &leaky, NULL);
-  if (g_signal_lookup ("overrun", G_OBJECT_TYPE (e->element))) {
-    g_signal_connect (e->element, "overrun", G_CALLBACK (on_overrun), NULL);
-    e->queue_has_overrun = TRUE;
-    return leaky != 0;
-  }
-  if (g_object_class_find_property (G_OBJECT_GET_CLASS (e->element),
-          "max-size-buffers"))
-    g_object_get (e->element, "max-size-buffers", &max_buffers,
-        "max-size-bytes", &max_bytes, NULL);
-  e->queue_limit_buffers = max_buffers;
-  e->queue_limit_bytes = max_bytes;
-  return leaky != 0;
-}
-
-void
-gpuprof_queue_overrun (GstElement * queue)
 {
   GpuprofThread *t = gpuprof_thread_peek ();
   GpuprofFrame *f = t ? gpuprof_thread_top (t) : NULL;
@@ -499,6 +462,53 @@ gpuprof_queue_overrun (GstElement * queue)
   if (f && f->kind == GPUPROF_FRAME_CHAIN && f->element->element == queue
       && !f->blocked_start)
     f->blocked_start = gpuprof_clock_now ();
+}
+
+GpuprofQueueElement *
+gpuprof_queue_element_new (GpuprofElement * e)
+{
+  GpuprofQueueElement *qe = g_new0 (GpuprofQueueElement, 1);
+
+  qe->fifos = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gpuprof_queue_free);
+  return qe;
+}
+
+void
+gpuprof_queue_element_settle (GpuprofElement * e)
+{
+  GpuprofQueueElement *qe = e->queue;
+  guint max_buffers = 0, max_bytes = 0;
+  gint leaky = 0;
+
+  if (!qe || !e->element)
+    return;
+  /* GstQueue only; queue2 and multiqueue never leak */
+  if (g_object_class_find_property (G_OBJECT_GET_CLASS (e->element),
+          "leaky"))
+    g_object_get (e->element, "leaky", &leaky, NULL);
+  /* with the FIFOs pad hooks made before it settled: they read it here */
+  __atomic_store_n (&qe->leaky, leaky != 0, __ATOMIC_RELAXED);
+  if (g_signal_lookup ("overrun", G_OBJECT_TYPE (e->element))) {
+    g_signal_connect (e->element, "overrun", G_CALLBACK (on_overrun), NULL);
+    qe->has_overrun = TRUE;
+    return;
+  }
+  if (g_object_class_find_property (G_OBJECT_GET_CLASS (e->element),
+          "max-size-buffers"))
+    g_object_get (e->element, "max-size-buffers", &max_buffers,
+        "max-size-bytes", &max_bytes, NULL);
+  qe->limit_buffers = max_buffers;
+  qe->limit_bytes = max_bytes;
+}
+
+void
+gpuprof_queue_element_free (GpuprofQueueElement * qe)
+{
+  if (!qe)
+    return;
+  g_ptr_array_unref (qe->fifos);
+  g_free (qe);
 }
 
 /* what a copy of the buffer keeps, to find it again */
@@ -525,7 +535,7 @@ gpuprof_queue_chain_pre (GpuprofQueue * q, const GpuprofQueueOutputs * out,
 
   __atomic_store_n (&q->upstream_thread, t, __ATOMIC_RELAXED);
   /* queue2 has no "overrun": judge "full" before the chain blocks */
-  if (!e->queue_has_overrun && is_full (q))
+  if (!e->queue->has_overrun && is_full (q))
     f->blocked_start = f->start;
   if (buffer && GST_BUFFER_DURATION_IS_VALID (buffer))
     item.duration = GST_BUFFER_DURATION (buffer);
@@ -533,7 +543,7 @@ gpuprof_queue_chain_pre (GpuprofQueue * q, const GpuprofQueueOutputs * out,
   if (out->nvtx)
     item.nvtx_range = gpuprof_nvtx_start (e, f->pad->nvtx_msg, f->seq);
   enqueue (q, &item);
-  if (t->trace_ring) {
+  if (t->ring) {
     GpuprofEvent ev;
 
     gpuprof_event_init (&ev, GPUPROF_EVENT_QUEUE_IN, e->id, f->pad->id,
@@ -543,7 +553,7 @@ gpuprof_queue_chain_pre (GpuprofQueue * q, const GpuprofQueueOutputs * out,
     ev.size = f->size;
     ev.self = f->n_buffers;
     ev.flow = gpuprof_queue_residency_id (q, f->seq);
-    gpuprof_trace_push (t->trace_ring, &ev);
+    gpuprof_ring_push (t->ring, &ev);
     trace_level (out, t, q, f->start, &item);
   }
 }

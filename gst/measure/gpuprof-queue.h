@@ -20,9 +20,11 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include "gpuprof-histogram.h"
 #include "gpuprof-objects.h"
-#include "gpuprof-trace.h"
+#include "gpuprof-bus.h"
 
 G_BEGIN_DECLS
 
@@ -51,8 +53,6 @@ struct _GpuprofQueue
   guint index;                  /* multiqueue pad pair number, else 0 */
   guint32 uid;                  /* unique per FIFO in the process, from 1:
                                  * tells the trace's residency ids apart */
-  gboolean leaky;               /* queue leaky=upstream|downstream, read once */
-  gchar *path;                  /* "pipeline0/q" or "pipeline0/mq:1" */
 
   /* guarded by lock */
   GpuprofQueueItem *items;      /* ring */
@@ -96,40 +96,63 @@ typedef enum
  * residencies and levels. The hooks fill it from their parameters. */
 typedef struct
 {
-  GpuprofTrace *trace;          /* NULL: no trace */
+  GpuprofBus *bus;              /* NULL: no events */
   gboolean nvtx;
 } GpuprofQueueOutputs;
 
+/* A queue element's slot (GpuprofElement.queue): its FIFOs and how it
+ * tells that it is full */
+struct _GpuprofQueueElement
+{
+  GPtrArray *fifos;             /* GpuprofQueue*, one per pad pair; registry
+                                 * lock */
+  /* read when it settled (gpuprof_queue_element_settle()), before: none */
+  gboolean has_overrun;         /* queue, multiqueue: "overrun" says when full */
+  guint64 limit_buffers;        /* queue2: limits to tell "full" ourselves */
+  guint64 limit_bytes;
+  gint leaky;                   /* queue leaky=upstream|downstream (atomic) */
+};
+
+/* A queue element's first sight (registry lock held, maybe inside a hook
+ * GStreamer runs holding a pad's lock): its slot, nothing read of it yet */
+GPUPROF_API
+GpuprofQueueElement *gpuprof_queue_element_new (GpuprofElement * e);
+GPUPROF_API
+void gpuprof_queue_element_free (GpuprofQueueElement * qe);
+/* The element settled (its first state change, no lock held: see
+ * gpuprof_objects_element_settle()): how it tells that it is full
+ * ("overrun", else its limits, for queue2) and whether it leaks, read from
+ * its properties */
+void gpuprof_queue_element_settle (GpuprofElement * e);
+
 /* The FIFO of a queue element's pad (registry lock held): a multiqueue
  * has one per pad pair (sink_N, src_N), queue and queue2 one. */
+GPUPROF_API
 GpuprofQueue *gpuprof_queue_for_pad (GpuprofElement * e,
     const gchar * pad_name);
-/* after the element's path changed: the new path; returns the old one */
-gchar *gpuprof_queue_update_path (GpuprofQueue * q);
 void gpuprof_queue_free (GpuprofQueue * q);
-
-/* A queue element settled (its first state change, no GStreamer lock
- * held): how it tells that it is full ("overrun", else its limits, for
- * queue2). Returns whether it leaks (GpuprofElement.queue_leaky). */
-gboolean gpuprof_queue_watch_element (GpuprofElement * e);
-/* The element said "overrun": the thread in its chain call blocks now. */
-void gpuprof_queue_overrun (GstElement * queue);
+/* "pipeline0/q" or "pipeline0/mq:1", from the element's path now */
+gchar *gpuprof_queue_dup_path (const GpuprofQueue * q);
 
 /* The hooks on a queue's pads. 'f' is the CHAIN frame of the call on the
  * sink pad (its key, seq, size, n_buffers and start set); 't' the calling
  * thread. */
+GPUPROF_API
 void gpuprof_queue_chain_pre (GpuprofQueue * q,
     const GpuprofQueueOutputs * out, GpuprofThread * t, GpuprofFrame * f,
     GstBuffer * buffer, GstBufferList * list);
 /* 'blocked': time the call waited for room (0: none) */
+GPUPROF_API
 void gpuprof_queue_chain_post (GpuprofQueue * q,
     const GpuprofQueueOutputs * out, const GpuprofFrame * f,
     guint64 blocked, GstFlowReturn res, guint64 ts);
 /* a push from the queue's src pad: the entry leaves */
+GPUPROF_API
 void gpuprof_queue_push_pre (GpuprofQueue * q,
     const GpuprofQueueOutputs * out, GstBuffer * buffer,
     GstBufferList * list, guint n_buffers, guint64 size, guint64 ts);
 /* a push refused before downstream's chain (see gpuprof-hooks.c) */
+GPUPROF_API
 void gpuprof_queue_take_back (GpuprofQueue * q, guint n_buffers,
     gboolean flushing);
 /* a push from the queue's src pad returned @res (push-post); a flush-stop
@@ -139,13 +162,16 @@ void gpuprof_queue_pushed (GpuprofQueue * q, GstFlowReturn res);
  * not-linked, an error, flushing) and the queue throws the rest away */
 gboolean gpuprof_queue_downstream_stopped (GpuprofQueue * q);
 /* EOS pushed from the queue's src pad */
+GPUPROF_API
 void gpuprof_queue_eos (GpuprofQueue * q, const GpuprofQueueOutputs * out,
     gboolean downstream_stopped, guint64 ts);
 /* flush-start reached the queue's sink pad */
+GPUPROF_API
 void gpuprof_queue_flush (GpuprofQueue * q, const GpuprofQueueOutputs * out,
     guint64 ts);
 /* The element stopped (PAUSED to READY) or the tracer ends: what its
- * queues hold is left. */
+ * queues hold is left (nothing for an element that is no queue). */
+GPUPROF_API
 void gpuprof_queue_end_element (GpuprofElement * e,
     const GpuprofQueueOutputs * out, guint64 ts);
 
@@ -164,6 +190,7 @@ typedef struct
   guint64 level_bytes;
 } GpuprofQueueFigures;
 
+GPUPROF_API
 void gpuprof_queue_figures (GpuprofQueue * q, GpuprofQueueFigures * f);
 void gpuprof_queue_reset (GpuprofQueue * q);
 

@@ -4,10 +4,29 @@
 
 #include <string.h>
 
+GpuprofElementStats *
+gpuprof_stats_new (void)
+{
+  return g_new0 (GpuprofElementStats, 1);
+}
+
+void
+gpuprof_stats_free (GpuprofElementStats * s)
+{
+  g_free (s);
+}
+
 void
 gpuprof_stats_reset (GpuprofElementStats * s)
 {
   memset (s, 0, sizeof (*s));
+}
+
+gboolean
+gpuprof_stats_pending (const GpuprofElementStats * s)
+{
+  return gpuprof_stats_calls (s) != 0
+      || __atomic_load_n (&s->buffers_in, __ATOMIC_RELAXED) != 0;
 }
 
 static void

@@ -6,10 +6,9 @@
 #pragma once
 
 #include "gpuprof-histogram.h"
+#include "gpuprof-objects.h"
 
 G_BEGIN_DECLS
-
-typedef struct _GpuprofThread GpuprofThread;
 
 /* Self time is split by thread so the busy fraction of "its" thread can be
  * told; elements rarely run on more than a few threads. */
@@ -21,7 +20,8 @@ typedef struct
   guint64 self_ns;
 } GpuprofThreadSlot;
 
-typedef struct
+/* every element's slot (GpuprofElement.stats) */
+struct _GpuprofElementStats
 {
   guint64 buffers_in;           /* pulled in (pull mode); pushed buffers are
                                  * counted by the pads' sequence numbers */
@@ -34,8 +34,12 @@ typedef struct
                                  * the calls and the total self time */
   GpuprofThreadSlot slots[GPUPROF_THREAD_SLOTS];
   guint64 other_threads_ns;     /* self time on threads past the slots */
-} GpuprofElementStats;
+  guint64 last_input_ts;        /* newest buffer on any sink pad, for an
+                                 * element that pushes from its own task */
+};
 
+GpuprofElementStats *gpuprof_stats_new (void);
+void gpuprof_stats_free (GpuprofElementStats * s);
 void gpuprof_stats_reset (GpuprofElementStats * s);
 
 static inline guint64
@@ -58,5 +62,7 @@ void gpuprof_stats_add_work (GpuprofElementStats * s, GpuprofThread * thread,
 void gpuprof_stats_add_buffers_in (GpuprofElementStats * s, guint64 n);
 const GpuprofThreadSlot *gpuprof_stats_main_slot (const GpuprofElementStats *
     s);
+/* calls or pulls not reported yet */
+gboolean gpuprof_stats_pending (const GpuprofElementStats * s);
 
 G_END_DECLS

@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+GST_DEBUG_CATEGORY_STATIC (gpuprof_streams_debug);
+#define GST_CAT_DEFAULT gpuprof_streams_debug
+
 #define MAX_STREAMS 256         /* sources tracked at once */
-#define N_ELEMENTS 4096         /* per-element state: a slot per id modulo */
 #define ORIGIN_BITS 13          /* 8192 buffers in flight with an origin */
 #define N_SECONDS 8             /* per-second frame counts kept */
 #define RECENT_S 4              /* whole seconds behind fps_recent */
@@ -39,22 +41,22 @@ typedef struct
   GpuprofHistogram latency;
 } Stream;
 
-/* what an element received, for its next output */
-typedef struct
+/* every element's slot (GpuprofElement.stream), made with its record */
+struct _GpuprofStreamElement
 {
-  guint32 element_id;
+  guint16 stream;               /* a source's stream index + 1, 0: none */
+  /* what it received, for its next output */
   gconstpointer key;            /* the buffer received */
   guint64 tag, ts;
-} Pending;
+};
 
 struct _GpuprofStreams
 {
   GMutex lock;                  /* creating and recycling streams */
   Stream *streams[MAX_STREAMS];
-  guint16 by_element[N_ELEMENTS];       /* element id -> stream index + 1 */
+  gboolean told_full;           /* more sources than MAX_STREAMS: said */
   /* a buffer in flight -> its origin: tag (a), ts (b) */
   GpuprofBufEntry entries[1 << ORIGIN_BITS];
-  Pending pending[N_ELEMENTS];
 };
 
 GpuprofStreams *
@@ -62,6 +64,8 @@ gpuprof_streams_new (void)
 {
   GpuprofStreams *s = g_new0 (GpuprofStreams, 1);
 
+  GST_DEBUG_CATEGORY_INIT (gpuprof_streams_debug, "gpuprof", 0,
+      "gpuprof tracer");
   g_mutex_init (&s->lock);
   return s;
 }
@@ -99,8 +103,7 @@ stream_of_tag (GpuprofStreams * s, guint64 tag)
 static Stream *
 stream_get_index (GpuprofStreams * s, GpuprofElement * e, guint * index)
 {
-  guint16 k = __atomic_load_n (&s->by_element[e->id % N_ELEMENTS],
-      __ATOMIC_ACQUIRE);
+  guint16 k = __atomic_load_n (&e->stream->stream, __ATOMIC_ACQUIRE);
   Stream *st = k ? __atomic_load_n (&s->streams[k - 1], __ATOMIC_ACQUIRE) :
       NULL;
 
@@ -137,11 +140,38 @@ stream_get (GpuprofStreams * s, GpuprofElement * e, guint * index)
     __atomic_store_n (&s->streams[i], st, __ATOMIC_RELEASE);
   }
   if (i < MAX_STREAMS)
-    __atomic_store_n (&s->by_element[e->id % N_ELEMENTS], (guint16) (i + 1),
+    __atomic_store_n (&e->stream->stream, (guint16) (i + 1),
         __ATOMIC_RELEASE);
+  else if (!s->told_full) {
+    s->told_full = TRUE;
+    GST_WARNING ("more than %d sources at once: %s and later ones get no "
+        "stream figures", MAX_STREAMS, e->path);
+  }
   g_mutex_unlock (&s->lock);
   *index = i;
   return i < MAX_STREAMS ? s->streams[i] : NULL;
+}
+
+void
+gpuprof_streams_element_init (GpuprofStreams * s, GpuprofElement * e)
+{
+  e->stream = g_new0 (GpuprofStreamElement, 1);
+}
+
+void
+gpuprof_streams_element_fini (GpuprofStreams * s, GpuprofElement * e)
+{
+  Stream *st;
+  guint index;
+
+  g_mutex_lock (&s->lock);
+  /* the stream is recycled, never freed: origins in flight may name it */
+  if ((st = stream_get_index (s, e, &index))) {
+    __atomic_store_n (&st->element_id, 0, __ATOMIC_RELEASE);
+    st->element = NULL;
+  }
+  g_mutex_unlock (&s->lock);
+  g_clear_pointer (&e->stream, g_free);
 }
 
 /* ------------------------------------------------------- origins */
@@ -204,7 +234,7 @@ void
 gpuprof_streams_push (GpuprofStreams * s, GpuprofElement * e,
     GstBuffer * buffer, guint n, guint64 ts)
 {
-  Pending *pd;
+  GpuprofStreamElement *pd;
   Stream *st;
   guint index;
   guint64 nth;
@@ -223,8 +253,8 @@ gpuprof_streams_push (GpuprofStreams * s, GpuprofElement * e,
       entry_set (s, buffer, tag_make (index, nth), ts);
     return;
   }
-  pd = &s->pending[e->id % N_ELEMENTS];
-  if (!buffer || LOAD (&pd->element_id) != e->id || !LOAD (&pd->tag))
+  pd = e->stream;
+  if (!buffer || !LOAD (&pd->tag))
     return;
   /* in place: the same buffer goes on, its entry with it; else this
    * output carries the origin */
@@ -240,7 +270,7 @@ gboolean
 gpuprof_streams_chain (GpuprofStreams * s, GpuprofElement * e,
     GpuprofPad * pad, GstBuffer * buffer, guint64 ts, GpuprofOrigin * origin)
 {
-  Pending *pd;
+  GpuprofStreamElement *pd;
   Stream *st;
 
   if (!buffer || !entry_find (s, buffer, origin))
@@ -260,8 +290,7 @@ gpuprof_streams_chain (GpuprofStreams * s, GpuprofElement * e,
     case GPUPROF_ROLE_QUEUE:
       return FALSE;             /* the same pointer comes out */
     default:
-      pd = &s->pending[e->id % N_ELEMENTS];
-      STORE (&pd->element_id, e->id);
+      pd = e->stream;
       STORE (&pd->key, (gconstpointer) buffer);
       STORE (&pd->ts, origin->ts);
       STORE (&pd->tag, origin->tag);
@@ -292,20 +321,6 @@ gpuprof_streams_reset (GpuprofStreams * s, GpuprofElement * e)
     st->mux_id = st->mux_pad_id = 0;
     memset (st->seconds, 0, sizeof (st->seconds));
     gpuprof_histogram_reset (&st->latency);
-  }
-  g_mutex_unlock (&s->lock);
-}
-
-void
-gpuprof_streams_forget (GpuprofStreams * s, GpuprofElement * e)
-{
-  Stream *st;
-
-  g_mutex_lock (&s->lock);
-  /* the slot is recycled, never freed: origins in flight may name it */
-  if ((st = stream_peek (s, e))) {
-    __atomic_store_n (&st->element_id, 0, __ATOMIC_RELEASE);
-    st->element = NULL;
   }
   g_mutex_unlock (&s->lock);
 }

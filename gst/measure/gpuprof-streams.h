@@ -53,9 +53,13 @@ gboolean gpuprof_streams_chain (GpuprofStreams * s, GpuprofElement * e,
 void gpuprof_streams_deliver (GpuprofStreams * s, const GpuprofOrigin * o,
     guint n, guint64 ts);
 
+/* an element's slot (GpuprofElement.stream), made and freed with its
+ * record (registry lock held) */
+void gpuprof_streams_element_init (GpuprofStreams * s, GpuprofElement * e);
+void gpuprof_streams_element_fini (GpuprofStreams * s, GpuprofElement * e);
+
 /* Off the streaming threads */
 void gpuprof_streams_reset (GpuprofStreams * s, GpuprofElement * e);
-void gpuprof_streams_forget (GpuprofStreams * s, GpuprofElement * e);
 /* Fills snap->streams from 'elements' (GpuprofElement*), those of one
  * pipeline */
 void gpuprof_streams_snapshot (GpuprofStreams * s, GpuprofObjects * o,

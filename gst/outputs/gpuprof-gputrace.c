@@ -145,7 +145,7 @@ on_op (const GpuprofGpuSettledOp * so, gpointer user_data)
     gt->stats.flows++;
   /* a burst (a forced flush at EOS): let the writer drain before it fills */
   if (gpuprof_ring_level (gt->ring) == GPUPROF_GPUTRACE_RING_CAPACITY / 4)
-    gpuprof_trace_wake (gt->trace);
+    gpuprof_bus_wake (gpuprof_trace_get_bus (gt->trace));
 }
 
 /**
@@ -171,8 +171,7 @@ gpuprof_gputrace_attach (GpuprofTrace * trace)
   gpuprof_gputrace_detach (NULL);
   gt = g_new0 (Gputrace, 1);
   gt->trace = trace;
-  gt->ring = gpuprof_trace_ring_for_producer (trace,
-      GPUPROF_EVENT_GPU_TRACK_BASE, GPUPROF_GPUTRACE_RING_CAPACITY);
+  gt->ring = gpuprof_trace_gpu_ring (trace, GPUPROF_GPUTRACE_RING_CAPACITY);
   gt->tracks = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
       NULL);
   gt->names = g_hash_table_new (NULL, NULL);

@@ -10,6 +10,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include "gpuprof-trace.h"
 
 G_BEGIN_DECLS
@@ -19,7 +21,9 @@ G_BEGIN_DECLS
 /* (device, stream) tracks at most; later streams share one per device */
 #define GPUPROF_GPUTRACE_MAX_TRACKS 1024
 
+GPUPROF_API
 gboolean gpuprof_gputrace_attach (GpuprofTrace * trace);
+GPUPROF_API
 void gpuprof_gputrace_detach (GpuprofTrace * trace);
 
 /**
@@ -37,6 +41,7 @@ typedef struct
   guint64 lost;
 } GpuprofGputraceStats;
 
+GPUPROF_API
 void gpuprof_gputrace_get_stats (GpuprofGputraceStats * stats);
 
 G_END_DECLS

@@ -65,12 +65,6 @@ gpuprof_html_format_with_series (const GpuprofSnapshot * snap,
 }
 
 gchar *
-gpuprof_html_format (const GpuprofSnapshot * snap)
-{
-  return gpuprof_html_format_with_series (snap, NULL);
-}
-
-gchar *
 gpuprof_html_series_json (const gchar * source, const GPtrArray * points)
 {
   GString *s = g_string_new ("{\"source\": ");

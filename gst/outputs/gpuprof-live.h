@@ -3,6 +3,8 @@
  * few report lines per interval, tracer records. */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include "gpuprof-output.h"
 
 G_BEGIN_DECLS
@@ -25,6 +27,7 @@ void gpuprof_live_append_csv (GString * s, const GpuprofInterval * iv,
 void gpuprof_live_log_records (const GpuprofInterval * iv);
 /* stats=run.json -> run-live.jsonl; run-live.csv (elements),
  * run-live-queues.csv */
+GPUPROF_API
 gchar *gpuprof_live_path (const gchar * json_path, const gchar * ext);
 gchar *gpuprof_live_csv_path (const gchar * json_path, GpuprofLiveTableId id);
 /* a few lines for report= */

@@ -2,6 +2,8 @@
  * the get-metrics structure. See docs/metrics.md. */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include "gpuprof-snapshot.h"
 
 G_BEGIN_DECLS
@@ -13,6 +15,7 @@ gchar *gpuprof_metrics_format (GPtrArray * snaps, guint64 scrape_ns);
 
 /* get-metrics: a "gpuprof-metrics" structure with the pipeline's name and
  * arrays "streams" and "elements" of the summary's row structures */
+GPUPROF_API
 GstStructure *gpuprof_metrics_structure (const GpuprofSnapshot * snap);
 
 G_END_DECLS

@@ -1,6 +1,6 @@
 /* gpuprof output "trace": trace=<path> writes the run's timeline as a
- * Chrome trace (gpuprof-trace.h, docs/trace.md). The hooks push into the
- * writer's rings themselves (gpuprof_output_trace_get()); at each run end
+ * Chrome trace (gpuprof-trace.h, docs/trace.md), a sink of the session's
+ * event bus (gpuprof-bus.h) that the hooks push into; at each run end
  * the run summary is embedded, so `gst-gpuprof report` prints the report
  * from the trace alone. */
 #include "gpuprof-output.h"
@@ -26,7 +26,7 @@ trace_open (const GpuprofParams * params, const GpuprofOutputContext * ctx)
   if (params->trace_elements)
     filter = g_regex_new (params->trace_elements, 0, 0, NULL);
   /* an error was printed once by the writer; the run goes on without */
-  trace = gpuprof_trace_new (path, ctx->names,
+  trace = gpuprof_trace_new (ctx->bus, path, ctx->names,
       (guint64) params->trace_max_mb << 20, filter, &err);
   g_clear_error (&err);
   g_free (path);

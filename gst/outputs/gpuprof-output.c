@@ -45,9 +45,20 @@ output_free (gpointer data)
 {
   GpuprofOutput *o = data;
 
+  if (o->sink)
+    gpuprof_bus_remove_sink (o->bus, o->sink);
   if (o->klass->free)
     o->klass->free (o->state);
   g_free (o);
+}
+
+/* on the bus's drain thread: the output is not freed while it runs */
+static void
+output_events (const GpuprofEvent * events, guint n, gpointer data)
+{
+  GpuprofOutput *o = data;
+
+  o->klass->events (o->state, events, n);
 }
 
 /**
@@ -77,9 +88,14 @@ gpuprof_outputs_open (const GpuprofParams * params,
       continue;
     state = klass->open (params, ctx);
     if (state) {
+      static const GpuprofBusSink sink = { NULL, output_events, NULL };
       GpuprofOutput *o = g_new0 (GpuprofOutput, 1);
       o->klass = klass;
       o->state = state;
+      if (klass->events && ctx->bus) {
+        o->bus = ctx->bus;
+        o->sink = gpuprof_bus_add_sink (ctx->bus, &sink, o);
+      }
       g_ptr_array_add (open, o);
       GST_INFO ("gpuprof output %s open", klass->name);
     }
@@ -98,33 +114,6 @@ gpuprof_outputs_find (GPtrArray * outputs, const gchar * name)
       return o;
   }
   return NULL;
-}
-
-gboolean
-gpuprof_outputs_want_events (GPtrArray * outputs)
-{
-  guint i;
-
-  for (i = 0; i < outputs->len; i++) {
-    GpuprofOutput *o = g_ptr_array_index (outputs, i);
-    if (o->klass->events)
-      return TRUE;
-  }
-  return FALSE;
-}
-
-/* on the trace writer thread: outputs is not changed while it runs */
-void
-gpuprof_outputs_events (GPtrArray * outputs, const GpuprofEvent * events,
-    guint n)
-{
-  guint i;
-
-  for (i = 0; i < outputs->len; i++) {
-    GpuprofOutput *o = g_ptr_array_index (outputs, i);
-    if (o->klass->events)
-      o->klass->events (o->state, events, n);
-  }
 }
 
 /* each output's line for the end of the report */
@@ -210,108 +199,4 @@ gpuprof_outputs_free (GPtrArray * outputs)
 {
   if (outputs)
     g_ptr_array_unref (outputs);
-}
-
-/* --- one file per expanded path ------------------------------------------ */
-
-struct _GpuprofOutputPaths
-{
-  gchar *key;                   /* the parameter, for the clash line */
-  gchar *tmpl;
-  gsize state_size;
-  GDestroyNotify clear;
-  GHashTable *by_path;          /* expanded path -> PathEntry */
-  gboolean clash_said;
-};
-
-typedef struct
-{
-  gchar *pipeline;              /* the last one that wrote it */
-  gpointer state;
-} PathEntry;
-
-GpuprofOutputPaths *
-gpuprof_output_paths_new (const gchar * key, const gchar * tmpl,
-    gsize state_size, GDestroyNotify clear)
-{
-  GpuprofOutputPaths *paths = g_new0 (GpuprofOutputPaths, 1);
-
-  paths->key = g_strdup (key);
-  paths->tmpl = g_strdup (tmpl);
-  paths->state_size = state_size;
-  paths->clear = clear;
-  paths->by_path = g_hash_table_new (g_str_hash, g_str_equal);
-  return paths;
-}
-
-gpointer
-gpuprof_output_paths_get (GpuprofOutputPaths * paths, const gchar * pipeline,
-    gboolean whole, const gchar ** path)
-{
-  gchar *expanded = gpuprof_outfile_expand (paths->tmpl, pipeline);
-  gpointer key = NULL;
-  PathEntry *e = NULL;
-
-  if (g_hash_table_lookup_extended (paths->by_path, expanded, &key,
-          (gpointer *) & e)) {
-    g_free (expanded);
-  } else {
-    e = g_new0 (PathEntry, 1);
-    e->state = g_malloc0 (paths->state_size);
-    key = expanded;
-    g_hash_table_insert (paths->by_path, key, e);
-  }
-  if (!whole) {
-    *path = key;
-    return e->state;
-  }
-  if (e->pipeline && g_strcmp0 (e->pipeline, pipeline) && !paths->clash_said) {
-    paths->clash_said = TRUE;
-    g_printerr ("gpuprof: %s=%s: pipelines '%s' and '%s' write the same "
-        "file '%s'; the last one wins (put %%n in the path for one file "
-        "per pipeline)\n", paths->key, paths->tmpl, e->pipeline,
-        pipeline ? pipeline : "", (const gchar *) key);
-  }
-  if (g_strcmp0 (e->pipeline, pipeline)) {
-    g_free (e->pipeline);
-    e->pipeline = g_strdup (pipeline);
-  }
-  *path = key;
-  return e->state;
-}
-
-void
-gpuprof_output_paths_foreach (GpuprofOutputPaths * paths, GFunc func,
-    gpointer user_data)
-{
-  GHashTableIter it;
-  PathEntry *e;
-
-  g_hash_table_iter_init (&it, paths->by_path);
-  while (g_hash_table_iter_next (&it, NULL, (gpointer *) & e))
-    func (e->state, user_data);
-}
-
-void
-gpuprof_output_paths_free (GpuprofOutputPaths * paths)
-{
-  GHashTableIter it;
-  gpointer key;
-  PathEntry *e;
-
-  if (!paths)
-    return;
-  g_hash_table_iter_init (&it, paths->by_path);
-  while (g_hash_table_iter_next (&it, &key, (gpointer *) & e)) {
-    if (paths->clear)
-      paths->clear (e->state);
-    g_free (e->state);
-    g_free (e->pipeline);
-    g_free (e);
-    g_free (key);
-  }
-  g_hash_table_unref (paths->by_path);
-  g_free (paths->key);
-  g_free (paths->tmpl);
-  g_free (paths);
 }

@@ -1,8 +1,8 @@
 /* gpuprof: outputs — what the session does with a run.
  *
  * Every way a run leaves the process (the console report, the summary
- * files, the GstTracerRecord lines, the Chrome trace; later live metrics or
- * HTML) implements GpuprofOutputClass, in one file of its own, and is listed
+ * files, the GstTracerRecord lines, the Chrome trace, the HTML page, live
+ * snapshots) implements GpuprofOutputClass, in one file of its own, and is listed
  * once in the table of gpuprof-output.c. The session opens the outputs the
  * parameters enable, calls them at every run end and closes them at the end
  * of the process. See docs/outputs.md.
@@ -10,9 +10,11 @@
  * Threads: open, describe, run_end, close and free run on the session's
  * threads (the tracer's, an application thread at NULL, atexit), never on a
  * streaming thread, serialised by the session's report lock (open and free
- * by creation and destruction). events runs on the trace writer thread.
+ * by creation and destruction). events runs on the bus's drain thread.
  */
 #pragma once
+
+#include "gpuprof-api.h"
 
 #include <glib.h>
 
@@ -27,12 +29,15 @@ G_BEGIN_DECLS
  * GpuprofOutputContext:
  * @names: how ids become names (element paths, pads, threads); copy the
  *   struct to keep it: the callbacks stay valid until the outputs are freed
+ * @bus: the events' bus (gpuprof-bus.h): an output with an @events
+ *   function is subscribed to it; it outlives the outputs
  *
  * What the session gives an output when it opens.
  */
 typedef struct
 {
   const GpuprofTraceNames *names;
+  GpuprofBus *bus;
 } GpuprofOutputContext;
 
 /**
@@ -85,9 +90,9 @@ typedef struct
  * @open: creates the output's state from @params. On failure it says why
  *   once (GST_ERROR and one g_printerr line naming the parameter and the
  *   reason) and returns %NULL: the run goes on without that output.
- * @events: (nullable): events drained from the hooks' rings, on the trace
- *   writer thread (only while a trace transport runs: trace=). Most
- *   outputs leave it %NULL.
+ * @events: (nullable): events drained from the hooks' rings, on the bus's
+ *   drain thread (gpuprof-bus.h; with or without trace=). Most outputs
+ *   leave it %NULL.
  * @describe: (nullable): one line for the end of the console report (the
  *   trace's file and size), newly allocated, or %NULL
  * @run_end: (nullable): a pipeline's run ended (EOS, NULL, process exit)
@@ -122,30 +127,38 @@ typedef struct
 {
   const GpuprofOutputClass *klass;
   gpointer state;
+  GpuprofBus *bus;              /* subscribed to it (@events), else NULL */
+  guint sink;
 } GpuprofOutput;
 
 /* the table, in the order outputs are called at run end */
+GPUPROF_API
 const GpuprofOutputClass *const *gpuprof_output_classes (guint * n);
+GPUPROF_API
 const GpuprofOutputClass *gpuprof_output_class_find (const gchar * name);
 
 /* the enabled outputs that opened, as GpuprofOutput *, in table order */
+GPUPROF_API
 GPtrArray *gpuprof_outputs_open (const GpuprofParams * params,
     const GpuprofOutputContext * ctx);
+GPUPROF_API
 GpuprofOutput *gpuprof_outputs_find (GPtrArray * outputs, const gchar * name);
-gboolean gpuprof_outputs_want_events (GPtrArray * outputs);
-void gpuprof_outputs_events (GPtrArray * outputs, const GpuprofEvent * events,
-    guint n);
+GPUPROF_API
 void gpuprof_outputs_describe (GPtrArray * outputs, GString * report);
+GPUPROF_API
 void gpuprof_outputs_run_end (GPtrArray * outputs, const GpuprofRunEnd * end);
 void gpuprof_outputs_interval (GPtrArray * outputs,
     const GpuprofInterval * iv);
 gboolean gpuprof_outputs_want_checkpoints (GPtrArray * outputs);
 void gpuprof_outputs_checkpoint (GPtrArray * outputs,
     const GpuprofSnapshot * snapshot);
+GPUPROF_API
 void gpuprof_outputs_close (GPtrArray * outputs);
+GPUPROF_API
 void gpuprof_outputs_free (GPtrArray * outputs);
 
 /* the trace output's writer, for the hooks' rings; NULL when not open */
+GPUPROF_API
 GpuprofTrace *gpuprof_output_trace_get (GpuprofOutput * output);
 
 /* An output path with placeholders (gpuprof-outfile.h) names one file per

@@ -33,22 +33,6 @@ gpuprof_table_add_rowv (GpuprofTable * t, gchar ** cells)
   g_ptr_array_add (t->rows, row);
 }
 
-void
-gpuprof_table_add_row (GpuprofTable * t, const gchar * first, ...)
-{
-  gchar **cells = g_new0 (gchar *, t->n_columns + 1);
-  va_list args;
-  guint i;
-
-  cells[0] = (gchar *) first;
-  va_start (args, first);
-  for (i = 1; i < t->n_columns; i++)
-    cells[i] = va_arg (args, gchar *);
-  va_end (args);
-  gpuprof_table_add_rowv (t, cells);
-  g_free (cells);
-}
-
 /* numbers right-aligned, words left-aligned */
 static gboolean
 column_is_numeric (GpuprofTable * t, guint c)

@@ -5,20 +5,25 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include "gpuprof-snapshot.h"
 
 G_BEGIN_DECLS
 
+GPUPROF_API
 gchar *gpuprof_report_format (const GpuprofSnapshot * snap);
 gchar *gpuprof_report_verdict (const GpuprofSnapshot * snap);
 
 /* aligned text tables: first column left-aligned, others right-aligned */
 typedef struct _GpuprofTable GpuprofTable;
+GPUPROF_API
 GpuprofTable *gpuprof_table_new (guint n_columns, const gchar * const *headers);
-void gpuprof_table_add_row (GpuprofTable * t, const gchar * first, ...)
-    G_GNUC_NULL_TERMINATED;
+GPUPROF_API
 void gpuprof_table_add_rowv (GpuprofTable * t, gchar ** cells);
+GPUPROF_API
 void gpuprof_table_print (GpuprofTable * t, GString * out);
+GPUPROF_API
 void gpuprof_table_free (GpuprofTable * t);
 
 G_END_DECLS

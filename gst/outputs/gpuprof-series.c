@@ -14,7 +14,8 @@
 #include <string.h>
 
 #include "gpuprof-json.h"
-#include "gpuprof-trace-reader.h"
+
+G_DEFINE_QUARK (gpuprof-load-error-quark, gpuprof_load_error);
 
 #define BASE_WIDTH_NS G_GUINT64_CONSTANT (1000000)
 #define MAX_BINS 1024

@@ -9,6 +9,17 @@
 
 G_BEGIN_DECLS
 
+/* The readers' errors (this file, the trace and the summary readers) */
+#define GPUPROF_LOAD_ERROR (gpuprof_load_error_quark ())
+GQuark gpuprof_load_error_quark (void);
+
+typedef enum
+{
+  GPUPROF_LOAD_ERROR_READ,      /* missing or unreadable file */
+  GPUPROF_LOAD_ERROR_SYNTAX,    /* not JSON: the message has file:line:column */
+  GPUPROF_LOAD_ERROR_SCHEMA,    /* JSON, but not a gpuprof summary or trace */
+} GpuprofLoadError;
+
 /* points a plot gets from a trace: a 3 s run in bins of 128 ms (bins
  * double from 1 ms: 17 to 32 points) */
 #define GPUPROF_SERIES_POINTS 32

@@ -5,7 +5,7 @@
 
 #include <json-glib/json-glib.h>
 #include "gpuprof-snapshot.h"
-/* GPUPROF_LOAD_ERROR, shared with the trace reader */
+/* GPUPROF_LOAD_ERROR, the readers' (gpuprof-series.h) */
 #include "gpuprof-trace-reader.h"
 
 G_BEGIN_DECLS

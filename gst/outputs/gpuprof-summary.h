@@ -4,6 +4,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <gst/gst.h>
 #include "gpuprof-schema.h"
 #include "gpuprof-snapshot.h"
@@ -16,27 +18,23 @@ G_BEGIN_DECLS
  * GPU tables replace the gpu_section text */
 #define GPUPROF_SUMMARY_VERSION 3
 
-GArray *gpuprof_summary_rows (const GpuprofSnapshot * snap,
-    GpuprofSummaryTableId id);
-guint gpuprof_summary_n_rows (const GpuprofSnapshot * snap,
-    GpuprofSummaryTableId id);
-gconstpointer gpuprof_summary_row (const GpuprofSnapshot * snap,
-    GpuprofSummaryTableId id, guint i);
-gpointer gpuprof_summary_add_row (GpuprofSnapshot * snap,
-    GpuprofSummaryTableId id);
-void gpuprof_summary_row_clear (GpuprofSummaryTableId id, gpointer row);
-
+GPUPROF_API
 gchar *gpuprof_summary_to_json (const GpuprofSnapshot * snap);
+GPUPROF_API
 gchar *gpuprof_summary_table_to_csv (const GpuprofSnapshot * snap,
     GpuprofSummaryTableId id);
+GPUPROF_API
 gchar *gpuprof_summary_csv_path (const gchar * json_path,
     GpuprofSummaryTableId id);
 gboolean gpuprof_summary_write (const GpuprofSnapshot * snap,
     const gchar * json_path, const gchar * csv_base);
+GPUPROF_API
 gboolean gpuprof_summary_save (const GpuprofSnapshot * snap,
     const gchar * json_path, GError ** err);
+GPUPROF_API
 void gpuprof_summary_log_records (const GpuprofSnapshot * snap);
 
+GPUPROF_API
 void gpuprof_summary_append_csv (GString * s, const gchar * str);
 /* one row of any table (summary or live), for writers of their own */
 void gpuprof_summary_append_json_row (GString * s,
@@ -47,7 +45,5 @@ void gpuprof_summary_append_csv_row (GString * s,
     const GpuprofSummaryTable * t, gconstpointer row, guint skip);
 void gpuprof_summary_log_live_records (const gchar * pipeline, guint64 seq,
     gdouble t_s, GpuprofLiveTableId id, GArray * rows);
-GstStructure *gpuprof_summary_row_to_structure (GpuprofSummaryTableId id,
-    gconstpointer row);
 
 G_END_DECLS

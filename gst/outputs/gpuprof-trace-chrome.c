@@ -2,8 +2,8 @@
  * per line (see docs/trace.md). Turns each GpuprofEvent into its JSON event,
  * names threads and GPU tracks before their first event, and writes the
  * global "gpuprof summary" and "gpuprof trace" events. Runs under the
- * trace's drain_lock (gpuprof-trace-private.h); the transport around it is
- * gpuprof-trace.c.
+ * trace's lock (gpuprof-trace-private.h); the file around it is
+ * gpuprof-trace.c, the events come over the core's bus (gpuprof-bus.h).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -119,9 +119,6 @@ gpuprof_trace_chrome_thread_state_free (gpointer p)
   ThreadState *ts = p;
 
   g_free (ts->name);
-  g_free (ts->recent);
-  if (ts->pending_gpu)
-    g_array_unref (ts->pending_gpu);
   g_free (ts);
 }
 
@@ -180,9 +177,8 @@ write_metadata (GpuprofTrace * trace, const gchar * what, guint32 tid,
   g_free (name_json);
 }
 
-ThreadState *
-gpuprof_trace_chrome_thread_state (GpuprofTrace * trace, guint32 tid,
-    gboolean renamed)
+static ThreadState *
+thread_state (GpuprofTrace * trace, guint32 tid, gboolean renamed)
 {
   ThreadState *ts = g_hash_table_lookup (trace->threads, GUINT_TO_POINTER (tid));
   gchar *name = NULL;
@@ -247,21 +243,34 @@ write_flow (GpuprofTrace * trace, const gchar * ph, guint32 tid, guint64 ts,
   append_member_u64 (trace->out, ",\"id\":", id);
   end_event (trace);
 }
-void
-gpuprof_trace_chrome_write_gpu_flow (GpuprofTrace * trace, guint32 host_tid,
-    guint64 s_ts, guint32 gpu_tid, guint64 f_ts, guint64 id)
+/* the launch arrows the binder placed (gpuprof-trace-flows.c) */
+static void
+write_arrows (GpuprofTrace * trace)
 {
-  if (!trace->writing)
-    return;
-  begin_event (trace, "s", "flow", "\"launch\"", host_tid);
-  append_ts (trace, s_ts);
-  append_member_u64 (trace->out, ",\"id\":", id);
-  end_event (trace);
-  /* bound to the op's own slice, not to the next one on the track */
-  begin_event (trace, "f", "flow", "\"launch\"", gpu_tid);
-  append_ts (trace, f_ts);
-  append_member_u64 (trace->out, ",\"bp\":\"e\",\"id\":", id);
-  end_event (trace);
+  guint i;
+
+  for (i = 0; i < trace->arrows->len && trace->writing; i++) {
+    const GpuprofTraceArrow *a = &g_array_index (trace->arrows,
+        GpuprofTraceArrow, i);
+
+    begin_event (trace, "s", "flow", "\"launch\"", a->host_tid);
+    append_ts (trace, a->s_ts);
+    append_member_u64 (trace->out, ",\"id\":", a->id);
+    end_event (trace);
+    /* bound to the op's own slice, not to the next one on the track */
+    begin_event (trace, "f", "flow", "\"launch\"", a->gpu_tid);
+    append_ts (trace, a->f_ts);
+    append_member_u64 (trace->out, ",\"bp\":\"e\",\"id\":", a->id);
+    end_event (trace);
+  }
+  g_array_set_size (trace->arrows, 0);
+}
+
+void
+gpuprof_trace_chrome_write_orphan_flows (GpuprofTrace * trace)
+{
+  gpuprof_trace_flows_orphans (trace->flows, trace->arrows);
+  write_arrows (trace);
 }
 
 /* --- GPU ops ------------------------------------------------------------ */
@@ -393,14 +402,18 @@ write_gpu_op (GpuprofTrace * trace, const GpuprofEvent * ev, ElementName * en)
   g_string_append (s, "}");
   end_event (trace);
 
-  if (ev->flow && ev->self && GPUPROF_EVENT_GPU_HOST_THREAD (ev))
-    gpuprof_trace_flows_bind (trace, ev,
-        gpuprof_trace_flows_clamp_into (ev->ts, ev->ts + ev->dur, ev->ts));
+  if (ev->flow && ev->self && GPUPROF_EVENT_GPU_HOST_THREAD (ev)) {
+    /* the host thread is named before the arrow starts on it */
+    thread_state (trace, GPUPROF_EVENT_GPU_HOST_THREAD (ev), FALSE);
+    gpuprof_trace_flows_bind (trace->flows, ev,
+        gpuprof_trace_flows_clamp_into (ev->ts, ev->ts + ev->dur, ev->ts),
+        trace->arrows);
+    write_arrows (trace);
+  }
 }
 
 static void
-write_chain (GpuprofTrace * trace, ThreadState * ts, const GpuprofEvent * ev,
-    ElementName * en)
+write_chain (GpuprofTrace * trace, const GpuprofEvent * ev, ElementName * en)
 {
   GString *s = trace->out;
 
@@ -419,7 +432,9 @@ write_chain (GpuprofTrace * trace, ThreadState * ts, const GpuprofEvent * ev,
   }
   g_string_append_c (s, '}');
   end_event (trace);
-  gpuprof_trace_flows_chain_written (trace, ts, ev);
+  gpuprof_trace_flows_chain_written (trace->flows, trace->remember_chains,
+      ev, trace->arrows);
+  write_arrows (trace);
 }
 
 static void
@@ -453,7 +468,7 @@ write_buffer_arrow (GpuprofTrace * trace, const GpuprofEvent * ev, guint64 id)
   if (in_thread == 0)
     return;
   /* the enqueuing thread is named before an event of it is written */
-  gpuprof_trace_chrome_thread_state (trace, in_thread, FALSE);
+  thread_state (trace, in_thread, FALSE);
   write_flow (trace, "s", in_thread, MIN (in_ts + 1, ev->ts), id);
   write_flow (trace, "f", ev->thread_id, ev->ts, id);
 }
@@ -627,23 +642,23 @@ gpuprof_trace_chrome_write_event (GpuprofTrace * trace,
     const GpuprofEvent * ev)
 {
   ElementName *en = NULL;
-  ThreadState *ts;
 
   if (ev->element_id != 0) {
     en = element_name (trace, ev->element_id);
     if (!en->wanted)
       return FALSE;
   }
+  /* its thread (or GPU track) is named before its first event */
   if (ev->type == GPUPROF_EVENT_GPU_OP)
-    ts = gpu_track_state (trace, ev);
+    gpu_track_state (trace, ev);
   else
-    ts = gpuprof_trace_chrome_thread_state (trace, ev->thread_id,
+    thread_state (trace, ev->thread_id,
         ev->type == GPUPROF_EVENT_THREAD_NAME);
 
   switch (ev->type) {
     case GPUPROF_EVENT_CHAIN:
       if (en)
-        write_chain (trace, ts, ev, en);
+        write_chain (trace, ev, en);
       break;
     case GPUPROF_EVENT_QUEUE_IN:
       if (en)

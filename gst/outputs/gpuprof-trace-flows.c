@@ -1,10 +1,14 @@
-/* gpuprof: host -> GPU launch arrows in the timeline trace.
+/* gpuprof: host -> GPU launch arrows in the timeline trace: where each
+ * starts.
  *
  * A settled GPU op names the host thread and the API time of its launch;
  * the arrow starts inside the chain call of the launching element that
  * holds that time. The chain call may be written before the op (it is
  * remembered), after it (the arrow waits), or never (the arrow is drawn at
- * CUPTI's time). Runs under the trace's drain_lock (gpuprof-trace-private.h).
+ * CUPTI's time). The binder keeps its own per-thread state and hands the
+ * arrows it places back to the format (gpuprof-trace-chrome.c), which
+ * writes them: it calls nothing of the trace. Runs under the trace's lock
+ * (gpuprof-trace-private.h).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -14,8 +18,8 @@
 
 #include <gst/gst.h>
 
-GST_DEBUG_CATEGORY_EXTERN (gpuprof_trace_debug);
-#define GST_CAT_DEFAULT gpuprof_trace_debug
+GST_DEBUG_CATEGORY_STATIC (gpuprof_trace_flows_debug);
+#define GST_CAT_DEFAULT gpuprof_trace_flows_debug
 
 #define RECENT_CHAINS GPUPROF_TRACE_RECENT_CHAINS
 #define MAX_PENDING_FLOWS GPUPROF_TRACE_MAX_PENDING_FLOWS
@@ -23,9 +27,77 @@ GST_DEBUG_CATEGORY_EXTERN (gpuprof_trace_debug);
  * it: the CUPTI clock and the hook clock agree to well under this */
 #define LAUNCH_TOLERANCE_NS 1000
 
-typedef GpuprofTraceThreadState ThreadState;
-typedef GpuprofTraceRecentChain RecentChain;
-typedef GpuprofTracePendingFlow PendingGpuFlow;
+typedef struct
+{
+  guint32 element_id;
+  guint64 ts;
+  guint64 end;
+} RecentChain;
+
+/* a GPU launch arrow whose chain call has not been written yet */
+typedef struct
+{
+  guint32 element_id;
+  guint32 gpu_tid;
+  guint64 api_ts;
+  guint64 f_ts;
+  guint64 id;
+} PendingGpuFlow;
+
+/* per host thread */
+typedef struct
+{
+  RecentChain *recent;          /* ring of the last RECENT_CHAINS */
+  guint recent_len, recent_next;
+  GArray *pending_gpu;          /* PendingGpuFlow, from this thread */
+} ThreadState;
+
+struct _GpuprofTraceFlows
+{
+  GHashTable *threads;          /* host gpuprof thread id -> ThreadState */
+};
+
+static void
+thread_state_free (gpointer p)
+{
+  ThreadState *ts = p;
+
+  g_free (ts->recent);
+  if (ts->pending_gpu)
+    g_array_unref (ts->pending_gpu);
+  g_free (ts);
+}
+
+GpuprofTraceFlows *
+gpuprof_trace_flows_new (void)
+{
+  GpuprofTraceFlows *f = g_new0 (GpuprofTraceFlows, 1);
+
+  GST_DEBUG_CATEGORY_INIT (gpuprof_trace_flows_debug, "gpuprof-trace", 0,
+      "gpuprof timeline trace writer");
+  f->threads = g_hash_table_new_full (NULL, NULL, NULL, thread_state_free);
+  return f;
+}
+
+void
+gpuprof_trace_flows_free (GpuprofTraceFlows * f)
+{
+  if (!f)
+    return;
+  g_hash_table_unref (f->threads);
+  g_free (f);
+}
+
+/* @tid's state, made on first use when @make, else NULL when none */
+static ThreadState *
+thread_state (GpuprofTraceFlows * f, guint32 tid, gboolean make)
+{
+  gpointer key = GUINT_TO_POINTER (tid), ts = NULL;
+
+  if (!g_hash_table_lookup_extended (f->threads, key, NULL, &ts) && make)
+    g_hash_table_insert (f->threads, key, ts = g_new0 (ThreadState, 1));
+  return ts;
+}
 
 static void
 remember_chain (ThreadState * ts, const GpuprofEvent * ev)
@@ -67,21 +139,21 @@ gpuprof_trace_flows_clamp_into (guint64 ts, guint64 end, guint64 t)
   return clamp_into (ts, end, t);
 }
 
+/* an arrow placed: its start at @s_ts on @host_tid */
 static void
-write_pending_gpu_flow (GpuprofTrace * trace, guint32 host_tid,
-    const PendingGpuFlow * pf, guint64 s_ts)
+place (GArray * out, guint32 host_tid, const PendingGpuFlow * pf,
+    guint64 s_ts)
 {
-  if (!trace->writing)
-    return;
-  gpuprof_trace_chrome_write_gpu_flow (trace, host_tid, s_ts, pf->gpu_tid,
-      pf->f_ts, pf->id);
+  GpuprofTraceArrow a = { host_tid, s_ts, pf->gpu_tid, pf->f_ts, pf->id };
+
+  g_array_append_val (out, a);
 }
 
 /* A chain call of this thread was written: it may hold launches that
  * settled before it returned. */
 static void
-resolve_pending_gpu_flows (GpuprofTrace * trace, ThreadState * ts,
-    const GpuprofEvent * ev)
+resolve_pending_gpu_flows (ThreadState * ts, const GpuprofEvent * ev,
+    GArray * out)
 {
   GArray *pending = ts->pending_gpu;
   guint64 end = ev->ts + ev->dur;
@@ -93,12 +165,11 @@ resolve_pending_gpu_flows (GpuprofTrace * trace, ThreadState * ts,
     if (pf->element_id == ev->element_id
         && chain_holds_launch (ev->ts, end, pf->api_ts)) {
       GST_LOG ("arrow %" G_GUINT64_FORMAT ": chain call came", pf->id);
-      write_pending_gpu_flow (trace, ev->thread_id, pf,
-          clamp_into (ev->ts, end, pf->api_ts));
+      place (out, ev->thread_id, pf, clamp_into (ev->ts, end, pf->api_ts));
     } else if (pf->api_ts > ev->ts && pf->api_ts < end) {
       /* a call of another element around the launch: the element's own
        * call, innermost, came before it and was lost; trust CUPTI's time */
-      write_pending_gpu_flow (trace, ev->thread_id, pf, pf->api_ts);
+      place (out, ev->thread_id, pf, pf->api_ts);
     } else {
       i++;
       continue;
@@ -117,14 +188,12 @@ recent_covers (ThreadState * ts, guint64 api_ts)
   return api_ts > ts->recent[ts->recent_next].end;
 }
 
-/* A GPU op @ev with a launch was written, its end of the arrow at @f_ts */
 void
-gpuprof_trace_flows_bind (GpuprofTrace * trace, const GpuprofEvent * ev,
-    guint64 f_ts)
+gpuprof_trace_flows_bind (GpuprofTraceFlows * f, const GpuprofEvent * ev,
+    guint64 f_ts, GArray * out)
 {
   guint32 host_tid = GPUPROF_EVENT_GPU_HOST_THREAD (ev);
-  ThreadState *h = gpuprof_trace_chrome_thread_state (trace, host_tid,
-      FALSE);
+  ThreadState *h = thread_state (f, host_tid, TRUE);
   PendingGpuFlow pf = { ev->element_id, ev->thread_id, ev->self, f_ts,
     ev->flow
   };
@@ -138,15 +207,14 @@ gpuprof_trace_flows_bind (GpuprofTrace * trace, const GpuprofEvent * ev,
     if (rc->element_id == ev->element_id
         && chain_holds_launch (rc->ts, rc->end, ev->self)) {
       GST_LOG ("arrow %" G_GUINT64_FORMAT ": chain call known", pf.id);
-      write_pending_gpu_flow (trace, host_tid, &pf,
-          clamp_into (rc->ts, rc->end, ev->self));
+      place (out, host_tid, &pf, clamp_into (rc->ts, rc->end, ev->self));
       return;
     }
   }
   if (!recent_covers (h, ev->self)) {
     /* older than what is remembered: inside the call by CUPTI's word */
     GST_LOG ("arrow %" G_GUINT64_FORMAT ": chain call forgotten", pf.id);
-    write_pending_gpu_flow (trace, host_tid, &pf, ev->self);
+    place (out, host_tid, &pf, ev->self);
     return;
   }
   /* its chain call is still running (or its event is in a ring not drained
@@ -155,46 +223,44 @@ gpuprof_trace_flows_bind (GpuprofTrace * trace, const GpuprofEvent * ev,
     h->pending_gpu = g_array_new (FALSE, FALSE, sizeof (PendingGpuFlow));
   if (h->pending_gpu->len >= MAX_PENDING_FLOWS) {
     PendingGpuFlow *old = &g_array_index (h->pending_gpu, PendingGpuFlow, 0);
-    write_pending_gpu_flow (trace, host_tid, old, old->api_ts);
+    place (out, host_tid, old, old->api_ts);
     g_array_remove_index (h->pending_gpu, 0);
   }
   GST_LOG ("arrow %" G_GUINT64_FORMAT ": waits for its chain call", pf.id);
   g_array_append_val (h->pending_gpu, pf);
 }
 
-/* At close: arrows whose chain call never came are drawn at CUPTI's time */
 void
-gpuprof_trace_flows_write_orphans (GpuprofTrace * trace)
+gpuprof_trace_flows_orphans (GpuprofTraceFlows * f, GArray * out)
 {
   GHashTableIter it;
   gpointer k, v;
   guint i;
 
-  g_hash_table_iter_init (&it, trace->threads);
+  g_hash_table_iter_init (&it, f->threads);
   while (g_hash_table_iter_next (&it, &k, &v)) {
     ThreadState *ts = v;
 
     for (i = 0; ts->pending_gpu && i < ts->pending_gpu->len; i++) {
       PendingGpuFlow *pf = &g_array_index (ts->pending_gpu, PendingGpuFlow,
           i);
-      write_pending_gpu_flow (trace, GPOINTER_TO_UINT (k), pf, pf->api_ts);
+      place (out, GPOINTER_TO_UINT (k), pf, pf->api_ts);
     }
     if (ts->pending_gpu)
       g_array_set_size (ts->pending_gpu, 0);
   }
 }
 
-/* One pseudo thread per (device, stream), named before its first op and
- * sorted after the streaming threads. */
-
-/* A chain call of @ts was written: remembered while arrows may need it, and
- * the arrows waiting for it are drawn. */
 void
-gpuprof_trace_flows_chain_written (GpuprofTrace * trace, ThreadState * ts,
-    const GpuprofEvent * ev)
+gpuprof_trace_flows_chain_written (GpuprofTraceFlows * f, gboolean remember,
+    const GpuprofEvent * ev, GArray * out)
 {
-  if (trace->remember_chains)
+  ThreadState *ts = thread_state (f, ev->thread_id, remember);
+
+  if (!ts)
+    return;
+  if (remember)
     remember_chain (ts, ev);
   if (ts->pending_gpu && ts->pending_gpu->len)
-    resolve_pending_gpu_flows (trace, ts, ev);
+    resolve_pending_gpu_flows (ts, ev, out);
 }

@@ -15,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-G_DEFINE_QUARK (gpuprof-load-error-quark, gpuprof_load_error);
-
 /* GPU tracks' pseudo thread ids start here (docs/trace.md) */
 #define GPU_TRACK_TID_BASE G_GUINT64_CONSTANT (1000000001)
 

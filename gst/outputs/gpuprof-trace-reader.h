@@ -12,19 +12,10 @@
 #include <stdio.h>
 #include <json-glib/json-glib.h>
 
+#include "gpuprof-series.h"
 #include "gpuprof-snapshot.h"
 
 G_BEGIN_DECLS
-
-#define GPUPROF_LOAD_ERROR (gpuprof_load_error_quark ())
-GQuark gpuprof_load_error_quark (void);
-
-typedef enum
-{
-  GPUPROF_LOAD_ERROR_READ,      /* missing or unreadable file */
-  GPUPROF_LOAD_ERROR_SYNTAX,    /* not JSON: the message has file:line:column */
-  GPUPROF_LOAD_ERROR_SCHEMA,    /* JSON, but not a gpuprof summary or trace */
-} GpuprofLoadError;
 
 /* turns a "gpuprof summary" event's summary object into a snapshot;
  * @where ("file:line") goes into its error messages */

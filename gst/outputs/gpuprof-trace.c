@@ -1,12 +1,12 @@
 /* gpuprof: timeline trace writer (see gpuprof-trace.h, docs/trace.md).
  *
- * The transport: rings, the writer thread, the file and its size cap. The
- * format of each event is gpuprof-trace-chrome.c, launch arrows
+ * A sink of the core's event bus (gpuprof-bus.h): the file and its size
+ * cap. The format of each event is gpuprof-trace-chrome.c, launch arrows
  * gpuprof-trace-flows.c (see gpuprof-trace-private.h).
  *
- * Threads: streaming threads only push into their rings. Everything else
- * here runs in whoever drains — the writer thread every DRAIN_PERIOD_US, or
- * the caller of gpuprof_trace_flush()/close() — serialised by drain_lock.
+ * Threads: the bus calls us under its drain lock, on its drain thread or
+ * on the thread that flushes; the trace's own lock guards its state against
+ * the getters.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -22,16 +22,11 @@
 #include <string.h>
 #include <unistd.h>
 
-/* shared with gpuprof-trace-flows.c */
-GST_DEBUG_CATEGORY (gpuprof_trace_debug);
+GST_DEBUG_CATEGORY_STATIC (gpuprof_trace_debug);
 #define GST_CAT_DEFAULT gpuprof_trace_debug
 
-#define DRAIN_PERIOD_US (20 * G_TIME_SPAN_MILLISECOND)
-#define BATCH_EVENTS 1024
 /* write out the chunk when it reaches this size: bounds the writer's memory */
 #define CHUNK_BYTES (1 << 20)
-/* a drain this large means producers are fast: drain again at once */
-#define BUSY_DRAIN_EVENTS 4096
 /* distinct kernel names kept; later ones are written as "kernel" */
 #define MAX_NAMES 65536
 
@@ -131,80 +126,49 @@ update_pipeline_name (GpuprofTrace * trace)
   }
 }
 
-/* drain_lock held. Returns the number of events drained. */
-static guint
-drain_locked (GpuprofTrace * trace)
-{
-  guint total = 0, i, n, k;
+/* --- the bus's sink ----------------------------------------------------- */
 
-  g_mutex_lock (&trace->lock);
-  g_ptr_array_set_size (trace->drain_rings, 0);
-  for (i = 0; i < trace->rings->len; i++)
-    g_ptr_array_add (trace->drain_rings, g_ptr_array_index (trace->rings, i));
-  trace->remember_chains = trace->gpu_producer;
-  g_mutex_unlock (&trace->lock);
-
-  update_pipeline_name (trace);
-
-  g_mutex_lock (&trace->shared_lock);
-  while ((n = gpuprof_ring_pop (trace->shared_ring, trace->batch,
-              BATCH_EVENTS)) > 0) {
-    if (trace->event_func)
-      trace->event_func (trace->batch, n, trace->event_data);
-    for (k = 0; k < n; k++)
-      write_event (trace, &trace->batch[k]);
-    total += n;
-  }
-  g_mutex_unlock (&trace->shared_lock);
-
-  for (i = 0; i < trace->drain_rings->len; i++) {
-    GpuprofRing *ring = g_ptr_array_index (trace->drain_rings, i);
-
-    /* take only what is there now, so a busy thread cannot starve others */
-    guint level = gpuprof_ring_level (ring);
-
-    while (level > 0 && (n = gpuprof_ring_pop (ring, trace->batch,
-                MIN (level, BATCH_EVENTS))) > 0) {
-      if (trace->event_func)
-        trace->event_func (trace->batch, n, trace->event_data);
-      for (k = 0; k < n; k++)
-        write_event (trace, &trace->batch[k]);
-      level -= n;
-      total += n;
-    }
-  }
-  if (trace->out->len > 0 && !trace->stats.failed)
-    write_out (trace);
-  g_string_truncate (trace->out, 0);
-  return total;
-}
-
-static gpointer
-writer_thread (gpointer data)
+static void
+sink_begin (gpointer data)
 {
   GpuprofTrace *trace = data;
 
   g_mutex_lock (&trace->lock);
-  while (!trace->stop) {
-    guint n;
-
-    g_mutex_unlock (&trace->lock);
-    g_mutex_lock (&trace->drain_lock);
-    n = drain_locked (trace);
-    g_mutex_unlock (&trace->drain_lock);
-    g_mutex_lock (&trace->lock);
-    if (n < BUSY_DRAIN_EVENTS && !trace->stop)
-      g_cond_wait_until (&trace->cond, &trace->lock,
-          g_get_monotonic_time () + DRAIN_PERIOD_US);
-  }
+  trace->remember_chains = __atomic_load_n (&trace->gpu_producer,
+      __ATOMIC_ACQUIRE);
+  update_pipeline_name (trace);
   g_mutex_unlock (&trace->lock);
-  return NULL;
+}
+
+static void
+sink_events (const GpuprofEvent * events, guint n, gpointer data)
+{
+  GpuprofTrace *trace = data;
+  guint k;
+
+  g_mutex_lock (&trace->lock);
+  for (k = 0; k < n; k++)
+    write_event (trace, &events[k]);
+  g_mutex_unlock (&trace->lock);
+}
+
+static void
+sink_end (gpointer data)
+{
+  GpuprofTrace *trace = data;
+
+  g_mutex_lock (&trace->lock);
+  if (trace->out->len > 0 && !trace->stats.failed)
+    write_out (trace);
+  g_string_truncate (trace->out, 0);
+  g_mutex_unlock (&trace->lock);
 }
 
 /* --- public API ---------------------------------------------------------- */
 
 /**
  * gpuprof_trace_new:
+ * @bus: the events' bus; the trace subscribes to it
  * @path: file to write (created or truncated)
  * @names: how to turn ids into names; copied
  * @max_bytes: size cap of the file (the trace-max-mb parameter), 0 for none
@@ -212,20 +176,23 @@ writer_thread (gpointer data)
  *   (the trace-elements parameter); a reference is taken
  * @err: where to put the error when @path cannot be opened
  *
- * Opens @path, writes the opening bracket and starts the writer thread. When
- * the file cannot be created, prints one error for the user (naming the path
+ * Opens @path, writes the opening bracket and subscribes to @bus. When the
+ * file cannot be created, prints one error for the user (naming the path
  * and the reason), sets @err and returns %NULL: the caller simply traces
  * nothing and must not print the error again.
  *
  * Returns: (transfer full) (nullable): the trace, or %NULL on error
  */
 GpuprofTrace *
-gpuprof_trace_new (const gchar * path, const GpuprofTraceNames * names,
-    guint64 max_bytes, GRegex * element_filter, GError ** err)
+gpuprof_trace_new (GpuprofBus * bus, const gchar * path,
+    const GpuprofTraceNames * names, guint64 max_bytes,
+    GRegex * element_filter, GError ** err)
 {
+  static const GpuprofBusSink sink = { sink_begin, sink_events, sink_end };
   GpuprofTrace *trace;
   gint fd, errsv = 0;
 
+  g_return_val_if_fail (bus != NULL, NULL);
   g_return_val_if_fail (path != NULL, NULL);
 
   GST_DEBUG_CATEGORY_INIT (gpuprof_trace_debug, "gpuprof-trace", 0,
@@ -254,27 +221,21 @@ gpuprof_trace_new (const gchar * path, const GpuprofTraceNames * names,
   trace->max_bytes = max_bytes;
   trace->stats.max_bytes = max_bytes;
   trace->pid = getpid ();
+  trace->bus = bus;
   trace->fd = fd;
   g_mutex_init (&trace->lock);
-  g_cond_init (&trace->cond);
-  g_mutex_init (&trace->drain_lock);
-  g_mutex_init (&trace->shared_lock);
   g_mutex_init (&trace->names_lock);
   trace->name_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
       NULL);
   trace->name_json = g_ptr_array_new_with_free_func (g_free);
-  trace->rings = g_ptr_array_new_with_free_func ((GDestroyNotify)
-      gpuprof_ring_free);
-  trace->ring_by_tid = g_hash_table_new (NULL, NULL);
-  trace->shared_ring = gpuprof_ring_new (0, 4096);
   trace->out = g_string_sized_new (CHUNK_BYTES + 4096);
-  trace->batch = g_new (GpuprofEvent, BATCH_EVENTS);
-  trace->drain_rings = g_ptr_array_new ();
   trace->elements = g_hash_table_new_full (NULL, NULL, NULL,
       gpuprof_trace_chrome_element_name_free);
   trace->pads = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   trace->threads = g_hash_table_new_full (NULL, NULL, NULL,
       gpuprof_trace_chrome_thread_state_free);
+  trace->flows = gpuprof_trace_flows_new ();
+  trace->arrows = g_array_new (FALSE, FALSE, sizeof (GpuprofTraceArrow));
   trace->first_event = TRUE;
   trace->writing = TRUE;
 
@@ -287,94 +248,42 @@ gpuprof_trace_new (const gchar * path, const GpuprofTraceNames * names,
     gpuprof_trace_free (trace);
     return NULL;
   }
-  trace->thread = g_thread_new ("gpuprof-trace", writer_thread, trace);
+  trace->sink = gpuprof_bus_add_sink (bus, &sink, trace);
   return trace;
 }
 
 /**
- * gpuprof_trace_ring_for_thread:
+ * gpuprof_trace_gpu_ring:
  * @trace: the trace
- * @thread_id: the calling thread's gpuprof id
+ * @capacity: events, 0 for the default
  *
- * Called by a streaming thread the first time it has an event for the trace
- * (takes a lock and allocates); the hook keeps the pointer in its per-thread
- * state and calls gpuprof_trace_push() with it from then on. Only the thread
- * that asked may push to the ring. The ring lives until gpuprof_trace_free().
+ * The ring of the GPU op producer (gpuprof-gputrace.c) on the trace's bus:
+ * from now on the trace remembers chain calls, to bind launch arrows into
+ * them. Its pushes must be serialised by a lock of the producer's own (the
+ * op listener runs under the correlation engine's lock).
  *
- * Returns: (transfer none): the ring of @thread_id
+ * Returns: (transfer none): the ring
  */
 GpuprofRing *
-gpuprof_trace_ring_for_thread (GpuprofTrace * trace, guint32 thread_id)
+gpuprof_trace_gpu_ring (GpuprofTrace * trace, guint capacity)
 {
-  return gpuprof_trace_ring_for_producer (trace, thread_id,
-      GPUPROF_RING_DEFAULT_CAPACITY);
-}
+  GpuprofRing *ring = gpuprof_bus_ring_for_producer (trace->bus,
+      GPUPROF_EVENT_GPU_TRACK_BASE, capacity);
 
-/**
- * gpuprof_trace_ring_for_producer:
- * @trace: the trace
- * @producer_id: a gpuprof thread id, or an id of the producer's own outside
- *   their range (GPUPROF_EVENT_GPU_TRACK_BASE for the GPU ops)
- * @capacity: events, 0 for the default; used when the ring is created
- *
- * Like gpuprof_trace_ring_for_thread(), for a producer that is not one
- * streaming thread: its pushes must be serialised by a lock of its own
- * (the GPU op listener runs under the correlation engine's lock).
- *
- * Returns: (transfer none): the ring of @producer_id
- */
-GpuprofRing *
-gpuprof_trace_ring_for_producer (GpuprofTrace * trace, guint32 producer_id,
-    guint capacity)
-{
-  GpuprofRing *ring;
-  guint32 thread_id = producer_id;
-
-  g_mutex_lock (&trace->lock);
-  ring = g_hash_table_lookup (trace->ring_by_tid, GUINT_TO_POINTER (thread_id));
-  if (ring == NULL) {
-    ring = gpuprof_ring_new (thread_id, capacity);
-    /* chain calls are remembered only when arrows may need them */
-    if (producer_id >= GPUPROF_EVENT_GPU_TRACK_BASE)
-      trace->gpu_producer = TRUE;
-    g_ptr_array_add (trace->rings, ring);
-    g_hash_table_insert (trace->ring_by_tid, GUINT_TO_POINTER (thread_id),
-        ring);
-  }
-  g_mutex_unlock (&trace->lock);
+  __atomic_store_n (&trace->gpu_producer, TRUE, __ATOMIC_RELEASE);
   return ring;
 }
 
 /**
- * gpuprof_trace_push_locked:
- * @trace: the trace
- * @ev: the event; copied
- *
- * For rare events from threads that have no ring (an application thread's
- * state change): takes a lock. Do not mix with gpuprof_trace_push() for the
- * same thread id, or that thread's events may come out of order.
- */
-void
-gpuprof_trace_push_locked (GpuprofTrace * trace, const GpuprofEvent * ev)
-{
-  g_mutex_lock (&trace->shared_lock);
-  gpuprof_ring_push (trace->shared_ring, ev);
-  g_mutex_unlock (&trace->shared_lock);
-}
-
-/**
- * gpuprof_trace_wake:
+ * gpuprof_trace_get_bus:
  * @trace: the trace
  *
- * Asks the writer thread to drain now rather than at its next period (a
- * producer whose ring fills up in bursts). Takes a lock; never waits for I/O.
+ * Returns: (transfer none): the bus given to gpuprof_trace_new()
  */
-void
-gpuprof_trace_wake (GpuprofTrace * trace)
+GpuprofBus *
+gpuprof_trace_get_bus (GpuprofTrace * trace)
 {
-  g_mutex_lock (&trace->lock);
-  g_cond_signal (&trace->cond);
-  g_mutex_unlock (&trace->lock);
+  return trace->bus;
 }
 
 /**
@@ -411,34 +320,13 @@ gpuprof_trace_intern_name (GpuprofTrace * trace, const gchar * name)
  * gpuprof_trace_flush:
  * @trace: the trace
  *
- * Drains every ring to the file now, in the calling thread (call it at EOS).
- * Waits for a drain already running in the writer thread.
+ * Drains the bus to the file now, in the calling thread (call it at EOS).
+ * Waits for a drain already running on the bus's thread.
  */
 void
 gpuprof_trace_flush (GpuprofTrace * trace)
 {
-  g_mutex_lock (&trace->drain_lock);
-  drain_locked (trace);
-  g_mutex_unlock (&trace->drain_lock);
-}
-
-/**
- * gpuprof_trace_set_event_func:
- * @trace: the trace
- * @func: (nullable): called with each batch of drained events
- * @user_data: passed to @func
- *
- * See #GpuprofTraceEventFunc. Takes the drain lock: a call in progress
- * ends first.
- */
-void
-gpuprof_trace_set_event_func (GpuprofTrace * trace,
-    GpuprofTraceEventFunc func, gpointer user_data)
-{
-  g_mutex_lock (&trace->drain_lock);
-  trace->event_func = func;
-  trace->event_data = user_data;
-  g_mutex_unlock (&trace->drain_lock);
+  gpuprof_bus_flush (trace->bus);
 }
 
 void
@@ -447,18 +335,18 @@ gpuprof_trace_forget_names (GpuprofTrace * trace, const GArray * element_ids,
 {
   guint i;
 
-  g_mutex_lock (&trace->drain_lock);
+  g_mutex_lock (&trace->lock);
   for (i = 0; i < element_ids->len; i++)
     g_hash_table_remove (trace->elements,
         GUINT_TO_POINTER (g_array_index (element_ids, guint32, i)));
   for (i = 0; i < pad_ids->len; i++)
     g_hash_table_remove (trace->pads,
         GUINT_TO_POINTER (g_array_index (pad_ids, guint32, i)));
-  g_mutex_unlock (&trace->drain_lock);
+  g_mutex_unlock (&trace->lock);
 }
 
 /* Written even after the cap: the summary is what `gst-gpuprof report`
- * needs, and it is small. */
+ * needs, and it is small. Lock held. */
 static void
 add_summary_locked (GpuprofTrace * trace, const gchar * summary_json)
 {
@@ -466,6 +354,23 @@ add_summary_locked (GpuprofTrace * trace, const gchar * summary_json)
     return;
   gpuprof_trace_chrome_write_summary (trace, summary_json);
   write_out (trace);
+}
+
+typedef struct
+{
+  GpuprofTrace *trace;
+  const gchar *summary_json;
+} Drained;
+
+/* the bus drained, its drain lock still held */
+static void
+add_summary_drained (gpointer bus, gpointer data)
+{
+  Drained *d = data;
+
+  g_mutex_lock (&d->trace->lock);
+  add_summary_locked (d->trace, d->summary_json);
+  g_mutex_unlock (&d->trace->lock);
 }
 
 /**
@@ -481,65 +386,26 @@ add_summary_locked (GpuprofTrace * trace, const gchar * summary_json)
 void
 gpuprof_trace_add_summary (GpuprofTrace * trace, const gchar * summary_json)
 {
+  Drained d = { trace, summary_json };
+
   g_return_if_fail (summary_json != NULL);
-
-  g_mutex_lock (&trace->drain_lock);
-  drain_locked (trace);
-  add_summary_locked (trace, summary_json);
-  g_mutex_unlock (&trace->drain_lock);
+  gpuprof_bus_flush_then (trace->bus, add_summary_drained, &d);
 }
 
-static guint64
-sum_lost (GpuprofTrace * trace)
+/* the bus drained, its drain lock still held: the end of the file */
+static void
+close_drained (gpointer bus, gpointer data)
 {
-  guint64 lost;
-  guint i;
+  Drained *d = data;
+  GpuprofTrace *trace = d->trace;
 
   g_mutex_lock (&trace->lock);
-  lost = gpuprof_ring_lost (trace->shared_ring);
-  for (i = 0; i < trace->rings->len; i++)
-    lost += gpuprof_ring_lost (g_ptr_array_index (trace->rings, i));
-  g_mutex_unlock (&trace->lock);
-  return lost;
-}
-
-/**
- * gpuprof_trace_close:
- * @trace: the trace
- * @summary_json: (nullable): run summary to store, see
- *   gpuprof_trace_add_summary()
- * @err: where to put a write error
- *
- * Stops the writer thread, drains the rings, writes the summary, a final
- * "gpuprof trace" event with the writer's counters and the closing bracket,
- * and closes the file. Later pushes are counted, never written. Call it at
- * the end of the run (pipeline to NULL, process exit); calling it again does
- * nothing. The rings stay allocated until gpuprof_trace_free(), so a hook
- * still running cannot touch freed memory.
- *
- * Returns: %TRUE when the whole file was written
- */
-gboolean
-gpuprof_trace_close (GpuprofTrace * trace, const gchar * summary_json,
-    GError ** err)
-{
-  g_mutex_lock (&trace->lock);
-  trace->stop = TRUE;
-  g_cond_signal (&trace->cond);
-  g_mutex_unlock (&trace->lock);
-  if (trace->thread) {
-    g_thread_join (trace->thread);
-    trace->thread = NULL;
-  }
-
-  g_mutex_lock (&trace->drain_lock);
   if (!trace->closed) {
-    drain_locked (trace);
-    gpuprof_trace_flows_write_orphans (trace);
-    if (summary_json)
-      add_summary_locked (trace, summary_json);
+    gpuprof_trace_chrome_write_orphan_flows (trace);
+    if (d->summary_json)
+      add_summary_locked (trace, d->summary_json);
     if (!trace->stats.failed) {
-      trace->stats.events_lost = sum_lost (trace);
+      trace->stats.events_lost = gpuprof_bus_lost (bus);
       gpuprof_trace_chrome_write_stats (trace);
       g_string_append (trace->out, "\n]\n");
       write_out (trace);
@@ -550,22 +416,46 @@ gpuprof_trace_close (GpuprofTrace * trace, const gchar * summary_json,
     trace->closed = TRUE;
     trace->writing = FALSE;
   }
-  g_mutex_unlock (&trace->drain_lock);
+  g_mutex_unlock (&trace->lock);
+}
 
-  if (trace->stats.failed) {
+/**
+ * gpuprof_trace_close:
+ * @trace: the trace
+ * @summary_json: (nullable): run summary to store, see
+ *   gpuprof_trace_add_summary()
+ * @err: where to put a write error
+ *
+ * Drains the bus, writes the summary, a final "gpuprof trace" event with the
+ * writer's counters and the closing bracket, and closes the file. Later
+ * events are counted, never written. Call it at the end of the run
+ * (pipeline to NULL, process exit); calling it again does nothing.
+ *
+ * Returns: %TRUE when the whole file was written
+ */
+gboolean
+gpuprof_trace_close (GpuprofTrace * trace, const gchar * summary_json,
+    GError ** err)
+{
+  Drained d = { trace, summary_json };
+  gboolean failed;
+
+  gpuprof_bus_flush_then (trace->bus, close_drained, &d);
+  g_mutex_lock (&trace->lock);
+  failed = trace->stats.failed;
+  if (failed)
     g_set_error_literal (err, G_FILE_ERROR, G_FILE_ERROR_IO,
         trace->error_message);
-    return FALSE;
-  }
-  return TRUE;
+  g_mutex_unlock (&trace->lock);
+  return !failed;
 }
 
 /**
  * gpuprof_trace_free:
  * @trace: (transfer full) (nullable): the trace
  *
- * Closes the trace (without a summary) if needed and frees it, rings
- * included: call it only when no hook can push any more.
+ * Closes the trace (without a summary) if needed, leaves the bus and frees
+ * the trace. The bus and its rings stay: free it afterwards.
  */
 void
 gpuprof_trace_free (GpuprofTrace * trace)
@@ -574,23 +464,19 @@ gpuprof_trace_free (GpuprofTrace * trace)
     return;
   if (!trace->closed)
     gpuprof_trace_close (trace, NULL, NULL);
+  if (trace->sink)
+    gpuprof_bus_remove_sink (trace->bus, trace->sink);
   if (trace->fd >= 0)
     close (trace->fd);
-  g_ptr_array_unref (trace->rings);
-  g_hash_table_unref (trace->ring_by_tid);
-  gpuprof_ring_free (trace->shared_ring);
   g_string_free (trace->out, TRUE);
-  g_free (trace->batch);
-  g_ptr_array_unref (trace->drain_rings);
   g_hash_table_unref (trace->elements);
   g_hash_table_unref (trace->pads);
   g_hash_table_unref (trace->threads);
+  gpuprof_trace_flows_free (trace->flows);
+  g_array_unref (trace->arrows);
   if (trace->filter)
     g_regex_unref (trace->filter);
   g_mutex_clear (&trace->lock);
-  g_cond_clear (&trace->cond);
-  g_mutex_clear (&trace->drain_lock);
-  g_mutex_clear (&trace->shared_lock);
   g_mutex_clear (&trace->names_lock);
   g_hash_table_unref (trace->name_ids);
   g_ptr_array_unref (trace->name_json);
@@ -620,10 +506,10 @@ gpuprof_trace_get_path (const GpuprofTrace * trace)
 void
 gpuprof_trace_get_stats (GpuprofTrace * trace, GpuprofTraceStats * stats)
 {
-  g_mutex_lock (&trace->drain_lock);
+  g_mutex_lock (&trace->lock);
   *stats = trace->stats;
-  g_mutex_unlock (&trace->drain_lock);
-  stats->events_lost = sum_lost (trace);
+  g_mutex_unlock (&trace->lock);
+  stats->events_lost = gpuprof_bus_lost (trace->bus);
 }
 
 /**

@@ -1,16 +1,20 @@
 /* gpuprof: timeline trace writer (Chrome trace-event JSON, array form).
  *
- * Hooks push fixed-size GpuprofEvents into their thread's ring
- * (gpuprof-ring.h); a writer thread drains all rings every 20 ms, resolves
- * ids to names through GpuprofTraceNames and appends one JSON event per line
- * to the file, which ui.perfetto.dev and chrome://tracing open. The file is
+ * A sink of the core's event bus (gpuprof-bus.h): the hooks push
+ * fixed-size GpuprofEvents into their thread's ring, the bus's thread
+ * drains all rings every 20 ms into the trace, which resolves ids to names
+ * through GpuprofTraceNames and appends one JSON event per line to the
+ * file, which ui.perfetto.dev and chrome://tracing open. The file is
  * written in place (no temporary name) and flushed at every drain, so after
  * a SIGKILL it holds everything up to the last drain and loads with the
  * format's missing-closing-bracket rule. See docs/trace.md.
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <glib.h>
+#include "gpuprof-bus.h"
 #include "gpuprof-event.h"
 #include "gpuprof-ring.h"
 
@@ -28,7 +32,7 @@ typedef struct _GpuprofTrace GpuprofTrace;
  *
  * How the writer turns ids into names. Each callback returns a newly
  * allocated string (or %NULL) and may be %NULL itself. They are called off
- * the streaming hot path: from the writer thread, and from the thread that
+ * the streaming hot path: from the bus's thread, and from the thread that
  * calls gpuprof_trace_flush() or gpuprof_trace_close(); they must be
  * thread-safe and must not call back into the trace. Element and pad names
  * are cached after the first non-%NULL answer; thread and pipeline names are
@@ -68,53 +72,33 @@ typedef struct
   gboolean failed;
 } GpuprofTraceStats;
 
-GpuprofTrace *gpuprof_trace_new (const gchar * path,
+GPUPROF_API
+GpuprofTrace *gpuprof_trace_new (GpuprofBus * bus, const gchar * path,
     const GpuprofTraceNames * names, guint64 max_bytes,
     GRegex * element_filter, GError ** err);
-GpuprofRing *gpuprof_trace_ring_for_thread (GpuprofTrace * trace,
-    guint32 thread_id);
-GpuprofRing *gpuprof_trace_ring_for_producer (GpuprofTrace * trace,
-    guint32 producer_id, guint capacity);
-void gpuprof_trace_wake (GpuprofTrace * trace);
+GpuprofRing *gpuprof_trace_gpu_ring (GpuprofTrace * trace, guint capacity);
+GPUPROF_API
+GpuprofBus *gpuprof_trace_get_bus (GpuprofTrace * trace);
 guint32 gpuprof_trace_intern_name (GpuprofTrace * trace, const gchar * name);
-void gpuprof_trace_push_locked (GpuprofTrace * trace, const GpuprofEvent * ev);
+GPUPROF_API
 void gpuprof_trace_flush (GpuprofTrace * trace);
 
-/* Events as they are drained, before they are written (all of them, the
- * element filter and the size cap aside): for outputs that want the
- * stream too. Called under the drain lock, on the writer thread or the
- * thread that flushes; it must not call back into the trace. */
-typedef void (*GpuprofTraceEventFunc) (const GpuprofEvent * events, guint n,
-    gpointer user_data);
-void gpuprof_trace_set_event_func (GpuprofTrace * trace,
-    GpuprofTraceEventFunc func, gpointer user_data);
 /* Elements and pads (ids) whose records were freed after a flush: their
  * names are not looked up again. */
 void gpuprof_trace_forget_names (GpuprofTrace * trace,
     const GArray * element_ids, const GArray * pad_ids);
 void gpuprof_trace_add_summary (GpuprofTrace * trace,
     const gchar * summary_json);
+GPUPROF_API
 gboolean gpuprof_trace_close (GpuprofTrace * trace,
     const gchar * summary_json, GError ** err);
+GPUPROF_API
 void gpuprof_trace_free (GpuprofTrace * trace);
 
 const gchar *gpuprof_trace_get_path (const GpuprofTrace * trace);
+GPUPROF_API
 void gpuprof_trace_get_stats (GpuprofTrace * trace, GpuprofTraceStats * stats);
+GPUPROF_API
 gchar *gpuprof_trace_describe (GpuprofTrace * trace);
-
-/**
- * gpuprof_trace_push:
- * @ring: the calling thread's ring, from gpuprof_trace_ring_for_thread()
- * @ev: the event; copied
- *
- * Called by the hooks on the streaming thread that owns @ring. O(1), no
- * lock, no allocation, no I/O; never blocks (a full ring counts the event
- * as lost).
- */
-static inline void
-gpuprof_trace_push (GpuprofRing * ring, const GpuprofEvent * ev)
-{
-  gpuprof_ring_push (ring, ev);
-}
 
 G_END_DECLS

@@ -2,6 +2,8 @@
  * own (docs/metrics.md). */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -18,10 +20,13 @@ gboolean gpuprof_metrics_parse_address (const gchar * spec, gchar ** host,
 
 /* Listens on 'spec' and serves until stopped; NULL after one stderr line
  * naming the address when it cannot listen (bad address, port in use). */
+GPUPROF_API
 GpuprofMetricsServer *gpuprof_metrics_server_start (const gchar * spec,
     GpuprofMetricsBodyFunc body, gpointer user_data);
 /* the port listened on (the real one when spec asked for port 0) */
+GPUPROF_API
 guint16 gpuprof_metrics_server_port (GpuprofMetricsServer * m);
+GPUPROF_API
 void gpuprof_metrics_server_stop (GpuprofMetricsServer * m);
 
 G_END_DECLS

@@ -7,6 +7,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include "gpuprof-snapshot.h"
 
 G_BEGIN_DECLS
@@ -21,21 +23,27 @@ G_BEGIN_DECLS
 
 gdouble gpuprof_advice_stage_util (const GpuprofStageRow * stage,
     const GpuprofBatchRow * agg);
+GPUPROF_API
 gdouble gpuprof_advice_thread_util (const GpuprofSnapshot * snap,
     const GpuprofStageRow * stage);
 const GpuprofBatchRow *gpuprof_advice_batch_of (const GpuprofSnapshot * snap,
     const GpuprofStageRow * stage);
 
 /* rules: each appends its advice rows to 'out' and returns how many */
+GPUPROF_API
 guint gpuprof_advice_mux_rule (const GpuprofBatchRow * agg, GArray * out);
+GPUPROF_API
 guint gpuprof_advice_infer_rule (const GpuprofStageRow * stage,
     const GpuprofBatchRow * agg, GArray * out);
 guint gpuprof_advice_saturated_rule (const GpuprofSnapshot * snap,
     const GpuprofStageRow * stage, GArray * out);
 
 /* util and limiting of every stage row, then snap->advice, in order */
+GPUPROF_API
 void gpuprof_advice_compute (GpuprofSnapshot * snap);
+GPUPROF_API
 const GpuprofStageRow *gpuprof_advice_limiting (const GpuprofSnapshot * snap);
+GPUPROF_API
 gboolean gpuprof_advice_is_saturated (const GpuprofSnapshot * snap,
     const GpuprofStageRow * stage);
 

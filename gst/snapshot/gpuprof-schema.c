@@ -1,6 +1,6 @@
 /* gpuprof: the table descriptions generated from gpuprof-schema.h, and the
  * generic row access every writer and reader goes through. */
-#include "gpuprof-summary.h"
+#include "gpuprof-snapshot.h"
 
 #include <string.h>
 

@@ -11,6 +11,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -360,6 +362,7 @@ typedef enum
   GPUPROF_SUMMARY_N_TABLES
 } GpuprofSummaryTableId;
 
+GPUPROF_API
 const GpuprofSummaryTable *gpuprof_summary_table (GpuprofSummaryTableId id);
 
 /* the live tables, as GPUPROF_SCHEMA_TABLES: name is the key in the JSON

@@ -1,6 +1,5 @@
 /* gpuprof: a point-in-time copy of one pipeline's statistics. */
 #include "gpuprof-snapshot.h"
-#include "gpuprof-summary.h"
 #include "gpuprof-histogram.h"
 
 #include <string.h>

@@ -9,6 +9,8 @@
  */
 #pragma once
 
+#include "gpuprof-api.h"
+
 #include <gst/gst.h>
 #include "gpuprof-schema.h"
 
@@ -78,17 +80,25 @@ typedef struct
 #define GPUPROF_SCHEMA_ROW_INTERVAL_QUEUES GpuprofIntervalQueueRow
 #define GPUPROF_SCHEMA_ROW_INTERVAL_STREAMS GpuprofIntervalStreamRow
 
+GPUPROF_API
 GpuprofSnapshot *gpuprof_snapshot_new (const gchar * pipeline);
+GPUPROF_API
 void gpuprof_snapshot_free (GpuprofSnapshot * snap);
 void gpuprof_snapshot_mark_taken (GpuprofSnapshot * snap, guint64 taken_ns);
+GPUPROF_API
 void gpuprof_snapshot_sort (GpuprofSnapshot * snap);
+GPUPROF_API
 void gpuprof_snapshot_compute_verdict (GpuprofSnapshot * snap);
+GPUPROF_API
 const GpuprofElementRow *gpuprof_snapshot_find_element (const GpuprofSnapshot *
     snap, const gchar * path);
+GPUPROF_API
 const GpuprofBatchRow *gpuprof_snapshot_find_batch (const GpuprofSnapshot *
     snap, const gchar * path);
+GPUPROF_API
 const GpuprofStageRow *gpuprof_snapshot_find_stage (const GpuprofSnapshot *
     snap, const gchar * path);
+GPUPROF_API
 const GpuprofQueueRow *gpuprof_snapshot_find_queue (const GpuprofSnapshot *
     snap, const gchar * path);
 /* the ladder of gpuprof-schema.h's histograms table */
@@ -103,5 +113,23 @@ void gpuprof_snapshot_add_histogram (GpuprofSnapshot * snap,
 const GpuprofStreamRow *gpuprof_snapshot_find_stream (const GpuprofSnapshot *
     snap, const gchar * source);
 
+
+/* The snapshot's tables by their schema id (gpuprof-schema.c): rows of
+ * any table, for writers that walk them all */
+GArray *gpuprof_summary_rows (const GpuprofSnapshot * snap,
+    GpuprofSummaryTableId id);
+GPUPROF_API
+guint gpuprof_summary_n_rows (const GpuprofSnapshot * snap,
+    GpuprofSummaryTableId id);
+GPUPROF_API
+gconstpointer gpuprof_summary_row (const GpuprofSnapshot * snap,
+    GpuprofSummaryTableId id, guint i);
+GPUPROF_API
+gpointer gpuprof_summary_add_row (GpuprofSnapshot * snap,
+    GpuprofSummaryTableId id);
+void gpuprof_summary_row_clear (GpuprofSummaryTableId id, gpointer row);
+GPUPROF_API
+GstStructure *gpuprof_summary_row_to_structure (GpuprofSummaryTableId id,
+    gconstpointer row);
 
 G_END_DECLS

@@ -151,3 +151,31 @@ gpuprof_test_tmpdir_done (gchar * tmpdir, gint status)
   g_free (tmpdir);
   return status;
 }
+
+GpuprofTrace *
+gpuprof_test_trace_new (const gchar * path, const GpuprofTraceNames * names,
+    guint64 max_bytes, GRegex * filter, GError ** err)
+{
+  GpuprofBus *bus = gpuprof_bus_new ();
+  GpuprofTrace *trace = gpuprof_trace_new (bus, path, names, max_bytes,
+      filter, err);
+
+  if (!trace)
+    gpuprof_bus_free (bus);
+  return trace;
+}
+
+GpuprofRing *
+gpuprof_test_trace_ring (GpuprofTrace * trace, guint32 id)
+{
+  return gpuprof_bus_ring_for_thread (gpuprof_trace_get_bus (trace), id);
+}
+
+void
+gpuprof_test_trace_free (GpuprofTrace * trace)
+{
+  GpuprofBus *bus = trace ? gpuprof_trace_get_bus (trace) : NULL;
+
+  gpuprof_trace_free (trace);
+  gpuprof_bus_free (bus);
+}

@@ -18,6 +18,17 @@ G_BEGIN_DECLS
  * "src:src", thread 2 "q:src" and any other thread "main". */
 GpuprofTraceNames gpuprof_test_trace_names (const gchar * const *elements);
 
+/* A trace writer on an event bus of its own (gpuprof-bus.h), as the
+ * session makes one: gpuprof_trace_new() on a new bus (freed again when
+ * the trace cannot open). */
+GpuprofTrace *gpuprof_test_trace_new (const gchar * path,
+    const GpuprofTraceNames * names, guint64 max_bytes, GRegex * filter,
+    GError ** err);
+/* the ring of producer @id (a gpuprof thread id) on @trace's bus */
+GpuprofRing *gpuprof_test_trace_ring (GpuprofTrace * trace, guint32 id);
+/* frees @trace, then its bus */
+void gpuprof_test_trace_free (GpuprofTrace * trace);
+
 /* Runs the trace checker CHECK_TRACE names (tests/trace/check-trace.sh)
  * with @opts (%NULL-terminated, or %NULL) on the trace at @path; its
  * output goes to the test log, and to stderr when it fails. Returns its

@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 
+#include "gpuprof-clock.h"
 #include "gpuprof-gpu.h"
 
 static void *fake_module;
@@ -115,7 +116,7 @@ gpuprof_test_fake_cupti_pattern (guint64 * in_calls_start,
     guint64 * in_calls_end)
 {
   GpuprofTestLaunch launch = gpuprof_test_fake_cupti_launch ();
-  guint64 start = gpuprof_cupti_monotonic_ns ();
+  guint64 start = gpuprof_clock_monotonic_ns ();
 
   gpuprof_gpu_chain_enter (7, 3);
   launch (0, "convert", 1000, 0);
@@ -125,7 +126,7 @@ gpuprof_test_fake_cupti_pattern (guint64 * in_calls_start,
   launch (2, NULL, 50, 64);
   gpuprof_gpu_chain_exit ();
   if (in_calls_end)
-    *in_calls_end = gpuprof_cupti_monotonic_ns ();
+    *in_calls_end = gpuprof_clock_monotonic_ns ();
   if (in_calls_start)
     *in_calls_start = start;
   launch (0, "outside", 10, 0);         /* last active element: 7 */

@@ -51,7 +51,7 @@ void gpuprof_test_fake_cupti_stop (void);
  * a 4096-byte copy (250 ns) in element 8's call (buffer 4), a 64-byte
  * memset (50 ns) back in 7's, then kernel "outside" (10 ns) after both
  * calls, charged to 7 by its thread. @in_calls_start and @in_calls_end
- * (nullable) get gpuprof_cupti_monotonic_ns() around the chain calls. */
+ * (nullable) get gpuprof_clock_monotonic_ns() around the chain calls. */
 void gpuprof_test_fake_cupti_pattern (guint64 * in_calls_start,
     guint64 * in_calls_end);
 /* Asserts the totals, elements and buffer costs of the pattern, flushed. */

@@ -32,17 +32,34 @@ GST_START_TEST (test_mode_off)
 
 GST_END_TEST;
 
+/* the cupti= words the parameter table accepts (gpuprof-params.c) */
+static gboolean
+mode_from_string (const gchar * s, GpuprofCuptiMode * m)
+{
+  GpuprofParams p;
+  gchar *text = g_strdup_printf ("cupti=%s", s);
+  gchar *warnings;
+
+  gpuprof_params_init (&p);
+  warnings = gpuprof_params_parse (&p, text);
+  *m = p.cupti;
+  gpuprof_params_clear (&p);
+  g_free (text);
+  g_free (warnings);
+  return warnings == NULL;
+}
+
 GST_START_TEST (test_mode_strings)
 {
   GpuprofCuptiMode m;
 
-  fail_unless (gpuprof_cupti_mode_from_string ("auto", &m));
+  fail_unless (mode_from_string ("auto", &m));
   fail_unless_equals_int (m, GPUPROF_CUPTI_AUTO);
-  fail_unless (gpuprof_cupti_mode_from_string ("on", &m));
+  fail_unless (mode_from_string ("on", &m));
   fail_unless_equals_int (m, GPUPROF_CUPTI_ON);
-  fail_unless (gpuprof_cupti_mode_from_string ("off", &m));
+  fail_unless (mode_from_string ("off", &m));
   fail_unless_equals_int (m, GPUPROF_CUPTI_OFF);
-  fail_if (gpuprof_cupti_mode_from_string ("maybe", &m));
+  fail_if (mode_from_string ("maybe", &m));
 }
 
 GST_END_TEST;

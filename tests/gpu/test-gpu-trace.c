@@ -142,7 +142,7 @@ host_main (gpointer data)
 
   gpuprof_thread_set_name (t, h->name, TRUE);
   gpuprof_gpu_set_thread_name (h->name);
-  h->ring = gpuprof_trace_ring_for_thread (h->trace, t->id);
+  h->ring = gpuprof_test_trace_ring (h->trace, t->id);
   while ((job = g_async_queue_pop (h->jobs))->type != JOB_QUIT) {
     switch (job->type) {
       case JOB_BUFFERS:
@@ -306,7 +306,7 @@ run_scenario (const gchar * file, const gchar * filter_re, gboolean with_scale)
   /* no pad names; the tracer's thread names */
   names.pad_name = NULL;
   names.thread_name = thread_name;
-  trace = gpuprof_trace_new (path, &names, 0, filter, NULL);
+  trace = gpuprof_test_trace_new (path, &names, 0, filter, NULL);
   GpuprofGpuConfig defaults = { GPUPROF_GPU_DEFAULT_RETAIN_NS,
     GPUPROF_GPU_DEFAULT_MAX_PENDING, GPUPROF_GPU_DEFAULT_RING_SIZE
   };
@@ -398,7 +398,7 @@ run_scenario (const gchar * file, const gchar * filter_re, gboolean with_scale)
 
   host_stop (&up);
   host_stop (&down);
-  gpuprof_trace_free (trace);
+  gpuprof_test_trace_free (trace);
   fake_source_teardown (&src);
   if (filter)
     g_regex_unref (filter);

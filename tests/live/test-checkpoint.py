@@ -43,7 +43,7 @@ import os, sys
 import gi
 gi.require_version("Gst", "1.0")
 from gi.repository import Gst
-Gst.init(None)
+Gst.init([])  # not None: 1.28's typelib makes argv non-nullable
 pipe = Gst.parse_launch(
     "appsrc name=src is-live=true format=time "
     "caps=video/x-raw,format=GRAY8,width=16,height=16,framerate=30/1 "
@@ -182,7 +182,7 @@ OWNER_CHILD = r'''
 import sys, time, gi
 gi.require_version("Gst", "1.0")
 from gi.repository import Gst
-Gst.init(None)
+Gst.init([])  # not None: 1.28's typelib makes argv non-nullable
 p = Gst.parse_launch("videotestsrc num-buffers=40 ! identity name=id ! queue "
                      "! fakesink")
 p.get_by_name("id").set_state(Gst.State.READY)

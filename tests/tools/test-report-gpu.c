@@ -208,7 +208,7 @@ test_report_from_summary_and_trace (void)
   gchar *json = gpuprof_summary_to_json (snap);
   gchar *sum = g_build_filename (tmpdir, "run.json", NULL);
   gchar *tr = g_build_filename (tmpdir, "trace.json", NULL);
-  GpuprofTrace *trace = gpuprof_trace_new (tr, &names, 0, NULL, NULL);
+  GpuprofTrace *trace = gpuprof_test_trace_new (tr, &names, 0, NULL, NULL);
   GpuprofEvent ev = { GPUPROF_EVENT_CHAIN, 1, 0, 1, 2000000, 4000, 0,
     G_MAXUINT64, 100, 2000, 1, 0
   };
@@ -217,9 +217,9 @@ test_report_from_summary_and_trace (void)
   g_assert_true (gpuprof_summary_save (snap, sum, NULL));
   tools_assert_report_equals (sum, live);
 
-  gpuprof_trace_push (gpuprof_trace_ring_for_thread (trace, 1), &ev);
+  gpuprof_ring_push (gpuprof_test_trace_ring (trace, 1), &ev);
   g_assert_true (gpuprof_trace_close (trace, json, NULL));
-  gpuprof_trace_free (trace);
+  gpuprof_test_trace_free (trace);
   tools_assert_report_equals (tr, live);
 
   g_free (tr);

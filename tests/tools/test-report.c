@@ -102,8 +102,8 @@ static GpuprofTraceNames names;
 static void
 push_events (GpuprofTrace * trace)
 {
-  GpuprofRing *r1 = gpuprof_trace_ring_for_thread (trace, 1);
-  GpuprofRing *r2 = gpuprof_trace_ring_for_thread (trace, 2);
+  GpuprofRing *r1 = gpuprof_test_trace_ring (trace, 1);
+  GpuprofRing *r2 = gpuprof_test_trace_ring (trace, 2);
   guint64 i;
 
   for (i = 0; i < 100; i++) {
@@ -124,11 +124,11 @@ push_events (GpuprofTrace * trace)
       G_MAXUINT64, 100, 5000, i + 1, 0
     };
 
-    gpuprof_trace_push (r1, &qin);
-    gpuprof_trace_push (r1, &q);
-    gpuprof_trace_push (r1, &a);
-    gpuprof_trace_push (r2, &qout);
-    gpuprof_trace_push (r2, &b);
+    gpuprof_ring_push (r1, &qin);
+    gpuprof_ring_push (r1, &q);
+    gpuprof_ring_push (r1, &a);
+    gpuprof_ring_push (r2, &qout);
+    gpuprof_ring_push (r2, &b);
   }
 }
 
@@ -139,11 +139,11 @@ test_report_from_trace (void)
   gchar *live = gpuprof_report_format (snap);
   gchar *json = gpuprof_summary_to_json (snap);
   gchar *path = g_build_filename (tmpdir, "trace.json", NULL);
-  GpuprofTrace *trace = gpuprof_trace_new (path, &names, 0, NULL, NULL);
+  GpuprofTrace *trace = gpuprof_test_trace_new (path, &names, 0, NULL, NULL);
 
   push_events (trace);
   g_assert_true (gpuprof_trace_close (trace, json, NULL));
-  gpuprof_trace_free (trace);
+  gpuprof_test_trace_free (trace);
   tools_assert_report_equals (path, live);
 
   g_free (path);
@@ -157,7 +157,7 @@ test_report_from_killed_trace (void)
 {
   gchar *path = g_build_filename (tmpdir, "killed.json", NULL);
   gchar *copy = g_build_filename (tmpdir, "killed-copy.json", NULL);
-  GpuprofTrace *trace = gpuprof_trace_new (path, &names, 0, NULL, NULL);
+  GpuprofTrace *trace = gpuprof_test_trace_new (path, &names, 0, NULL, NULL);
   gchar *contents, *out, *err;
   gsize len;
 
@@ -179,7 +179,7 @@ test_report_from_killed_trace (void)
   g_free (out);
   g_free (err);
   g_free (contents);
-  gpuprof_trace_free (trace);
+  gpuprof_test_trace_free (trace);
   g_free (copy);
   g_free (path);
 }

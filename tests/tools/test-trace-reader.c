@@ -117,8 +117,8 @@ test_rebuilds_what_was_written (void)
 {
   GpuprofTraceNames names = { NULL, names_element, NULL, NULL, NULL };
   gchar *path = g_build_filename (tmpdir, "written.json", NULL);
-  GpuprofTrace *trace = gpuprof_trace_new (path, &names, 0, NULL, NULL);
-  GpuprofRing *ring = gpuprof_trace_ring_for_thread (trace, 1);
+  GpuprofTrace *trace = gpuprof_test_trace_new (path, &names, 0, NULL, NULL);
+  GpuprofRing *ring = gpuprof_test_trace_ring (trace, 1);
   guint64 sum[3] = { 0 }, calls[3] = { 0 };
   GpuprofTraceContents c;
   GpuprofSnapshot *snap;
@@ -146,7 +146,7 @@ test_rebuilds_what_was_written (void)
     g_free (name);
   }
   gpuprof_trace_contents_clear (&c);
-  gpuprof_trace_free (trace);
+  gpuprof_test_trace_free (trace);
   g_free (path);
 }
 

@@ -91,7 +91,7 @@ static void
 test_params_pick_outputs (void)
 {
   GpuprofParams params;
-  GpuprofOutputContext ctx = { NULL };
+  GpuprofOutputContext ctx = { NULL, gpuprof_bus_new () };
   GPtrArray *outputs;
   gchar *names;
 
@@ -115,6 +115,7 @@ test_params_pick_outputs (void)
   gpuprof_outputs_close (outputs);
   gpuprof_outputs_free (outputs);
   gpuprof_params_clear (&params);
+  gpuprof_bus_free (ctx.bus);
 }
 
 static gchar *
@@ -130,7 +131,7 @@ static void
 test_run_end_reaches_outputs (void)
 {
   GpuprofParams params;
-  GpuprofOutputContext ctx = { NULL };
+  GpuprofOutputContext ctx = { NULL, gpuprof_bus_new () };
   GpuprofSnapshot *snap = gpuprof_snapshot_new ("pipe0");
   GpuprofRunEnd end = { snap, "the report\n" };
   GPtrArray *outputs;
@@ -186,6 +187,7 @@ test_run_end_reaches_outputs (void)
   g_free (stats_path);
   g_free (trace_path);
   gpuprof_params_clear (&params);
+  gpuprof_bus_free (ctx.bus);
 }
 
 /* an output that cannot open says so once; the others run */
@@ -193,7 +195,7 @@ static void
 test_failed_output_said_once (void)
 {
   GpuprofParams params;
-  GpuprofOutputContext ctx = { NULL };
+  GpuprofOutputContext ctx = { NULL, gpuprof_bus_new () };
   GPtrArray *outputs;
   gchar *names;
 
@@ -209,6 +211,7 @@ test_failed_output_said_once (void)
   gpuprof_outputs_free (outputs);
   g_assert_cmpuint (gpuprof_test_printerr_count, ==, 1);
   gpuprof_params_clear (&params);
+  gpuprof_bus_free (ctx.bus);
 }
 
 typedef struct
@@ -234,15 +237,17 @@ static void
 test_writer_hands_events_over (void)
 {
   gchar *path = g_build_filename (tmpdir, "tap.json", NULL);
-  GpuprofTrace *trace = gpuprof_trace_new (path, NULL, 0, NULL, NULL);
+  GpuprofTrace *trace = gpuprof_test_trace_new (path, NULL, 0, NULL, NULL);
   GpuprofRing *ring;
+  static const GpuprofBusSink tap_sink = { NULL, tap_cb, NULL };
   Tap tap = { 0 };
-  guint stored = 0, i;
+  guint stored = 0, i, tap_id;
   guint64 stored_seq = 0;
 
   g_assert_nonnull (trace);
-  gpuprof_trace_set_event_func (trace, tap_cb, &tap);
-  ring = gpuprof_trace_ring_for_producer (trace, 7, 64);
+  tap_id = gpuprof_bus_add_sink (gpuprof_trace_get_bus (trace), &tap_sink,
+      &tap);
+  ring = gpuprof_bus_ring_for_producer (gpuprof_trace_get_bus (trace), 7, 64);
   for (i = 0; i < 5000; i++) {
     GpuprofEvent ev = { GPUPROF_EVENT_MARK, 0, 0, 7, 1000 + i };
     ev.seq = i;
@@ -258,7 +263,8 @@ test_writer_hands_events_over (void)
   g_assert_cmpuint (tap.events, ==, stored);
   g_assert_cmpuint (tap.seq_sum, ==, stored_seq);
   g_assert_true (gpuprof_trace_close (trace, NULL, NULL));
-  gpuprof_trace_free (trace);
+  gpuprof_bus_remove_sink (gpuprof_trace_get_bus (trace), tap_id);
+  gpuprof_test_trace_free (trace);
   g_free (path);
 }
 

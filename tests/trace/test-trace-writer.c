@@ -55,31 +55,31 @@ queue_event (GpuprofEventType type, guint32 thread, guint64 ts, guint64 seq)
 static gpointer
 upstream (gpointer data)
 {
-  GpuprofRing *ring = gpuprof_trace_ring_for_thread (data, 1);
+  GpuprofRing *ring = gpuprof_test_trace_ring (data, 1);
   GpuprofEvent ev;
   guint64 i, t;
 
   ev = (GpuprofEvent) {
   GPUPROF_EVENT_THREAD_NAME,.thread_id = 1};
-  gpuprof_trace_push (ring, &ev);
+  gpuprof_ring_push (ring, &ev);
   for (i = 0; i < N_BUFFERS; i++) {
     t = 1000 * US + i * 40 * US;
     ev = queue_event (GPUPROF_EVENT_QUEUE_IN, 1, t + 2 * US, i);
-    gpuprof_trace_push (ring, &ev);
+    gpuprof_ring_push (ring, &ev);
     ev = queue_event (GPUPROF_EVENT_QUEUE_LEVEL, 1, t + 2 * US, i);
-    gpuprof_trace_push (ring, &ev);
+    gpuprof_ring_push (ring, &ev);
     /* q's chain starts exactly at the enqueue: the arrow starts inside it */
     ev = chain (1, Q, t + 2 * US, 3 * US, i);
-    gpuprof_trace_push (ring, &ev);
+    gpuprof_ring_push (ring, &ev);
     ev = chain (1, A, t, 10 * US, i);
-    gpuprof_trace_push (ring, &ev);
+    gpuprof_ring_push (ring, &ev);
     if (i % 100 == 0)
       g_usleep (1000);
   }
   ev = (GpuprofEvent) {
   GPUPROF_EVENT_MARK,.element_id = SINK,.thread_id = 1,.ts =
         t + 15 * US,.arg0 = GPUPROF_MARK_EOS};
-  gpuprof_trace_push (ring, &ev);
+  gpuprof_ring_push (ring, &ev);
   return NULL;
 }
 
@@ -87,7 +87,7 @@ upstream (gpointer data)
 static gpointer
 downstream (gpointer data)
 {
-  GpuprofRing *ring = gpuprof_trace_ring_for_thread (data, 2);
+  GpuprofRing *ring = gpuprof_test_trace_ring (data, 2);
   GpuprofEvent ev;
   guint64 i, t;
 
@@ -97,14 +97,14 @@ downstream (gpointer data)
     /* enqueued 18 µs ago on the upstream thread: the arrow starts there */
     ev.dur = 18 * US;
     ev.arg0 = gpuprof_event_queue_out (0, 1);
-    gpuprof_trace_push (ring, &ev);
+    gpuprof_ring_push (ring, &ev);
     ev = queue_event (GPUPROF_EVENT_QUEUE_LEVEL, 2, t, i);
     ev.self = 0;
-    gpuprof_trace_push (ring, &ev);
+    gpuprof_ring_push (ring, &ev);
     ev = chain (2, SINK, t + 3 * US, 2 * US, i);
-    gpuprof_trace_push (ring, &ev);
+    gpuprof_ring_push (ring, &ev);
     ev = chain (2, B, t + 1 * US, 8 * US, i);
-    gpuprof_trace_push (ring, &ev);
+    gpuprof_ring_push (ring, &ev);
   }
   return NULL;
 }
@@ -153,7 +153,7 @@ static void
 test_scenario (void)
 {
   gchar *path = g_build_filename (tmpdir, "scenario.json", NULL);
-  GpuprofTrace *trace = gpuprof_trace_new (path, &names, 0, NULL, NULL);
+  GpuprofTrace *trace = gpuprof_test_trace_new (path, &names, 0, NULL, NULL);
   gchar *summary = scenario_summary ();
   gchar *chain_a = g_strdup_printf ("pipeline0/a=%d", N_BUFFERS);
   gchar *chain_sink = g_strdup_printf ("pipeline0/sink=%d", N_BUFFERS);
@@ -180,7 +180,7 @@ test_scenario (void)
   g_assert_cmpint (gpuprof_test_check_trace (path, opts), ==, 0);
   g_assert_cmpuint (gpuprof_test_printerr_count, ==, 0);
 
-  gpuprof_trace_free (trace);
+  gpuprof_test_trace_free (trace);
   g_free (summary);
   g_free (chain_a);
   g_free (chain_sink);
@@ -191,7 +191,7 @@ test_scenario (void)
 static void
 push_many (GpuprofTrace * trace, guint n)
 {
-  GpuprofRing *ring = gpuprof_trace_ring_for_thread (trace, 3);
+  GpuprofRing *ring = gpuprof_test_trace_ring (trace, 3);
   guint i;
 
   for (i = 0; i < n; i++) {
@@ -211,7 +211,7 @@ test_unwritable_path (void)
   GpuprofTrace *trace;
 
   gpuprof_test_printerr_count = 0;
-  trace = gpuprof_trace_new ("/nonexistent-gpuprof-dir/run.json", &names, 0,
+  trace = gpuprof_test_trace_new ("/nonexistent-gpuprof-dir/run.json", &names, 0,
       NULL, &err);
   g_assert_null (trace);
   g_assert_error (err, G_FILE_ERROR, G_FILE_ERROR_NOENT);
@@ -222,7 +222,7 @@ test_unwritable_path (void)
 
   /* a full disk at the first write */
   gpuprof_test_printerr_count = 0;
-  trace = gpuprof_trace_new ("/dev/full", &names, 0, NULL, &err);
+  trace = gpuprof_test_trace_new ("/dev/full", &names, 0, NULL, &err);
   g_assert_null (trace);
   g_assert_nonnull (err);
   g_assert_nonnull (strstr (err->message, g_strerror (ENOSPC)));
@@ -248,7 +248,7 @@ test_disk_full_mid_run (void)
   setrlimit (RLIMIT_FSIZE, &small);
 
   gpuprof_test_printerr_count = 0;
-  trace = gpuprof_trace_new (path, &names, 0, NULL, &err);
+  trace = gpuprof_test_trace_new (path, &names, 0, NULL, &err);
   g_assert_nonnull (trace);
   push_many (trace, 20000);
   gpuprof_trace_flush (trace);
@@ -261,7 +261,7 @@ test_disk_full_mid_run (void)
   g_assert_true (st.failed);
   g_assert_cmpuint (st.events_dropped, >, 0);
   g_assert_cmpuint (gpuprof_test_printerr_count, ==, 1);
-  gpuprof_trace_free (trace);
+  gpuprof_test_trace_free (trace);
 
   setrlimit (RLIMIT_FSIZE, &old);
   g_free (path);
@@ -272,7 +272,7 @@ test_size_cap (void)
 {
   gchar *path = g_build_filename (tmpdir, "capped.json", NULL);
   const gchar *opts[] = { "--summary", NULL };
-  GpuprofTrace *trace = gpuprof_trace_new (path, &names, 32 * 1024, NULL,
+  GpuprofTrace *trace = gpuprof_test_trace_new (path, &names, 32 * 1024, NULL,
       NULL);
   GpuprofTraceStats st;
   gchar *contents, *line;
@@ -295,7 +295,7 @@ test_size_cap (void)
   g_assert_nonnull (strstr (line, "capped at"));
   g_free (line);
   g_free (contents);
-  gpuprof_trace_free (trace);
+  gpuprof_test_trace_free (trace);
   g_free (path);
 }
 
@@ -304,7 +304,7 @@ test_element_filter (void)
 {
   gchar *path = g_build_filename (tmpdir, "filtered.json", NULL);
   GRegex *re = g_regex_new ("/a$", 0, 0, NULL);
-  GpuprofTrace *trace = gpuprof_trace_new (path, &names, 0, re, NULL);
+  GpuprofTrace *trace = gpuprof_test_trace_new (path, &names, 0, re, NULL);
   const gchar *opts[] = { "--chain", "pipeline0/a=200", "--chain",
     "pipeline0/b=0", NULL
   };
@@ -316,7 +316,7 @@ test_element_filter (void)
   gpuprof_trace_get_stats (trace, &st);
   g_assert_cmpuint (st.events_filtered, ==, 800);
   g_assert_cmpint (gpuprof_test_check_trace (path, opts), ==, 0);
-  gpuprof_trace_free (trace);
+  gpuprof_test_trace_free (trace);
   g_free (path);
 }
 

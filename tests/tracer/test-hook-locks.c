@@ -15,6 +15,7 @@
 #include <gst/check/gstcheck.h>
 
 #include "gpuprof-gpu.h"
+#include "gpuprof-hooks.h"
 #include "gpuprof-profiler.h"
 
 #define WAIT_S 20
@@ -130,23 +131,23 @@ buffer_across (Fixture * f, GstPad * src, GstPad * sink)
 {
   GstBuffer *buf = gst_buffer_new_allocate (NULL, 64, NULL);
 
-  gpuprof_profiler_push_pre (f->prof, ++f->ts, src, buf, NULL);
-  gpuprof_profiler_chain_pre (f->prof, ++f->ts, sink, buf, NULL);
-  gpuprof_profiler_chain_post (f->prof, ++f->ts, sink, GST_FLOW_OK);
-  gpuprof_profiler_push_post (f->prof, ++f->ts, src, GST_FLOW_OK);
+  gpuprof_hooks_push_pre (gpuprof_profiler_get_measure (f->prof), ++f->ts, src, buf, NULL);
+  gpuprof_hooks_chain_pre (gpuprof_profiler_get_measure (f->prof), ++f->ts, sink, buf, NULL);
+  gpuprof_hooks_chain_post (gpuprof_profiler_get_measure (f->prof), ++f->ts, sink, GST_FLOW_OK);
+  gpuprof_hooks_push_post (gpuprof_profiler_get_measure (f->prof), ++f->ts, src, GST_FLOW_OK);
   gst_buffer_unref (buf);
 }
 
 static void
 event_on (Fixture * f, GstPad * pad, GstEvent * event, gboolean nested)
 {
-  gpuprof_profiler_event_pre (f->prof, ++f->ts, pad, event);
+  gpuprof_hooks_event_pre (gpuprof_profiler_get_measure (f->prof), ++f->ts, pad, event);
   /* ≥ 1.26: the sticky event again, pushed from check_sticky() */
   if (nested) {
-    gpuprof_profiler_event_pre (f->prof, ++f->ts, pad, event);
-    gpuprof_profiler_event_post (f->prof, ++f->ts, pad);
+    gpuprof_hooks_event_pre (gpuprof_profiler_get_measure (f->prof), ++f->ts, pad, event);
+    gpuprof_hooks_event_post (gpuprof_profiler_get_measure (f->prof), ++f->ts, pad);
   }
-  gpuprof_profiler_event_post (f->prof, ++f->ts, pad);
+  gpuprof_hooks_event_post (gpuprof_profiler_get_measure (f->prof), ++f->ts, pad);
   gst_event_unref (event);
 }
 
@@ -168,7 +169,7 @@ stream_status (Fixture * f, GstPad * pad, GstElement * owner)
   g_value_set_object (&v, task);
   gst_message_set_stream_status_object (m, &v);
   g_value_unset (&v);
-  gpuprof_profiler_message (f->prof, ++f->ts, owner, m);
+  gpuprof_hooks_message (gpuprof_profiler_get_measure (f->prof), ++f->ts, owner, m);
   gst_message_unref (m);
   gst_object_unref (task);
 }
@@ -214,30 +215,30 @@ run_hooks (Fixture * f, const Pads * p)
   buffer_across (f, p->src, p->qsink);
   buffer_across (f, p->qsrc, p->idsink);
   /* into a bin: the ghost pad forwards to the sink inside */
-  gpuprof_profiler_push_pre (f->prof, ++f->ts, p->idsrc, buf, NULL);
+  gpuprof_hooks_push_pre (gpuprof_profiler_get_measure (f->prof), ++f->ts, p->idsrc, buf, NULL);
   buffer_across (f, p->bsink_in, p->sink);
-  gpuprof_profiler_push_post (f->prof, ++f->ts, p->idsrc, GST_FLOW_OK);
+  gpuprof_hooks_push_post (gpuprof_profiler_get_measure (f->prof), ++f->ts, p->idsrc, GST_FLOW_OK);
   /* a second buffer stays inside the queue until EOS */
   buffer_across (f, p->src, p->qsink);
   event_on (f, p->qsrc, gst_event_new_eos (), TRUE);
   event_on (f, p->src, gst_event_new_flush_start (), FALSE);
   event_on (f, p->qsrc, gst_event_new_flush_stop (TRUE), FALSE);
-  gpuprof_profiler_query_pre (f->prof, ++f->ts, p->sink);
-  gpuprof_profiler_query_pre (f->prof, ++f->ts, p->idsrc);
-  gpuprof_profiler_query_post (f->prof, ++f->ts, p->idsrc);
-  gpuprof_profiler_query_post (f->prof, ++f->ts, p->sink);
+  gpuprof_hooks_query_pre (gpuprof_profiler_get_measure (f->prof), ++f->ts, p->sink);
+  gpuprof_hooks_query_pre (gpuprof_profiler_get_measure (f->prof), ++f->ts, p->idsrc);
+  gpuprof_hooks_query_post (gpuprof_profiler_get_measure (f->prof), ++f->ts, p->idsrc);
+  gpuprof_hooks_query_post (gpuprof_profiler_get_measure (f->prof), ++f->ts, p->sink);
   /* a pull into a bin, placed when its ghost pad forwards it */
-  gpuprof_profiler_pull_pre (f->prof, ++f->ts, p->pull_sink);
-  gpuprof_profiler_pull_pre (f->prof, ++f->ts, p->pb_in);
-  gpuprof_profiler_pull_post (f->prof, ++f->ts, p->pb_in, buf, GST_FLOW_OK);
-  gpuprof_profiler_pull_post (f->prof, ++f->ts, p->pull_sink, buf,
+  gpuprof_hooks_pull_pre (gpuprof_profiler_get_measure (f->prof), ++f->ts, p->pull_sink);
+  gpuprof_hooks_pull_pre (gpuprof_profiler_get_measure (f->prof), ++f->ts, p->pb_in);
+  gpuprof_hooks_pull_post (gpuprof_profiler_get_measure (f->prof), ++f->ts, p->pb_in, buf, GST_FLOW_OK);
+  gpuprof_hooks_pull_post (gpuprof_profiler_get_measure (f->prof), ++f->ts, p->pull_sink, buf,
       GST_FLOW_OK);
   /* a pull out of a bin, through its ghost sink pad */
-  gpuprof_profiler_pull_pre (f->prof, ++f->ts, p->pull_in);
-  gpuprof_profiler_pull_post (f->prof, ++f->ts, p->pull_in, buf,
+  gpuprof_hooks_pull_pre (gpuprof_profiler_get_measure (f->prof), ++f->ts, p->pull_in);
+  gpuprof_hooks_pull_post (gpuprof_profiler_get_measure (f->prof), ++f->ts, p->pull_in, buf,
       GST_FLOW_OK);
   stream_status (f, p->fresh_src, p->fresh);
-  gpuprof_profiler_element_added (f->prof, GST_BIN (f->pipeline), p->b,
+  gpuprof_hooks_element_added (gpuprof_profiler_get_measure (f->prof), GST_BIN (f->pipeline), p->b,
       TRUE);
   gst_buffer_unref (buf);
 }

@@ -50,6 +50,75 @@ GST_START_TEST (test_aligned_addresses_reach_every_slot)
 
 GST_END_TEST;
 
+/* records that need nothing of a module */
+static void
+no_element (GpuprofElement * e, gpointer user_data)
+{
+}
+
+static void
+no_pad (GpuprofPad * p, gpointer user_data)
+{
+}
+
+static gboolean
+nothing_pending (GpuprofElement * e, gpointer user_data)
+{
+  return FALSE;
+}
+
+/* Two pads of one slot, looked up by turns (a push and the peer's chain of
+ * every buffer): both stay cached, the second in the neighbour's slot, so
+ * neither goes to the registry again (one pair in 256 slots is likelier
+ * than not among a pipeline's pads). */
+GST_START_TEST (test_two_pads_of_one_slot_stay)
+{
+  static const GpuprofObjectsFuncs funcs = { no_element, no_pad, NULL,
+    nothing_pending, no_element
+  };
+  GpuprofObjects *o = gpuprof_objects_new (&funcs, NULL);
+  GpuprofThread *t = gpuprof_thread_get ();
+  GstElement *els[N_PADS / 2];
+  GstPad *first[GPUPROF_PAD_CACHE] = { NULL }, *a = NULL, *b = NULL;
+  GpuprofPad *ga, *gb;
+  guint i, slot = 0, k;
+
+  /* real pads with parents, until two share a slot */
+  for (i = 0; i < G_N_ELEMENTS (els) && !b; i++) {
+    els[i] = gst_element_factory_make ("identity", NULL);
+    for (k = 0; k < 2 && !b; k++) {
+      GstPad *p = gst_element_get_static_pad (els[i], k ? "src" : "sink");
+      guint s = gpuprof_objects_cache_slot (p);
+
+      if (first[s]) {
+        a = first[s];
+        b = p;
+        slot = s;
+      } else {
+        first[s] = p;
+      }
+      gst_object_unref (p);
+    }
+  }
+  fail_unless (b != NULL, "no two pads of %u share a slot", 2 * i);
+  ga = gpuprof_objects_pad (o, t, a);
+  gb = gpuprof_objects_pad (o, t, b);
+  fail_unless (ga != gb);
+  /* b in its slot, a moved to the neighbour's: both found without the
+   * registry, by turns */
+  fail_unless (t->cache[slot].key == b && t->cache[slot ^ 1].key == a);
+  for (k = 0; k < 4; k++) {
+    fail_unless (gpuprof_objects_pad (o, t, a) == ga);
+    fail_unless (gpuprof_objects_pad (o, t, b) == gb);
+    fail_unless (t->cache[slot].key == b && t->cache[slot ^ 1].key == a);
+  }
+  while (i > 0)
+    gst_object_unref (els[--i]);
+  gpuprof_objects_free (o);
+}
+
+GST_END_TEST;
+
 static Suite *
 pad_cache_suite (void)
 {
@@ -59,6 +128,7 @@ pad_cache_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_pads_reach_every_slot);
   tcase_add_test (tc, test_aligned_addresses_reach_every_slot);
+  tcase_add_test (tc, test_two_pads_of_one_slot_stay);
   return s;
 }
 

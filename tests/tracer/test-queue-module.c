@@ -26,13 +26,13 @@ fixture_init (Fixture * fx, gboolean leaky)
   fx->element.id = 1;
   fx->element.path = (gchar *) "pipeline0/q";
   fx->element.role = GPUPROF_ROLE_QUEUE;
-  fx->element.queue_has_overrun = TRUE;
-  fx->element.queues = g_ptr_array_new ();
+  fx->element.queue = gpuprof_queue_element_new (&fx->element);
+  fx->element.queue->has_overrun = TRUE;
   fx->sink.id = 1;
   fx->sink.name = (gchar *) "sink";
   fx->sink.element = &fx->element;
   fx->q = gpuprof_queue_for_pad (&fx->element, "sink");
-  fx->q->leaky = leaky;
+  fx->element.queue->leaky = leaky;
   fx->sink.queue = fx->q;
   fx->t = gpuprof_thread_get ();
   for (i = 0; i < G_N_ELEMENTS (fx->buffers); i++) {
@@ -48,8 +48,8 @@ fixture_clear (Fixture * fx)
 
   for (i = 0; i < G_N_ELEMENTS (fx->buffers); i++)
     gst_buffer_unref (fx->buffers[i]);
-  gpuprof_queue_free (fx->q);
-  g_ptr_array_unref (fx->element.queues);
+  /* with its FIFO */
+  gpuprof_queue_element_free (fx->element.queue);
 }
 
 /* buffer i enters: the chain call on the sink pad, then its return */

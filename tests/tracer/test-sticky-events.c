@@ -8,6 +8,7 @@
 #include <gst/check/gstcheck.h>
 #include <glib/gstdio.h>
 
+#include "gpuprof-hooks.h"
 #include "gpuprof-profiler.h"
 
 static guint
@@ -47,23 +48,23 @@ GST_START_TEST (test_sticky_events_marked_once)
   eos = gst_event_new_eos ();
 
   /* gst_pad_push_event (segment): the hooks, and nested the same again */
-  gpuprof_profiler_event_pre (prof, ++ts, pad, seg);
-  gpuprof_profiler_event_pre (prof, ++ts, pad, seg);
-  gpuprof_profiler_event_post (prof, ++ts, pad);
-  gpuprof_profiler_event_post (prof, ++ts, pad);
+  gpuprof_hooks_event_pre (gpuprof_profiler_get_measure (prof), ++ts, pad, seg);
+  gpuprof_hooks_event_pre (gpuprof_profiler_get_measure (prof), ++ts, pad, seg);
+  gpuprof_hooks_event_post (gpuprof_profiler_get_measure (prof), ++ts, pad);
+  gpuprof_hooks_event_post (gpuprof_profiler_get_measure (prof), ++ts, pad);
   /* relinked: sent again before the next buffer, inside the push */
-  gpuprof_profiler_push_pre (prof, ++ts, pad, buf, NULL);
-  gpuprof_profiler_event_pre (prof, ++ts, pad, seg);
-  gpuprof_profiler_event_post (prof, ++ts, pad);
-  gpuprof_profiler_push_post (prof, ++ts, pad, GST_FLOW_OK);
+  gpuprof_hooks_push_pre (gpuprof_profiler_get_measure (prof), ++ts, pad, buf, NULL);
+  gpuprof_hooks_event_pre (gpuprof_profiler_get_measure (prof), ++ts, pad, seg);
+  gpuprof_hooks_event_post (gpuprof_profiler_get_measure (prof), ++ts, pad);
+  gpuprof_hooks_push_post (gpuprof_profiler_get_measure (prof), ++ts, pad, GST_FLOW_OK);
   /* a new segment is another event: marked */
-  gpuprof_profiler_event_pre (prof, ++ts, pad, seg2);
-  gpuprof_profiler_event_post (prof, ++ts, pad);
+  gpuprof_hooks_event_pre (gpuprof_profiler_get_measure (prof), ++ts, pad, seg2);
+  gpuprof_hooks_event_post (gpuprof_profiler_get_measure (prof), ++ts, pad);
   /* EOS, nested */
-  gpuprof_profiler_event_pre (prof, ++ts, pad, eos);
-  gpuprof_profiler_event_pre (prof, ++ts, pad, eos);
-  gpuprof_profiler_event_post (prof, ++ts, pad);
-  gpuprof_profiler_event_post (prof, ++ts, pad);
+  gpuprof_hooks_event_pre (gpuprof_profiler_get_measure (prof), ++ts, pad, eos);
+  gpuprof_hooks_event_pre (gpuprof_profiler_get_measure (prof), ++ts, pad, eos);
+  gpuprof_hooks_event_post (gpuprof_profiler_get_measure (prof), ++ts, pad);
+  gpuprof_hooks_event_post (gpuprof_profiler_get_measure (prof), ++ts, pad);
   gpuprof_profiler_free (prof);  /* writes the trace */
 
   fail_unless (g_file_get_contents (path, &text, NULL, NULL));
