@@ -225,7 +225,9 @@ class Gen:
                     ["h264parse"] + self.filters("", 1, err) +
                     [self.sink(sync=self.acts)])),
                 "%s ! bin.( name=%s qtdemux ! %s )" % (
-                    loc, self.name("b"), self.sink(sync=self.acts)),
+                    loc, self.name("b"), self.chain(
+                        self.filters("", 0, err) +
+                        [self.sink(sync=self.acts)])),
             ]), []
         return self.chain(["fakesrc num-buffers=%d can-activate-pull=true "
                            "sizetype=fixed sizemax=64" % n] +
