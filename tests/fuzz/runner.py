@@ -425,6 +425,17 @@ class Runner:
 
     def on_timeout(self):
         self.note("timeout")
+        # where it stands: the state, and the sinks no EOS reached
+        _, cur, pending = self.pipeline.get_state(0)
+        waiting = []
+        for e in list(self.sinks):
+            pad = e.get_static_pad("sink")
+            if e.get_parent() is not None and pad is not None and \
+                    pad.get_sticky_event(Gst.EventType.EOS, 0) is None:
+                waiting.append(self.truth.paths.get(e) or e.get_name())
+        self.note("state %s (pending %s); no EOS at %s" % (
+            cur.value_nick, pending.value_nick,
+            ", ".join(sorted(waiting)) or "no sink"))
         self.finish(EXIT_TIMEOUT)
         return False
 

@@ -95,6 +95,16 @@ def unit():
     res, ok, _ = verdict(2, 0)
     expect("the runner failed: the fuzzer's own failure",
            checks(res) == ["runner"] and not ok, res.failures)
+    # --baseline on-doubt: no untraced run when the traced one ended as
+    # its scenario does
+    res = fuzz.Result(0, dict(CASE))
+    ok = fuzz.compare_runs(res, None, run(0), lambda: 1 / 0)
+    expect("on-doubt, traced ended as generated: checked, no rerun",
+           checks(res) == [] and not res.gst and ok, res.failures)
+    expect("an error case is expected to end in its error",
+           fuzz.expected_outcome(dict(CASE, scenario="error")) == "error"
+           and fuzz.expected_outcome(dict(CASE, scenario="seek")) == "eos",
+           "")
 
     # the scenario happened as generated
     def scenario(case, truth):
@@ -123,7 +133,8 @@ def unit():
 
 def e2e():
     """A pipeline that never ends, traced or not: reported as GStreamer's
-    own, the run passes."""
+    own, the run passes (--baseline on-doubt, as fuzz-short: the traced
+    run hangs, so the untraced one runs)."""
     err = fuzz.find_python()
     if err:
         print("SKIP end to end: " + err)
@@ -131,7 +142,8 @@ def e2e():
     p = subprocess.run(
         [sys.executable, os.path.join(HERE, "fuzz.py"), "--case",
          '{"launch": "videotestsrc is-live=true ! fakesink", '
-         '"scenario": "eos"}', "--runner-timeout", "2"],
+         '"scenario": "eos"}', "--runner-timeout", "2",
+         "--baseline", "on-doubt"],
         capture_output=True, text=True)
     print(p.stdout)
     expect("end to end: a case that never ends untraced passes",
