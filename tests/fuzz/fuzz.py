@@ -473,8 +473,26 @@ BAD = ("hang", "crash")
 
 def expected_outcome(case):
     """How a case ends when all goes as generated: an error case in its
-    error, every other case with EOS (SIGINT handled counts as EOS)."""
+    error, every other case with EOS (SIGINT handled counts as EOS; where
+    the runner ends the stream, the EOS it sent)."""
     return "error" if case["scenario"] == "error" else "eos"
+
+
+def ending(run, case):
+    """outcome() of a run (code, truth, log), where an EOS that came from
+    inside the pipeline before the runner ended the stream is an ending of
+    its own: early-eos."""
+    code, truth = run[0], run[1]
+    if code == 0 and case.get("end_after", -1) >= 0 and truth and \
+            "end: EOS sent" not in truth.get("events", []):
+        return "early-eos"
+    return outcome(code)
+
+
+def tell(run, case):
+    if ending(run, case) == "early-eos":
+        return "EOS before the runner ended the stream"
+    return describe(run[0])
 
 
 def compare_runs(res, plain, traced, rerun_plain):
@@ -485,39 +503,38 @@ def compare_runs(res, plain, traced, rerun_plain):
     Returns whether the traced run's outputs can be checked. PLAIN None:
     the traced run ended as its scenario does, the untraced one was not
     run (--baseline on-doubt)."""
+    case = res.case
     if plain is None:
-        plain = (traced[0], None, "")
-    pcode, tcode = plain[0], traced[0]
-    po, to = outcome(pcode), outcome(tcode)
+        plain = traced
+    po, to = ending(plain, case), ending(traced, case)
     if "runner" in (po, to):
         res.fail("runner", "runner", "runner failed (untraced: %s, traced: "
-                 "%s): %s" % (describe(pcode), describe(tcode),
+                 "%s): %s" % (tell(plain, case), tell(traced, case),
                               (traced[2] if to == "runner"
                                else plain[2])[-300:]))
         return False
     if po in BAD:
-        res.own("untraced run: %s (traced run: %s)" % (describe(pcode),
-                                                      describe(tcode)))
+        res.own("untraced run: %s (traced run: %s)" % (tell(plain, case),
+                                                      tell(traced, case)))
         return to not in BAD
     if po == to:
         return True
     # only the traced run ended otherwise: does the untraced one, sometimes?
     seen = []
     for _ in range(RERUNS):
-        code = rerun_plain()
-        seen.append(code)
-        if outcome(code) == to:
+        seen.append(rerun_plain())
+        if ending(seen[-1], case) == to:
             break
-    same = sum(1 for c in seen if outcome(c) == to)
+    same = sum(1 for r in seen if ending(r, case) == to)
     runs = "untraced: %s, then %s in %d rerun(s)" % (
-        describe(pcode), ", ".join(describe(c) for c in seen), len(seen))
+        tell(plain, case), ", ".join(tell(r, case) for r in seen), len(seen))
     if same:
         res.own("traced run: %s, untraced too (%s): the ending depends on "
-                "timing in GStreamer" % (describe(tcode), runs))
+                "timing in GStreamer" % (tell(traced, case), runs))
         return to not in BAD
     check = {"hang": "hang", "crash": "crash"}.get(to, "exit")
     res.fail(check, "pipeline" if check != "exit" else "status",
-             "traced run: %s; %s" % (describe(tcode), runs))
+             "traced run: %s; %s" % (tell(traced, case), runs))
     return to not in BAD
 
 
@@ -869,7 +886,7 @@ def main():
             # its scenario does: that is all the verdict needs
             traced = run_case(case, wd, True)
             plain = None
-            if outcome(traced[0]) != expected_outcome(case):
+            if ending(traced, case) != expected_outcome(case):
                 plain = run_case(case, wd, False)
         res = Result(i, case)
         reruns = []
@@ -877,7 +894,7 @@ def main():
         def rerun_plain():
             d = os.path.join(wd, "rerun-%d" % (len(reruns) + 1))
             os.makedirs(d, exist_ok=True)
-            reruns.append(run_case(case, d, False)[0])
+            reruns.append(run_case(case, d, False))
             return reruns[-1]
         check_case(res, wd, plain, traced, check_trace, rerun_plain)
         res.seconds = time.monotonic() - t0

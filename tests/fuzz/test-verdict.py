@@ -25,21 +25,24 @@ CASE = {"shape": "linear", "scenario": "eos", "launch": "fakesrc ! fakesink",
 failed = []
 
 
-def run(code):
-    return (code, {"exit": code, "events": []}, "log of exit %s" % code)
+def run(code, events=()):
+    return (code, {"exit": code, "events": list(events)},
+            "log of exit %s" % code)
 
 
-def verdict(plain, traced, reruns=()):
-    """compare_runs on made-up exit codes; RERUNS are the codes the
+def verdict(plain, traced, reruns=(), case=None):
+    """compare_runs on made-up exit codes (or runs); RERUNS are what the
     untraced reruns give, in order."""
-    res = fuzz.Result(0, dict(CASE))
+    res = fuzz.Result(0, dict(case or CASE))
     left = list(reruns)
     asked = []
 
     def rerun():
         asked.append(left.pop(0) if left else 0)
-        return asked[-1]
-    checkable = fuzz.compare_runs(res, run(plain), run(traced), rerun)
+        return asked[-1] if isinstance(asked[-1], tuple) else run(asked[-1])
+    checkable = fuzz.compare_runs(
+        res, plain if isinstance(plain, tuple) else run(plain),
+        traced if isinstance(traced, tuple) else run(traced), rerun)
     return res, checkable, asked
 
 
@@ -95,6 +98,19 @@ def unit():
     res, ok, _ = verdict(2, 0)
     expect("the runner failed: the fuzzer's own failure",
            checks(res) == ["runner"] and not ok, res.failures)
+    # a stream the runner was to end that ended from inside
+    act = dict(CASE, scenario="ready", after=2, end_after=1)
+    ended = run(0, ["act ready", "done ready", "end: EOS sent", "eos"])
+    early = run(0, ["act ready", "done ready", "eos"])
+    res, ok, asked = verdict(ended, early, [ended] * 3, act)
+    expect("only traced, EOS before the runner's end: an exit failure",
+           checks(res) == ["exit"] and
+           "EOS before the runner ended the stream" in res.failures[0][2],
+           res.failures)
+    res, ok, asked = verdict(ended, early, [ended, early], act)
+    expect("EOS before the runner's end untraced too: GStreamer's own",
+           checks(res) == [] and res.gst and len(asked) == 2,
+           (res.failures, res.gst))
     # --baseline on-doubt: no untraced run when the traced one ended as
     # its scenario does
     res = fuzz.Result(0, dict(CASE))
