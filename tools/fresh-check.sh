@@ -103,8 +103,9 @@ for ((run = 1; run <= runs; run++)); do
   # the per-build lines and the total: "N passed, N failed, N skipped"
   grep -E '^(as built|ASan\+UBSan).*(passed|failed)|^[0-9]+ passed, [0-9]+ failed' "$log" \
     | sed 's/^/  /' | tee -a "$summary"
-  grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT|ERROR) ' "$log" | sed 's/^/  /' \
-    | tee -a "$summary"
+  # each build's "Summary of Failures:" (meson prints a failure twice)
+  awk '/^Summary of Failures:/ { f = 1; next } f && !NF { f = 0 } f' "$log" \
+    | sed 's/^/  /' | tee -a "$summary"
 done
 say "total $(( $(date +%s) - t0 )) s: $([ "$status" -eq 0 ] && echo PASS || echo FAIL); logs in $logs"
 [ "$keep" = 1 ] && say "clone kept: $clone"
