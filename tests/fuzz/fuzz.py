@@ -4,7 +4,14 @@ untraced and under GST_TRACERS=gpuprof(...), the tracer's outputs checked
 against the truth that runner.py counts with pad probes in the same run.
 
     fuzz.py --cases N --seed S [--jobs J] [--only I,J] [--keep DIR]
-            [--known-failures FILE] [--list]
+            [--known-failures FILE] [--list] [--steady]
+            [--baseline always|on-doubt] [--runner-timeout S]
+    fuzz.py --case JSON          (one case of your own)
+
+The verdict compares the traced run with the untraced run of the same case
+on the same machine: a hang, a crash or an ending that the untraced run
+shows too is GStreamer's own (reported with its reproducer, not a failure);
+a case fails only for what the tracer changed (docs/testing.md).
 
 Environment: GST_PLUGIN_PATH must reach the gpuprof tracer (the build's
 tracers/ folder; examples/analytics is added when found beside it),
@@ -14,7 +21,8 @@ GST_REGISTRY_1_0 should be private, GPUPROF_TEST_CLIP names the H.264 clip
 PyGObject for the runner (else this one or /usr/bin/python3).
 
 Exit status: 0 every check passed (or failed as listed in the known-failures
-file), 1 a check failed, 2 usage or set-up error, 77 no PyGObject (skip).
+file; GStreamer's own cases included), 1 a check failed, 2 usage or set-up
+error, 77 no PyGObject (skip).
 """
 import argparse
 import concurrent.futures
