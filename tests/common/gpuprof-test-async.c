@@ -179,7 +179,7 @@ static gpointer
 output_loop (gpointer data)
 {
   GpuprofTestAsync *self = data;
-  guint64 pushing = 0;
+  guint64 pushing = 0, pushed_cpu = 0;
 
   g_mutex_lock (&self->lock);
   self->truth.output_thread = g_thread_self ();
@@ -187,7 +187,7 @@ output_loop (gpointer data)
     Item *item = g_queue_pop_head (&self->out_q);
     GstFlowReturn ret = GST_FLOW_OK;
     GstClockTime pts = GST_CLOCK_TIME_NONE;
-    guint64 push_ns = 0;
+    guint64 push_ns = 0, loop_cpu = 0;
     gboolean current, is_buffer;
 
     if (!item) {
@@ -202,14 +202,19 @@ output_loop (gpointer data)
     g_mutex_unlock (&self->lock);
     is_buffer = GST_IS_BUFFER (item->obj);
     if (current && is_buffer) {
-      guint64 t0;
+      guint64 t0, cpu0;
 
       if (output_hook)
         output_hook (GST_ELEMENT (self), ++pushing, output_hook_data);
       t0 = gpuprof_test_now_ns ();
+      cpu0 = gpuprof_test_thread_cpu_ns ();
+      /* the loop since the last push ended: the output thread's own work */
+      if (pushed_cpu)
+        loop_cpu = cpu0 - pushed_cpu;
 
       pts = GST_BUFFER_PTS (item->obj);
       ret = gst_pad_push (self->srcpad, GST_BUFFER (item->obj));
+      pushed_cpu = gpuprof_test_thread_cpu_ns ();
       push_ns = gpuprof_test_now_ns () - t0;
       item->obj = NULL;
     } else if (current) {
@@ -223,6 +228,7 @@ output_loop (gpointer data)
       self->in_flight--;
       self->truth.pushed++;
       self->truth.work.push_ns += push_ns;
+      self->truth.output_cpu_ns += loop_cpu;
       g_array_append_val (self->pushed_pts, pts);
       if (ret != GST_FLOW_OK)
         self->last_ret = ret;
@@ -242,6 +248,7 @@ static GstFlowReturn
 async_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
 {
   GpuprofTestAsync *self = (GpuprofTestAsync *) parent;
+  guint64 cpu0 = gpuprof_test_thread_cpu_ns ();
   GstFlowReturn ret;
   Item *item;
 
@@ -260,6 +267,7 @@ async_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   ret = self->flushing ? GST_FLOW_FLUSHING : self->last_ret;
   if (ret != GST_FLOW_OK) {
     self->truth.dropped++;
+    self->truth.chain_cpu_ns += gpuprof_test_thread_cpu_ns () - cpu0;
     g_mutex_unlock (&self->lock);
     gst_buffer_unref (buf);
     return ret;
@@ -272,6 +280,7 @@ async_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   self->truth.max_in_flight_seen =
       MAX (self->truth.max_in_flight_seen, self->in_flight);
   g_cond_broadcast (&self->cond);
+  self->truth.chain_cpu_ns += gpuprof_test_thread_cpu_ns () - cpu0;
   g_mutex_unlock (&self->lock);
   return GST_FLOW_OK;
 }
@@ -574,4 +583,10 @@ gpuprof_test_async_pushed_pts (GstElement * element)
   a = g_array_copy (self->pushed_pts);
   g_mutex_unlock (&self->lock);
   return a;
+}
+
+guint64
+gpuprof_test_async_cpu_ns (const GpuprofTestAsyncTruth * truth)
+{
+  return truth->chain_cpu_ns + truth->worker_cpu_ns + truth->output_cpu_ns;
 }

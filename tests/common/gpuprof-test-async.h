@@ -36,6 +36,9 @@ typedef struct
   gboolean chain_waiting;       /* a chain is waiting for room right now */
   guint64 worker_cpu_ns;        /* the worker thread's CPU clock after its
                                  * last item: all it spent since it started */
+  guint64 chain_cpu_ns;         /* thread CPU time inside the chain calls */
+  guint64 output_cpu_ns;        /* the output thread's CPU time between the
+                                 * end of a push and the start of the next */
   /* the threads that did the work and the pushes (pointers compared only) */
   gpointer worker_thread;
   gpointer output_thread;
@@ -61,6 +64,13 @@ GpuprofTestAsyncTruth gpuprof_test_async_truth_of (GstElement * element);
 /* Same, by name in @pipeline (fails the test when there is none). */
 GpuprofTestAsyncTruth gpuprof_test_async_truth (GstElement * pipeline,
     const gchar * name);
+/* All the CPU time the element spent on its own threads, each read on
+ * that thread's clock: its chain calls, its worker (the whole thread) and
+ * its output thread between pushes. That is what the tracer counts as its
+ * work (docs/tracer.md, "Asynchronous elements"); the planted work alone
+ * (work.cpu_ns) is not: on a loaded machine the rest (locks, wake-ups, the
+ * copy) grew to 10 % of a 2 ms spin. */
+guint64 gpuprof_test_async_cpu_ns (const GpuprofTestAsyncTruth * truth);
 /* The PTS of each buffer the output thread pushed, in push order. Free
  * with g_array_unref (). */
 GArray *gpuprof_test_async_pushed_pts (GstElement * element);

@@ -5,9 +5,19 @@ drive a scenario (EOS, error, SIGINT, state changes, seeks, branches added and
 removed while playing), and write the truth as JSON.
 
     runner.py --launch 'videotestsrc num-buffers=5 ! fakesink' \
-        [--scenario KIND[:after=N]] [--timeout S] [--truth FILE]
+        [--scenario KIND] [--after N] [--end-after M] [--timeout S]
+        [--truth FILE]
 
 Run it with and without GST_TRACERS=gpuprof(...) and compare (fuzz.py does).
+
+Timing: a scenario acts once the sinks have taken N buffers (--after N).
+With --end-after M the scenario also ends the stream: once its action is
+done and the sinks have taken M more buffers (an added branch's sink or an
+added source too), the runner sends EOS to the pipeline, as
+`gst-launch-1.0 -e` does on Ctrl-C. Such a case runs a source that cannot
+end first (a long or live one), so the action always lands mid-stream,
+however fast or slow the machine. The truth's "events" say what happened
+in order ("act KIND", "done KIND", "end: EOS sent", "eos", ...).
 
 Exit status: 0 EOS (or SIGINT handled), 1 error message on the bus,
 2 the description does not parse, usage, or the runner itself failed;
@@ -119,7 +129,9 @@ class Runner:
         self.loop = GLib.MainLoop()
         self.exit = None
         self.triggered = False
-        self.waited = 0            # act(): 10 ms rounds waiting for sources
+        self.done_at = None        # sink buffers when the action was done
+        self.ended = False         # the runner sent its EOS
+        self.need = []             # added elements that must move a buffer
         self.pipeline = None
         self.sinks = set()
         self.probed = set()
@@ -206,15 +218,35 @@ class Runner:
             if ids is not None:
                 splits[pad] = {"ids": ids, "n": n, "in": inrow,
                                "out": outrow}
+            end = False
             if element in self.sinks:
                 self.truth.sink_buffers += n
                 fire = (not self.triggered and self.args.after >= 0 and
                         self.truth.sink_buffers >= self.args.after)
                 if fire:
                     self.triggered = True
+                end = self.end_due()
         if element in self.sinks and fire:
             GLib.idle_add(self.act)
+        if element in self.sinks and end:
+            GLib.idle_add(self.end)
         return Gst.PadProbeReturn.OK
+
+    def end_due(self):
+        """The action is done, the sinks took --end-after more buffers
+        since, and every added element moved one: time to end the stream
+        (once). Lock held."""
+        if self.ended or self.done_at is None or \
+                self.truth.sink_buffers < self.done_at + self.args.end_after:
+            return False
+        run = self.truth.runs[-1]
+        for e in self.need:
+            path = self.truth.paths.get(e)
+            if not path or not (run.get(path, {}).get("in") or
+                                run.get(path, {}).get("out")):
+                return False
+        self.ended = True
+        return True
 
     # ---- scenario -------------------------------------------------------
     def note(self, what):
@@ -230,32 +262,36 @@ class Runner:
             # preroll (a state change there is a race of its own)
             GLib.timeout_add(10, self.act)
             return False
-        if not self.live_sources_started() and self.waited < 300:
+        if not self.live_sources_started():
             # a live source pushes its first segment holding its live lock;
             # leaving PLAYING takes that lock: behind a funnel whose other
             # input blocks in a prerolling sink, GStreamer deadlocks
-            # (untraced too). Up to 3 s, then act anyway.
-            self.waited += 1
+            # (untraced too). No time limit: acting after a fixed wait
+            # would make the case depend on the machine's speed.
             GLib.timeout_add(10, self.act)
             return False
         self.note("act " + kind)
         if kind == "sigint" or kind == "sigint-eos":
             os.kill(os.getpid(), signal.SIGINT)
         elif kind == "seek":
-            p.seek_simple(Gst.Format.TIME,
-                          Gst.SeekFlags.FLUSH | Gst.SeekFlags.KEY_UNIT, 0)
+            ok = p.seek_simple(Gst.Format.TIME,
+                               Gst.SeekFlags.FLUSH | Gst.SeekFlags.KEY_UNIT,
+                               0)
+            self.note("seek %s" % ("handled" if ok else "refused"))
+            self.done(kind)
         elif kind == "pause":
             p.set_state(Gst.State.PAUSED)
-            GLib.timeout_add(50, self.set_state, Gst.State.PLAYING)
+            GLib.timeout_add(50, self.resume, kind)
         elif kind == "ready":
             p.set_state(Gst.State.READY)
-            GLib.timeout_add(20, self.set_state, Gst.State.PLAYING)
+            GLib.timeout_add(20, self.resume, kind)
         elif kind == "restart":
             p.set_state(Gst.State.NULL)
             self.truth.new_run()
             with self.truth.lock:
                 self.triggered = True
             p.set_state(Gst.State.PLAYING)
+            self.done(kind)
         elif kind == "add-branch":
             self.add_branch()
         elif kind == "remove-branch":
@@ -264,8 +300,36 @@ class Runner:
             self.add_source()
         return False
 
-    def set_state(self, state):
-        self.pipeline.set_state(state)
+    def resume(self, kind):
+        self.pipeline.set_state(Gst.State.PLAYING)
+        self.done(kind)
+        return False
+
+    def done(self, kind, need=()):
+        """The action is complete: count the sinks' buffers from here (and
+        wait for the elements in NEED to move one) before ending."""
+        self.note("done " + kind)
+        if self.args.end_after < 0:
+            return
+        with self.truth.lock:
+            self.need = list(need)
+            self.done_at = self.truth.sink_buffers
+            end = self.end_due()
+        if end:
+            GLib.idle_add(self.end)
+
+    def end(self):
+        # gst-launch-1.0 -e: EOS into every source, then the EOS message.
+        # Only once the pipeline is PLAYING with no state change pending:
+        # send_event holds the pipeline's state lock and waits for a
+        # source's stream lock, held by a streaming thread that waits in a
+        # sink for the preroll to finish, which needs that state lock
+        _, cur, pending = self.pipeline.get_state(0)
+        if cur != Gst.State.PLAYING or pending != Gst.State.VOID_PENDING:
+            GLib.timeout_add(10, self.end)
+            return False
+        self.note("end: EOS sent")
+        self.pipeline.send_event(Gst.Event.new_eos())
         return False
 
     def live_sources_started(self):
@@ -301,6 +365,7 @@ class Runner:
         # running before linked: a flushing pad would stop the tee
         b.sync_state_with_parent()
         tee.link(b)
+        self.done("add-branch", [b.get_by_name("adds")])
 
     def remove_branch(self):
         q = self.pipeline.get_by_name("rmq")
@@ -320,7 +385,7 @@ class Runner:
                 e.set_state(Gst.State.NULL)
                 self.pipeline.remove(e)
             tee.release_request_pad(teepad)
-            self.note("branch removed")
+            self.done("remove-branch")
             return False
         teepad.add_probe(Gst.PadProbeType.IDLE, unlink)
 
@@ -335,6 +400,7 @@ class Runner:
         self.pipeline.add(src)
         src.link(f)
         src.sync_state_with_parent()
+        self.done("add-source", [src])
 
     # ---- bus, signals, timeout -----------------------------------------
     def on_message(self, bus, msg):
@@ -359,6 +425,17 @@ class Runner:
 
     def on_timeout(self):
         self.note("timeout")
+        # where it stands: the state, and the sinks no EOS reached
+        _, cur, pending = self.pipeline.get_state(0)
+        waiting = []
+        for e in list(self.sinks):
+            pad = e.get_static_pad("sink")
+            if e.get_parent() is not None and pad is not None and \
+                    pad.get_sticky_event(Gst.EventType.EOS, 0) is None:
+                waiting.append(self.truth.paths.get(e) or e.get_name())
+        self.note("state %s (pending %s); no EOS at %s" % (
+            cur.value_nick, pending.value_nick,
+            ", ".join(sorted(waiting)) or "no sink"))
         self.finish(EXIT_TIMEOUT)
         return False
 
@@ -426,7 +503,8 @@ class Runner:
                 early = True    # a sink that stops early: queues keep some
         out = {"launch": self.args.launch, "scenario": self.args.scenario,
                "leaky": leaky, "early": early,
-               "after": self.args.after, "exit": self.exit,
+               "after": self.args.after, "end_after": self.args.end_after,
+               "exit": self.exit,
                "pipeline": self.pipeline.get_name(), "runs": runs,
                "events": self.events}
         tmp = self.args.truth + ".tmp"
@@ -455,6 +533,10 @@ def main():
     ap.add_argument("--scenario", default="eos", choices=SCENARIOS)
     ap.add_argument("--after", type=int, default=-1,
                     help="act when sinks have taken this many buffers")
+    ap.add_argument("--end-after", type=int, default=-1,
+                    help="once the action is done and the sinks took this "
+                    "many more buffers, send EOS (-1: the stream ends by "
+                    "itself)")
     ap.add_argument("--timeout", type=float, default=20.0,
                     help="seconds before the run counts as a hang")
     ap.add_argument("--truth", help="write the truth JSON here")
