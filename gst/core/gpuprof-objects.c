@@ -336,45 +336,20 @@ gpuprof_objects_pipeline (GpuprofObjects * o, GstElement * pipeline)
  * top-level bin is a pipeline: an element with no bin above it has none
  * yet. A replaced path is kept until the next sweep, as reports may be
  * reading it. */
-static void moved_locked (GpuprofObjects * o, GpuprofElement * e,
-    GpuprofPipeline * old);
-
-static void
-resolve_locked (GpuprofObjects * o, GpuprofElement * e)
-{
-  GstObject *top = NULL;
-  gchar *path = path_of (e->element, &top);
-  GpuprofPipeline *old = e->pipeline;
-  gboolean had_pipeline = e->pipeline != NULL;
-
-  e->resolved_parent = GST_OBJECT_PARENT (e->element);
-  e->pipeline = GST_IS_BIN (top) ? pipeline_locked (o, top) : NULL;
-  __atomic_store_n (&e->pipeline_id, e->pipeline ? e->pipeline->id : 0,
-      __ATOMIC_RELAXED);
-  /* e->pads is NULL while the record is being created */
-  if (e->pads && old != e->pipeline)
-    moved_locked (o, e, old);
-  if (e->left) {
-    /* its figures are told under the path it had in that pipeline */
-    g_free (path);
-  } else if (g_strcmp0 (path, e->path)) {
-    if (e->path)
-      g_ptr_array_add (o->old_paths, e->path);
-    e->path = path;
-    e->color = color_of (path);
-  } else {
-    g_free (path);
-  }
-  if (!had_pipeline && e->pipeline && e->pads && o->funcs.element_resolved)
-    o->funcs.element_resolved (e, o->init_data);
-}
-
 /* its pipeline reports what it measures: a top-level bin, not a piece
  * taken out of one; lock held */
 static gboolean
 reports (GpuprofPipeline * pl)
 {
   return pl && !pl->detached;
+}
+
+/* its run ends, or ended: set to READY or NULL, or destroyed (its element
+ * is alive while set: cleared under the lock when destroyed); lock held */
+static gboolean
+run_ending (GpuprofPipeline * pl)
+{
+  return !pl->element || GST_STATE_TARGET (pl->element) < GST_STATE_PAUSED;
 }
 
 /* measured since the last report (or the start) */
@@ -409,6 +384,48 @@ new_run_locked (GpuprofElement * e)
     GpuprofPad *p = g_ptr_array_index (e->pads, i);
     p->seq_base = __atomic_load_n (&p->seq, __ATOMIC_RELAXED);
   }
+}
+
+static void moved_locked (GpuprofObjects * o, GpuprofElement * e,
+    GpuprofPipeline * old);
+
+static void
+resolve_locked (GpuprofObjects * o, GpuprofElement * e)
+{
+  GstObject *top = NULL;
+  gchar *path = path_of (e->element, &top);
+  GpuprofPipeline *old = e->pipeline;
+  GpuprofPipeline *now = GST_IS_BIN (top) ? pipeline_locked (o, top) : NULL;
+  gboolean had_pipeline = e->pipeline != NULL;
+
+  e->resolved_parent = GST_OBJECT_PARENT (e->element);
+  /* taken out while its pipeline's run ends (decodebin empties itself in
+   * its PAUSED to READY): what it measured is that run's, reported with it
+   * under its path there; it moves after the report */
+  if (e->pads && now != old && reports (old) && run_ending (old)
+      && has_figures_locked (o, e)) {
+    g_free (path);
+    return;
+  }
+  e->pipeline = now;
+  __atomic_store_n (&e->pipeline_id, e->pipeline ? e->pipeline->id : 0,
+      __ATOMIC_RELAXED);
+  /* e->pads is NULL while the record is being created */
+  if (e->pads && old != e->pipeline)
+    moved_locked (o, e, old);
+  if (e->left) {
+    /* its figures are told under the path it had in that pipeline */
+    g_free (path);
+  } else if (g_strcmp0 (path, e->path)) {
+    if (e->path)
+      g_ptr_array_add (o->old_paths, e->path);
+    e->path = path;
+    e->color = color_of (path);
+  } else {
+    g_free (path);
+  }
+  if (!had_pipeline && e->pipeline && e->pads && o->funcs.element_resolved)
+    o->funcs.element_resolved (e, o->init_data);
 }
 
 /* @e's pipeline changed from @old (lock held). Taken out of a pipeline
@@ -572,8 +589,10 @@ gpuprof_objects_destroyed (GpuprofObjects * o, GstObject * object)
         pipeline_quark);
     if (e) {
       e->element = NULL;
-      /* destroyed while its pipeline's run goes on: it left it */
-      if (reports (e->pipeline) && !e->left && has_figures_locked (o, e))
+      /* destroyed while its pipeline's run goes on: it left it (while the
+       * run ends, its record waits for the report, as the run's) */
+      if (reports (e->pipeline) && !e->left && !run_ending (e->pipeline)
+          && has_figures_locked (o, e))
         e->left = e->pipeline;
       if (e->left) {
         e->pipeline = NULL;
