@@ -3,16 +3,22 @@
 cameras stay, and N more are added and removed one after the other on a
 funnel while the pipeline plays. Each added camera is a bin (a live
 videotestsrc and a capsfilter) that runs until two of its buffers reached
-the funnel, then is stopped, unlinked and removed.
+the funnel, then is stopped, unlinked and removed; the last --keep removed
+ones stay referenced (alive, in no pipeline), as by an application that
+keeps its camera objects.
 
-Prints one line per checkpoint (after --at cycles):
+Prints one line per checkpoint (after --at cycles; 0: before the first):
   cycle=N rss_kb=R series=S records=E/P/L
 rss from /proc/self/status, series the sample lines of one scrape of the
-metrics= endpoint (with --metrics), records what get-records says the
-tracer keeps (elements/pads/pipelines). Then, after the pipeline stopped:
-  report_lines=N stall_lines=N removed_stall_lines=N
+metrics= endpoint (removed_series: of the gpuprof_removed_* families,
+gone_series: naming a removed camera, "/cam"), records what get-records
+says the
+tracer keeps (elements/pads/pipelines). Then the buffers the removed
+cameras sent (their probes' truth) and, after the pipeline stopped, the
+report between REPORT markers, its line count and the summary's path:
+  removed_buffers=N  REPORT>>> ... <<<REPORT  report_lines=N  summary=PATH
 
-  churn.py [--cycles N] [--live K] [--at 200,1000] [--untraced]
+  churn.py [--cycles N] [--live K] [--at 0,200,1000] [--keep 3] [--untraced]
            [--params 'interval=1,...'] [--dir DIR]
 
 Used by tests/live/test-churn.py (asserts) and bench/source-churn.sh
@@ -91,7 +97,7 @@ class Churn:
             return Gst.PadProbeReturn.OK
         src.add_probe(Gst.PadProbeType.BUFFER, probe)
         cam.sync_state_with_parent()
-        return cam, fpad, flowed
+        return cam, fpad, flowed, seen
 
     def remove_camera(self, cam, fpad):
         Gst = self.Gst
@@ -128,7 +134,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cycles", type=int, default=1000)
     ap.add_argument("--live", type=int, default=2)
-    ap.add_argument("--at", default="200,1000")
+    ap.add_argument("--at", default="0,200,1000")
+    ap.add_argument("--keep", type=int, default=3)
     ap.add_argument("--untraced", action="store_true")
     ap.add_argument("--params", default="interval=1")
     ap.add_argument("--dir", default=None)
@@ -152,18 +159,31 @@ def main():
         print("FAIL: cannot play")
         return 1
     t0 = time.monotonic()
-    for cycle in range(1, a.cycles + 1):
-        cam, fpad, flowed = ch.add_camera("cam%d" % cycle)
-        if not flowed.wait(20):
-            print("FAIL: camera %d sent no buffer in 20 s" % cycle)
-            return 1
-        ch.remove_camera(cam, fpad)
-        del cam, fpad
+    removed_buffers = 0
+    kept = []
+    for cycle in range(0, a.cycles + 1):
+        if cycle:
+            cam, fpad, flowed, seen = ch.add_camera("cam%d" % cycle)
+            if not flowed.wait(20):
+                print("FAIL: camera %d sent no buffer in 20 s" % cycle)
+                return 1
+            ch.remove_camera(cam, fpad)
+            removed_buffers += seen[0]
+            # an application may hold on to cameras it took out (to add
+            # them again): alive, stopped, in no pipeline
+            kept = (kept + [cam])[-a.keep:] if a.keep else []
+            del cam, fpad
         if cycle in at:
-            series = len(scrape(port)) if not a.untraced else 0
-            print("cycle=%d rss_kb=%d series=%d records=%s elapsed_s=%.1f"
-                  % (cycle, rss_kb(), series, records(Gst),
+            lines = scrape(port) if not a.untraced else []
+            print("cycle=%d rss_kb=%d series=%d removed_series=%d "
+                  "gone_series=%d records=%s elapsed_s=%.1f"
+                  % (cycle, rss_kb(), len(lines),
+                     sum(ln.startswith("gpuprof_removed_") for ln in lines),
+                     sum("/cam" in ln for ln in lines), records(Gst),
                      time.monotonic() - t0), flush=True)
+    # buffers the removed cameras sent to the funnel (a probe on each one's
+    # src pad; it was stopped before it was unlinked: all of them arrived)
+    print("removed_buffers=%d" % removed_buffers)
     # a stall line would come within 2 s of a removal
     time.sleep(2.5)
     ch.pipe.set_state(Gst.State.NULL)
