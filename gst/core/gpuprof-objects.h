@@ -171,6 +171,7 @@ GpuprofPad *gpuprof_objects_pad_slow (GpuprofObjects * o, GpuprofThread * t,
 /* the element's record, made without any GStreamer lock if new */
 GpuprofElement *gpuprof_objects_element (GpuprofObjects * o,
     GstElement * element);
+GPUPROF_API
 GpuprofElement *gpuprof_objects_element_peek (GstElement * element);
 /* the same, and once what reading takes the element's lock (properties):
  * for its state-change hooks only, which GStreamer runs outside any
