@@ -370,6 +370,8 @@ gpuprof_metrics_structure (const GpuprofSnapshot * snap)
 
   set_rows (s, "streams", snap, GPUPROF_SUMMARY_STREAMS);
   set_rows (s, "elements", snap, GPUPROF_SUMMARY_ELEMENTS);
+  /* elements that left the running pipeline, folded per factory */
+  set_rows (s, "removed", snap, GPUPROF_SUMMARY_REMOVED);
   /* GPU time per element, only when GPU attribution is on (one gpu row) */
   if (gpuprof_summary_n_rows (snap, GPUPROF_SUMMARY_GPU))
     set_rows (s, "gpu_elements", snap, GPUPROF_SUMMARY_GPU_ELEMENTS);
