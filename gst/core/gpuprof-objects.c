@@ -62,6 +62,7 @@ typedef struct
 static void
 element_free (GpuprofElement * e)
 {
+  g_weak_ref_clear (&e->alive);
   g_ptr_array_unref (e->pads);
   g_free (e->path);
   g_free (e->factory);
@@ -469,6 +470,8 @@ element_locked (GpuprofObjects * o, GstElement * element)
   e = g_new0 (GpuprofElement, 1);
   e->id = o->next_element_id++;
   e->element = element;
+  /* GLib's lock of weak references, no GStreamer lock */
+  g_weak_ref_init (&e->alive, element);
   resolve_locked (o, e);
   factory = gst_element_get_factory (element);
   e->factory = g_strdup (factory ? GST_OBJECT_NAME (factory) : "");
@@ -952,12 +955,9 @@ gpuprof_objects_pad_counts (GpuprofObjects * o, GpuprofElement * e,
 GstElement *
 gpuprof_objects_ref_element (GpuprofObjects * o, GpuprofElement * e)
 {
-  GstElement *el;
-
-  g_mutex_lock (&o->lock);
-  el = e->element ? gst_object_ref (e->element) : NULL;
-  g_mutex_unlock (&o->lock);
-  return el;
+  /* not gst_object_ref (e->element): between its last unref and the
+   * object-destroyed hook (late in its finalize) its count is 0 */
+  return g_weak_ref_get (&e->alive);
 }
 
 guint64

@@ -70,6 +70,8 @@ struct _GpuprofElement
   guint32 pipeline_id;          /* its id, 0 if none: read by hooks (atomic) */
   gpointer resolved_parent;     /* parent when resolved, compared only */
   GstElement *element;          /* weak: NULL once destroyed */
+  GWeakRef alive;               /* the same, empty from its last unref on
+                                 * (gpuprof_objects_ref_element) */
   guint32 color;                /* 0xAARRGGBB, stable per path */
   gint settled;                 /* what needs the element's lock was read
                                  * (gpuprof_objects_element_settle; atomic) */
@@ -228,7 +230,8 @@ void gpuprof_objects_pad_buffers (GpuprofObjects * o, GpuprofElement * e,
 #define GPUPROF_OBJECTS_MAX_ID ((1u << 24) - 1)
 GpuprofElement *gpuprof_objects_element_by_id (GpuprofObjects * o,
     guint32 id);
-/* a ref of the element, NULL once destroyed (for the links table) */
+/* a ref of the element, NULL once its last reference is being dropped
+ * (for the links table: no ref is taken of one in dispose or finalize) */
 GstElement *gpuprof_objects_ref_element (GpuprofObjects * o,
     GpuprofElement * e);
 /* buffers through e's src pad named pad_name in this run */

@@ -58,7 +58,8 @@ def scrape(port):
     return [ln for ln in body.splitlines() if ln and not ln.startswith("#")]
 
 
-CAMERA = ("videotestsrc is-live=true pattern=black ! capsfilter "
+CAMERA = ("videotestsrc name=src is-live=true pattern=black ! "
+          "capsfilter name=caps "
           "caps=video/x-raw,format=GRAY8,width=16,height=16,"
           "framerate=200/1")
 
@@ -95,12 +96,19 @@ class Churn:
             if seen[0] >= 2:
                 flowed.set()
             return Gst.PadProbeReturn.OK
-        src.add_probe(Gst.PadProbeType.BUFFER, probe)
+        # on the capsfilter's sink pad, after its own checks: the buffers
+        # that crossed from the source
+        cam.get_by_name("caps").get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER, probe)
         cam.sync_state_with_parent()
         return cam, fpad, flowed, seen
 
     def remove_camera(self, cam, fpad):
         Gst = self.Gst
+        # locked first, so the pipeline's own state changes leave it
+        # stopped; its source first, so no buffer meets a capsfilter
+        # stopping (counted on both sides: docs/tracer.md)
+        cam.set_locked_state(True)
+        cam.get_by_name("src").set_state(Gst.State.NULL)
         cam.set_state(Gst.State.NULL)
         src = cam.get_static_pad("src")
         src.unlink(fpad)
@@ -181,8 +189,8 @@ def main():
                      sum(ln.startswith("gpuprof_removed_") for ln in lines),
                      sum("/cam" in ln for ln in lines), records(Gst),
                      time.monotonic() - t0), flush=True)
-    # buffers the removed cameras sent to the funnel (a probe on each one's
-    # src pad; it was stopped before it was unlinked: all of them arrived)
+    # buffers the removed cameras' sources sent (a probe on each one's
+    # capsfilter's sink pad)
     print("removed_buffers=%d" % removed_buffers)
     # a stall line would come within 2 s of a removal
     time.sleep(2.5)

@@ -106,14 +106,13 @@ t.check(sorted(rem) == ["capsfilter", "videotestsrc"],
 t.check(all(isinstance(r["elements"], int) and r["elements"] == CYCLES
             for r in rem.values()), "each counts %d elements" % CYCLES)
 src, caps = rem["videotestsrc"], rem["capsfilter"]
-t.check(src["buffers_out"] == truth and caps["buffers_in"] == truth
-        and caps["buffers_out"] == truth,
+t.check(src["buffers_out"] == truth and caps["buffers_in"] == truth,
         "buffers of the removed cameras = the probes' %d (src out %d, caps "
-        "in %d out %d)" % (truth, src["buffers_out"], caps["buffers_in"],
-                           caps["buffers_out"]))
-t.check(src["frames"] == truth and src["delivered"] == truth,
-        "their stream frames and delivered = %d (%d, %d)"
-        % (truth, src["frames"], src["delivered"]))
+        "in %d)" % (truth, src["buffers_out"], caps["buffers_in"]))
+t.check(caps["buffers_out"] == truth and src["frames"] == truth
+        and src["delivered"] == truth,
+        "their capsfilters' out, stream frames and delivered = %d (%d, %d, "
+        "%d)" % (truth, caps["buffers_out"], src["frames"], src["delivered"]))
 t.check(len(s["elements"]) <= live_elements,
         "summary elements: the live ones only (%d)" % len(s["elements"]))
 
