@@ -308,6 +308,20 @@ do_bin_add_post (GObject * self, GstClockTime ts, GstBin * bin,
 }
 
 static void
+do_bin_remove_pre (GObject * self, GstClockTime ts, GstBin * bin,
+    GstElement * element)
+{
+  gpuprof_hooks_element_removing (MEASURE (self), bin, element);
+}
+
+static void
+do_bin_remove_post (GObject * self, GstClockTime ts, GstBin * bin,
+    gboolean result)
+{
+  gpuprof_hooks_element_removed (MEASURE (self), bin, result);
+}
+
+static void
 do_object_destroyed (GObject * self, GstClockTime ts, GstObject * object)
 {
   gpuprof_hooks_object_destroyed (MEASURE (self), ts, object);
@@ -542,6 +556,10 @@ gst_gpuprof_tracer_constructed (GObject * object)
       G_CALLBACK (do_object_destroyed));
   gst_tracing_register_hook (tracer, "bin-add-post",
       G_CALLBACK (do_bin_add_post));
+  gst_tracing_register_hook (tracer, "bin-remove-pre",
+      G_CALLBACK (do_bin_remove_pre));
+  gst_tracing_register_hook (tracer, "bin-remove-post",
+      G_CALLBACK (do_bin_remove_post));
 
   g_mutex_lock (&live_lock);
   live_tracers = g_list_prepend (live_tracers, self);

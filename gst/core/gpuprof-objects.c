@@ -44,11 +44,25 @@ struct _GpuprofObjects
    * may hold one); entries written under the lock, read atomically */
   GpuprofElement **by_id[(GPUPROF_OBJECTS_MAX_ID >> ID_CHUNK_BITS) + 1];
   gboolean told_ids_out;
+  /* records swept while their pipeline may still run (removed elements):
+   * out of every list and index, freed RETIRE_US later, so a lock-free
+   * lookup by id that found one just before (a batch in flight, a CUPTI
+   * callback) never reads freed memory */
+  GPtrArray *retired;           /* Retired* */
 };
+
+#define RETIRE_US G_USEC_PER_SEC
+
+typedef struct
+{
+  GpuprofElement *e;
+  gint64 since_us;              /* g_get_monotonic_time() at its sweep */
+} Retired;
 
 static void
 element_free (GpuprofElement * e)
 {
+  g_weak_ref_clear (&e->alive);
   g_ptr_array_unref (e->pads);
   g_free (e->path);
   g_free (e->factory);
@@ -129,6 +143,7 @@ gpuprof_objects_new (const GpuprofObjectsFuncs * funcs, gpointer user_data)
   o->pipelines =
       g_ptr_array_new_with_free_func ((GDestroyNotify) pipeline_free);
   o->old_paths = g_ptr_array_new_with_free_func (g_free);
+  o->retired = g_ptr_array_new_with_free_func (g_free);
   o->next_element_id = o->next_pad_id = o->next_pipeline_id = 1;
   o->funcs = *funcs;
   o->init_data = user_data;
@@ -145,6 +160,12 @@ gpuprof_objects_free (GpuprofObjects * o)
   for (i = 0; i < o->elements->len; i++)
     o->funcs.element_fini (g_ptr_array_index (o->elements, i), o->init_data);
   g_ptr_array_unref (o->elements);
+  for (i = 0; i < o->retired->len; i++) {
+    Retired *r = g_ptr_array_index (o->retired, i);
+    o->funcs.element_fini (r->e, o->init_data);
+    element_free (r->e);
+  }
+  g_ptr_array_unref (o->retired);
   for (i = 0; i < G_N_ELEMENTS (o->by_id); i++)
     g_free (o->by_id[i]);
   g_ptr_array_unref (o->pipelines);
@@ -316,18 +337,87 @@ gpuprof_objects_pipeline (GpuprofObjects * o, GstElement * pipeline)
  * top-level bin is a pipeline: an element with no bin above it has none
  * yet. A replaced path is kept until the next sweep, as reports may be
  * reading it. */
+/* its pipeline reports what it measures: a top-level bin, not a piece
+ * taken out of one; lock held */
+static gboolean
+reports (GpuprofPipeline * pl)
+{
+  return pl && !pl->detached;
+}
+
+/* its run ends, or ended: set to READY or NULL, or destroyed (its element
+ * is alive while set: cleared under the lock when destroyed); lock held */
+static gboolean
+run_ending (GpuprofPipeline * pl)
+{
+  return !pl->element || GST_STATE_TARGET (pl->element) < GST_STATE_PAUSED;
+}
+
+/* measured since the last report (or the start) */
+static gboolean
+pad_has_data (GpuprofPad * p)
+{
+  return __atomic_load_n (&p->seq, __ATOMIC_RELAXED) != p->seq_base;
+}
+
+/* it has figures its pipeline did not report yet; lock held */
+static gboolean
+has_figures_locked (GpuprofObjects * o, GpuprofElement * e)
+{
+  guint i;
+
+  if (o->funcs.element_pending (e, o->init_data))
+    return TRUE;
+  for (i = 0; i < e->pads->len; i++)
+    if (pad_has_data (g_ptr_array_index (e->pads, i)))
+      return TRUE;
+  return FALSE;
+}
+
+/* its pads count from now; lock held */
+static void
+new_run_locked (GpuprofElement * e)
+{
+  guint i;
+
+  e->gone_in = e->gone_out = 0;
+  for (i = 0; i < e->pads->len; i++) {
+    GpuprofPad *p = g_ptr_array_index (e->pads, i);
+    p->seq_base = __atomic_load_n (&p->seq, __ATOMIC_RELAXED);
+  }
+}
+
+static void moved_locked (GpuprofObjects * o, GpuprofElement * e,
+    GpuprofPipeline * old);
+
 static void
 resolve_locked (GpuprofObjects * o, GpuprofElement * e)
 {
   GstObject *top = NULL;
   gchar *path = path_of (e->element, &top);
+  GpuprofPipeline *old = e->pipeline;
+  GpuprofPipeline *now = GST_IS_BIN (top) ? pipeline_locked (o, top) : NULL;
   gboolean had_pipeline = e->pipeline != NULL;
 
   e->resolved_parent = GST_OBJECT_PARENT (e->element);
-  e->pipeline = GST_IS_BIN (top) ? pipeline_locked (o, top) : NULL;
+  /* taken out while its pipeline's run ends (decodebin empties itself in
+   * its PAUSED to READY): what it measured is that run's, reported with it
+   * under its path there; it moves after the report */
+  if (e->pads && now != old && reports (old) && run_ending (old)
+      && has_figures_locked (o, e)) {
+    g_free (path);
+    return;
+  }
+  e->pipeline = now;
   __atomic_store_n (&e->pipeline_id, e->pipeline ? e->pipeline->id : 0,
       __ATOMIC_RELAXED);
-  if (g_strcmp0 (path, e->path)) {
+  /* e->pads is NULL while the record is being created */
+  if (e->pads && old != e->pipeline)
+    moved_locked (o, e, old);
+  if (e->left) {
+    /* its figures are told under the path it had in that pipeline */
+    g_free (path);
+  } else if (g_strcmp0 (path, e->path)) {
     if (e->path)
       g_ptr_array_add (o->old_paths, e->path);
     e->path = path;
@@ -335,9 +425,36 @@ resolve_locked (GpuprofObjects * o, GpuprofElement * e)
   } else {
     g_free (path);
   }
-  /* e->pads is NULL while the record is being created */
   if (!had_pipeline && e->pipeline && e->pads && o->funcs.element_resolved)
     o->funcs.element_resolved (e, o->init_data);
+}
+
+/* @e's pipeline changed from @old (lock held). Taken out of a pipeline
+ * while that one's run goes on, with figures of it: it is marked as
+ * having left, and the pipeline's next snapshot folds those figures into
+ * its removed totals (docs/tracer.md#removed); a bin taken out is a piece
+ * of the pipeline, not one of its own: detached, never reported. Moved
+ * into a pipeline before the fold, its figures go with it, as between
+ * runs; after the fold, they start from zero there. */
+static void
+moved_locked (GpuprofObjects * o, GpuprofElement * e, GpuprofPipeline * old)
+{
+  GpuprofPipeline *now = e->pipeline;
+
+  if (now && reports (old) && now->element
+      && !GST_IS_PIPELINE (now->element))
+    now->detached = TRUE;
+  if (reports (now)) {
+    e->left = NULL;
+    if (e->folded) {
+      e->folded = FALSE;
+      new_run_locked (e);
+      if (o->funcs.element_rejoined)
+        o->funcs.element_rejoined (e, o->init_data);
+    }
+  } else if (reports (old) && !e->left && has_figures_locked (o, e)) {
+    e->left = old;
+  }
 }
 
 /* lock held; no GStreamer lock taken (the top of the file): what needs
@@ -353,6 +470,8 @@ element_locked (GpuprofObjects * o, GstElement * element)
   e = g_new0 (GpuprofElement, 1);
   e->id = o->next_element_id++;
   e->element = element;
+  /* GLib's lock of weak references, no GStreamer lock */
+  g_weak_ref_init (&e->alive, element);
   resolve_locked (o, e);
   factory = gst_element_get_factory (element);
   e->factory = g_strdup (factory ? GST_OBJECT_NAME (factory) : "");
@@ -454,9 +573,11 @@ gpuprof_objects_pad_slow (GpuprofObjects * o, GpuprofThread * t, GstPad * pad)
   return p;
 }
 
-void
+gboolean
 gpuprof_objects_destroyed (GpuprofObjects * o, GstObject * object)
 {
+  gboolean freeable = FALSE;
+
   g_mutex_lock (&o->lock);
   if (GST_IS_PAD (object)) {
     GpuprofPad *p = g_object_get_qdata (G_OBJECT (object), pad_quark);
@@ -469,12 +590,24 @@ gpuprof_objects_destroyed (GpuprofObjects * o, GstObject * object)
     GpuprofElement *e = g_object_get_qdata (G_OBJECT (object), element_quark);
     GpuprofPipeline *p = g_object_get_qdata (G_OBJECT (object),
         pipeline_quark);
-    if (e)
+    if (e) {
       e->element = NULL;
+      /* destroyed while its pipeline's run goes on: it left it (while the
+       * run ends, its record waits for the report, as the run's) */
+      if (reports (e->pipeline) && !e->left && !run_ending (e->pipeline)
+          && has_figures_locked (o, e))
+        e->left = e->pipeline;
+      if (e->left) {
+        e->pipeline = NULL;
+        __atomic_store_n (&e->pipeline_id, 0, __ATOMIC_RELAXED);
+      }
+      freeable = !reports (e->pipeline) || !has_figures_locked (o, e);
+    }
     if (p)
       p->element = NULL;
   }
   g_mutex_unlock (&o->lock);
+  return freeable;
 }
 
 GPtrArray *
@@ -497,10 +630,50 @@ gpuprof_objects_pipelines (GpuprofObjects * o)
   guint i;
 
   g_mutex_lock (&o->lock);
-  for (i = 0; i < o->pipelines->len; i++)
-    g_ptr_array_add (copy, g_ptr_array_index (o->pipelines, i));
+  for (i = 0; i < o->pipelines->len; i++) {
+    GpuprofPipeline *pl = g_ptr_array_index (o->pipelines, i);
+    /* a bin seen before it was added, now inside its pipeline, or one
+     * taken out of it: no run of its own (its element, when set, is
+     * alive: cleared under this lock when destroyed) */
+    if (pl->detached || (pl->element && GST_OBJECT_PARENT (pl->element)))
+      continue;
+    g_ptr_array_add (copy, pl);
+  }
   g_mutex_unlock (&o->lock);
   return copy;
+}
+
+void
+gpuprof_objects_elements_of (GpuprofObjects * o, GpuprofPipeline * pl,
+    GPtrArray * members, GPtrArray * left)
+{
+  guint i;
+
+  g_mutex_lock (&o->lock);
+  for (i = 0; i < o->elements->len; i++) {
+    GpuprofElement *e = g_ptr_array_index (o->elements, i);
+    if (members && e->pipeline == pl)
+      g_ptr_array_add (members, e);
+    if (left && e->left == pl) {
+      g_ptr_array_add (left, e);
+      e->left = NULL;
+      e->folded = TRUE;
+    }
+  }
+  g_mutex_unlock (&o->lock);
+}
+
+gboolean
+gpuprof_objects_has_left (GpuprofObjects * o, GpuprofPipeline * pl)
+{
+  gboolean any = FALSE;
+  guint i;
+
+  g_mutex_lock (&o->lock);
+  for (i = 0; i < o->elements->len && !any; i++)
+    any = ((GpuprofElement *) g_ptr_array_index (o->elements, i))->left == pl;
+  g_mutex_unlock (&o->lock);
+  return any;
 }
 
 /* ids only grow: the live records, in id order, are found by bisection */
@@ -616,13 +789,6 @@ gpuprof_objects_resolve_streaming (GpuprofObjects * o, GpuprofElement * e)
   return __atomic_load_n (&e->pipeline_id, __ATOMIC_RELAXED);
 }
 
-/* measured since the last report (or the start) */
-static gboolean
-pad_has_data (GpuprofPad * p)
-{
-  return __atomic_load_n (&p->seq, __ATOMIC_RELAXED) != p->seq_base;
-}
-
 /* lock held */
 static void
 remove_pad_locked (GpuprofObjects * o, GpuprofPad * p)
@@ -640,14 +806,37 @@ gpuprof_objects_sweep (GpuprofObjects * o, GArray * freed_element_ids,
 {
   guint i, j;
 
+  gint64 now_us = g_get_monotonic_time ();
+
   g_mutex_lock (&o->lock);
+  /* retired by an earlier sweep long enough ago: no lookup holds them */
+  for (i = o->retired->len; i > 0; i--) {
+    Retired *r = g_ptr_array_index (o->retired, i - 1);
+    if (now_us - r->since_us < RETIRE_US)
+      continue;
+    o->funcs.element_fini (r->e, o->init_data);
+    element_free (r->e);
+    g_ptr_array_remove_index_fast (o->retired, i - 1);
+  }
   /* pads first: an element goes once all its pads have gone. A pad's own
-   * data is its sequence since the run started; an element that has no
-   * pipeline is never reported, so nothing of it is kept. */
+   * data is its sequence since the run started; an element in no pipeline
+   * that reports is never reported, so nothing of it is kept, once what
+   * it measured before it left was folded. */
   for (i = o->pads->len; i > 0; i--) {
     GpuprofPad *p = g_ptr_array_index (o->pads, i - 1);
-    if (p->destroyed && (!pad_has_data (p) || !p->element
-            || !p->element->pipeline)) {
+    if (!p->destroyed || (p->element && p->element->left))
+      continue;
+    /* a pad of an element that stays (a released request pad): its
+     * buffers count on the element */
+    if (p->element && p->element->element && pad_has_data (p)) {
+      guint64 n = __atomic_load_n (&p->seq, __ATOMIC_RELAXED) - p->seq_base;
+      if (p->direction == GST_PAD_SINK)
+        p->element->gone_in += n;
+      else if (p->direction == GST_PAD_SRC)
+        p->element->gone_out += n;
+      p->seq_base += n;
+    }
+    if (!pad_has_data (p) || !p->element || !reports (p->element->pipeline)) {
       if (freed_pad_ids)
         g_array_append_val (freed_pad_ids, p->id);
       remove_pad_locked (o, p);
@@ -655,23 +844,30 @@ gpuprof_objects_sweep (GpuprofObjects * o, GArray * freed_element_ids,
   }
   for (i = o->elements->len; i > 0; i--) {
     GpuprofElement *e = g_ptr_array_index (o->elements, i - 1);
-    if (e->element || e->pads->len
-        || (e->pipeline && o->funcs.element_pending (e, o->init_data)))
+    Retired *r;
+
+    if (e->element || e->pads->len || e->left
+        || (reports (e->pipeline)
+            && o->funcs.element_pending (e, o->init_data)))
       continue;
     index_set_locked (o, e->id, NULL);
-    o->funcs.element_fini (e, o->init_data);
     if (freed_element_ids)
       g_array_append_val (freed_element_ids, e->id);
-    g_ptr_array_remove_index (o->elements, i - 1);
+    r = g_new (Retired, 1);
+    r->e = g_ptr_array_steal_index (o->elements, i - 1);
+    r->e->pipeline = NULL;      /* its pipeline's record may go first */
+    r->since_us = now_us;
+    g_ptr_array_add (o->retired, r);
   }
   for (i = o->pipelines->len; i > 0; i--) {
     GpuprofPipeline *pl = g_ptr_array_index (o->pipelines, i - 1);
     gboolean used = FALSE;
     if (pl->element)
       continue;
-    for (j = 0; j < o->elements->len && !used; j++)
-      used = ((GpuprofElement *) g_ptr_array_index (o->elements,
-              j))->pipeline == pl;
+    for (j = 0; j < o->elements->len && !used; j++) {
+      GpuprofElement *e = g_ptr_array_index (o->elements, j);
+      used = e->pipeline == pl || e->left == pl;
+    }
     if (!used)
       g_ptr_array_remove_index (o->pipelines, i - 1);
   }
@@ -716,8 +912,9 @@ gpuprof_objects_pad_buffers (GpuprofObjects * o, GpuprofElement * e,
 {
   guint i;
 
-  *in = *out = 0;
   g_mutex_lock (&o->lock);
+  *in = e->gone_in;
+  *out = e->gone_out;
   for (i = 0; i < e->pads->len; i++) {
     GpuprofPad *p = g_ptr_array_index (e->pads, i);
     guint64 n = __atomic_load_n (&p->seq, __ATOMIC_RELAXED) - p->seq_base;
@@ -737,6 +934,13 @@ gpuprof_objects_pad_counts (GpuprofObjects * o, GpuprofElement * e,
 
   g_array_set_size (out, 0);
   g_mutex_lock (&o->lock);
+  /* gone, or stopped on purpose while its pipeline plays (a camera being
+   * taken out): nothing of it is watched. Its element is alive while set
+   * (cleared under this lock when destroyed) */
+  if (!e->element || GST_STATE (e->element) < GST_STATE_PAUSED) {
+    g_mutex_unlock (&o->lock);
+    return;
+  }
   for (i = 0; i < e->pads->len; i++) {
     GpuprofPad *p = g_ptr_array_index (e->pads, i);
     GpuprofPadCount c = { p->id, p->direction,
@@ -751,12 +955,9 @@ gpuprof_objects_pad_counts (GpuprofObjects * o, GpuprofElement * e,
 GstElement *
 gpuprof_objects_ref_element (GpuprofObjects * o, GpuprofElement * e)
 {
-  GstElement *el;
-
-  g_mutex_lock (&o->lock);
-  el = e->element ? gst_object_ref (e->element) : NULL;
-  g_mutex_unlock (&o->lock);
-  return el;
+  /* not gst_object_ref (e->element): between its last unref and the
+   * object-destroyed hook (late in its finalize) its count is 0 */
+  return g_weak_ref_get (&e->alive);
 }
 
 guint64
@@ -782,12 +983,7 @@ gpuprof_objects_src_pad_buffers (GpuprofObjects * o, GpuprofElement * e,
 void
 gpuprof_objects_new_run (GpuprofObjects * o, GpuprofElement * e)
 {
-  guint i;
-
   g_mutex_lock (&o->lock);
-  for (i = 0; i < e->pads->len; i++) {
-    GpuprofPad *p = g_ptr_array_index (e->pads, i);
-    p->seq_base = __atomic_load_n (&p->seq, __ATOMIC_RELAXED);
-  }
+  new_run_locked (e);
   g_mutex_unlock (&o->lock);
 }

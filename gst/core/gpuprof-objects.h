@@ -55,6 +55,9 @@ typedef struct
   guint64 playing_since;        /* its run went to PLAYING (tracer clock), 0:
                                  * not yet; a run with no buffer is still
                                  * reported (atomic) */
+  gboolean detached;            /* a bin taken out of a pipeline (a removed
+                                 * camera's source bin): what its elements
+                                 * measure is never reported; registry lock */
 } GpuprofPipeline;
 
 struct _GpuprofElement
@@ -67,6 +70,8 @@ struct _GpuprofElement
   guint32 pipeline_id;          /* its id, 0 if none: read by hooks (atomic) */
   gpointer resolved_parent;     /* parent when resolved, compared only */
   GstElement *element;          /* weak: NULL once destroyed */
+  GWeakRef alive;               /* the same, empty from its last unref on
+                                 * (gpuprof_objects_ref_element) */
   guint32 color;                /* 0xAARRGGBB, stable per path */
   gint settled;                 /* what needs the element's lock was read
                                  * (gpuprof_objects_element_settle; atomic) */
@@ -75,6 +80,17 @@ struct _GpuprofElement
                                  * aggregators): its chain calls only hand
                                  * over or wait (atomic: set on the task) */
   GPtrArray *pads;              /* GpuprofPad*, its pads; registry lock */
+  /* it left a pipeline while that one's run went on (removed from it, or
+   * destroyed in it: docs/tracer.md#removed): the pipeline, until what it
+   * measured there is folded into its removed totals
+   * (gpuprof_objects_elements_of()); registry lock */
+  GpuprofPipeline *left;
+  guint64 gone_in, gone_out;    /* buffers of this run through its sink and
+                                 * src pads destroyed meanwhile (a funnel's
+                                 * released request pads); registry lock */
+  gboolean folded;              /* folded since, and in no pipeline again:
+                                 * its figures start again when it joins
+                                 * one; registry lock */
 
   /* slots, allocated by their modules when the record is made */
   GpuprofElementStats *stats;   /* self time, calls (gpuprof-stats.h) */
@@ -125,6 +141,9 @@ typedef struct _GpuprofObjects GpuprofObjects;
  * @element_settled: (nullable): the element's first state change
  *   (gpuprof_objects_element_settle()): what reading takes its lock (its
  *   properties) is read now. Called without the registry lock.
+ * @element_rejoined: (nullable): an element whose figures were folded
+ *   into a pipeline's removed totals joined a pipeline again: its figures
+ *   start from zero (its pads' counts already do)
  *
  * The modules' part of a record's life. Each is called with the registry
  * lock held (but @element_settled): short, no hook-visible work, no call
@@ -139,6 +158,7 @@ typedef struct
   gboolean (*element_pending) (GpuprofElement * e, gpointer user_data);
   void (*element_fini) (GpuprofElement * e, gpointer user_data);
   void (*element_settled) (GpuprofElement * e, gpointer user_data);
+  void (*element_rejoined) (GpuprofElement * e, gpointer user_data);
 } GpuprofObjectsFuncs;
 
 GPUPROF_API
@@ -153,6 +173,7 @@ GpuprofPad *gpuprof_objects_pad_slow (GpuprofObjects * o, GpuprofThread * t,
 /* the element's record, made without any GStreamer lock if new */
 GpuprofElement *gpuprof_objects_element (GpuprofObjects * o,
     GstElement * element);
+GPUPROF_API
 GpuprofElement *gpuprof_objects_element_peek (GstElement * element);
 /* the same, and once what reading takes the element's lock (properties):
  * for its state-change hooks only, which GStreamer runs outside any
@@ -161,7 +182,9 @@ GpuprofElement *gpuprof_objects_element_settle (GpuprofObjects * o,
     GstElement * element);
 GpuprofPipeline *gpuprof_objects_pipeline (GpuprofObjects * o,
     GstElement * pipeline);
-void gpuprof_objects_destroyed (GpuprofObjects * o, GstObject * object);
+/* TRUE when the destroyed object was an element whose record a sweep can
+ * free (it is in no pipeline that will report it) */
+gboolean gpuprof_objects_destroyed (GpuprofObjects * o, GstObject * object);
 /* element (a bin: and all it holds) may have a new top-level bin */
 void gpuprof_objects_reparented (GpuprofObjects * o, GstElement * element);
 /* An element streaming with no pipeline yet: its parent changed since it
@@ -183,9 +206,19 @@ gchar *gpuprof_objects_dup_element_path (GpuprofObjects * o, guint32 id);
 gchar *gpuprof_objects_dup_pad_name (GpuprofObjects * o, guint32 id);
 gchar *gpuprof_objects_dup_last_pipeline_name (GpuprofObjects * o);
 
-/* copies of the lists, taken under the registry lock */
+/* copies of the lists, taken under the registry lock; the pipelines are
+ * those that report: top-level (or destroyed), not a detached bin */
 GPtrArray *gpuprof_objects_elements (GpuprofObjects * o);
 GPtrArray *gpuprof_objects_pipelines (GpuprofObjects * o);
+/* Under one hold of the registry lock: the elements of @pl into @members,
+ * and those that left @pl's run with figures not folded yet into @left
+ * (nullable; their mark is cleared: the caller folds them now). A
+ * snapshot that takes both sees each element once, as a row or folded,
+ * whenever it leaves. */
+void gpuprof_objects_elements_of (GpuprofObjects * o, GpuprofPipeline * pl,
+    GPtrArray * members, GPtrArray * left);
+/* an element left @pl's run and was not folded yet */
+gboolean gpuprof_objects_has_left (GpuprofObjects * o, GpuprofPipeline * pl);
 void gpuprof_objects_refresh_roles (GpuprofObjects * o);
 /* buffers through its sink (@in) and src pads (@out) in this run */
 void gpuprof_objects_pad_buffers (GpuprofObjects * o, GpuprofElement * e,
@@ -197,7 +230,8 @@ void gpuprof_objects_pad_buffers (GpuprofObjects * o, GpuprofElement * e,
 #define GPUPROF_OBJECTS_MAX_ID ((1u << 24) - 1)
 GpuprofElement *gpuprof_objects_element_by_id (GpuprofObjects * o,
     guint32 id);
-/* a ref of the element, NULL once destroyed (for the links table) */
+/* a ref of the element, NULL once its last reference is being dropped
+ * (for the links table: no ref is taken of one in dispose or finalize) */
 GstElement *gpuprof_objects_ref_element (GpuprofObjects * o,
     GpuprofElement * e);
 /* buffers through e's src pad named pad_name in this run */

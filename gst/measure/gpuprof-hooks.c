@@ -1156,15 +1156,60 @@ gpuprof_hooks_element_added (GpuprofMeasure * m, GstBin * bin,
     gpuprof_objects_reparented (m->objects, element);
 }
 
+/* The elements being taken out of bins on this thread, innermost last
+ * (a bin's removal can finalize it, and its dispose remove its children):
+ * bin-remove-post does not name it. Compared by address only: it may be
+ * destroyed by the time bin-remove-post runs. */
+#define REMOVING_DEPTH 16
+static __thread GstElement *removing[REMOVING_DEPTH];
+static __thread guint n_removing;
+
+void
+gpuprof_hooks_element_removing (GpuprofMeasure * m, GstBin * bin,
+    GstElement * element)
+{
+  if (n_removing < REMOVING_DEPTH)
+    removing[n_removing] = element;
+  n_removing++;
+}
+
+void
+gpuprof_hooks_element_removed (GpuprofMeasure * m, GstBin * bin,
+    gboolean result)
+{
+  GstElement *element;
+
+  if (!n_removing)
+    return;
+  n_removing--;
+  element = n_removing < REMOVING_DEPTH ? removing[n_removing] : NULL;
+  /* our own records are walked, each parent chain read directly (no
+   * bin's lock): itself, if alive, and what it holds get their new
+   * pipeline; one destroyed meanwhile left at its destruction */
+  if (result && element)
+    gpuprof_objects_reparented (m->objects, element);
+}
+
 void
 gpuprof_hooks_object_destroyed (GpuprofMeasure * m, guint64 ts,
     GstObject * object)
 {
+  gboolean freeable;
+
   if (!GST_IS_PAD (object) && !GST_IS_ELEMENT (object))
     return;
-  gpuprof_objects_destroyed (m->objects, object);
-  /* a top-level bin is destroyed after all it held: its records can go */
-  if (GST_IS_BIN (object) && !GST_OBJECT_PARENT (object)
-      && m->funcs.pipeline_destroyed)
+  freeable = gpuprof_objects_destroyed (m->objects, object);
+  /* a top-level bin is destroyed after all it held: its records can go;
+   * so can those of elements taken out of a running pipeline, a batch at
+   * a time (a camera's elements, one after the other) */
+  if (GST_IS_BIN (object) && !GST_OBJECT_PARENT (object)) {
+    __atomic_store_n (&m->n_freeable, 0, __ATOMIC_RELAXED);
+  } else if (!freeable || __atomic_add_fetch (&m->n_freeable, 1,
+          __ATOMIC_RELAXED) < GPUPROF_MEASURE_SWEEP_BATCH) {
+    return;
+  } else {
+    __atomic_store_n (&m->n_freeable, 0, __ATOMIC_RELAXED);
+  }
+  if (m->funcs.pipeline_destroyed)
     m->funcs.pipeline_destroyed (m->funcs_data);
 }

@@ -64,6 +64,16 @@ void gpuprof_hooks_message (GpuprofMeasure * m, guint64 ts,
 GPUPROF_API
 void gpuprof_hooks_object_destroyed (GpuprofMeasure * m, guint64 ts,
     GstObject * object);
+/* bin-remove-pre and -post: an element taken out of a bin (and all it
+ * holds) gets its new path and pipeline; taken out of a running pipeline,
+ * what it measured there is folded into its removed totals
+ * (docs/tracer.md#removed) */
+GPUPROF_API
+void gpuprof_hooks_element_removing (GpuprofMeasure * m, GstBin * bin,
+    GstElement * element);
+GPUPROF_API
+void gpuprof_hooks_element_removed (GpuprofMeasure * m, GstBin * bin,
+    gboolean result);
 /* gst_bin_add: the element (and what it holds) may be in a new pipeline */
 GPUPROF_API
 void gpuprof_hooks_element_added (GpuprofMeasure * m, GstBin * bin,

@@ -7,6 +7,7 @@
 #include "gpuprof-nvtx.h"
 #include "gpuprof-owners.h"
 #include "gpuprof-queue.h"
+#include "gpuprof-removed.h"
 #include "gpuprof-stats.h"
 #include "gpuprof-thread.h"
 #include "gpuprof-workers.h"
@@ -75,6 +76,17 @@ element_settled (GpuprofElement * e, gpointer user_data)
     gpuprof_queue_element_settle (e);
 }
 
+static void reset_element (GpuprofMeasure * m, GpuprofElement * e);
+
+/* registry lock held: its figures were folded into the removed totals of
+ * a pipeline it left, and it joined one again: they start from zero (its
+ * pads' counts do already) */
+static void
+element_rejoined (GpuprofElement * e, gpointer user_data)
+{
+  reset_element (user_data, e);
+}
+
 /* registry lock held: the element is destroyed and its run reported (or
  * the session ends) */
 static void
@@ -94,7 +106,8 @@ GpuprofMeasure *
 gpuprof_measure_new (gboolean nvtx, GpuprofBus * bus)
 {
   static const GpuprofObjectsFuncs funcs = { element_init, pad_init,
-    element_resolved, element_pending, element_fini, element_settled
+    element_resolved, element_pending, element_fini, element_settled,
+    element_rejoined
   };
   GpuprofMeasure *m = g_new0 (GpuprofMeasure, 1);
 
@@ -103,6 +116,7 @@ gpuprof_measure_new (gboolean nvtx, GpuprofBus * bus)
   m->objects = gpuprof_objects_new (&funcs, m);
   m->streams = gpuprof_streams_new ();
   m->batches = gpuprof_batches_new (m->streams, m->objects);
+  m->removed = gpuprof_removed_new ();
   return m;
 }
 
@@ -119,6 +133,7 @@ gpuprof_measure_free (GpuprofMeasure * m)
   gpuprof_objects_free (m->objects);
   gpuprof_batches_free (m->batches);
   gpuprof_streams_free (m->streams);
+  gpuprof_removed_free (m->removed);
   g_free (m);
 }
 
@@ -211,7 +226,27 @@ gpuprof_measure_pipeline_active (GpuprofMeasure * m, GpuprofPipeline * pl)
     active = e->pipeline == pl && gpuprof_measure_element_active (m, e);
   }
   g_ptr_array_unref (all);
-  return active;
+  /* elements that left it during the run measured in it too */
+  return active || gpuprof_removed_any (m->removed, pl->id)
+      || gpuprof_objects_has_left (m->objects, pl);
+}
+
+/* a new run, or a folded element back in a pipeline: its modules' state
+ * from zero (not its pads' counts: gpuprof_objects_new_run()) */
+static void
+reset_element (GpuprofMeasure * m, GpuprofElement * e)
+{
+  guint j;
+
+  gpuprof_stats_reset (e->stats);
+  gpuprof_batches_reset (m->batches, e);
+  gpuprof_streams_reset (m->streams, e);
+  if (e->async)
+    gpuprof_async_reset (e->async);
+  if (e->workers)
+    gpuprof_workers_reset (e->workers);
+  for (j = 0; e->queue && j < e->queue->fifos->len; j++)
+    gpuprof_queue_reset (g_ptr_array_index (e->queue->fifos, j));
 }
 
 void
@@ -219,23 +254,16 @@ gpuprof_measure_reset (GpuprofMeasure * m, GpuprofPipeline * pl)
 {
   GPtrArray *all = gpuprof_objects_elements (m->objects);
   GPtrArray *threads = gpuprof_thread_list ();
-  guint i, j;
+  guint i;
 
   for (i = 0; i < all->len; i++) {
     GpuprofElement *e = g_ptr_array_index (all, i);
     if (e->pipeline != pl)
       continue;
-    gpuprof_stats_reset (e->stats);
+    reset_element (m, e);
     gpuprof_objects_new_run (m->objects, e);
-    gpuprof_batches_reset (m->batches, e);
-    gpuprof_streams_reset (m->streams, e);
-    if (e->async)
-      gpuprof_async_reset (e->async);
-    if (e->workers)
-      gpuprof_workers_reset (e->workers);
-    for (j = 0; e->queue && j < e->queue->fifos->len; j++)
-      gpuprof_queue_reset (g_ptr_array_index (e->queue->fifos, j));
   }
+  gpuprof_removed_reset (m->removed, pl->id);
   for (i = 0; i < threads->len; i++) {
     GpuprofThread *t = g_ptr_array_index (threads, i);
     if (t->pipeline_id == pl->id)

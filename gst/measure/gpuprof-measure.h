@@ -33,8 +33,10 @@ G_BEGIN_DECLS
  *   threads started here are no element's workers
  * @run_end: (nullable): the top-level pipeline @pl went back to NULL: its
  *   run is over (the session reports it and calls gpuprof_measure_reset())
- * @pipeline_destroyed: (nullable): a top-level bin was destroyed: the
- *   records of destroyed objects may be freed (gpuprof_objects_sweep())
+ * @pipeline_destroyed: (nullable): a top-level bin was destroyed, or
+ *   elements that left a running pipeline were (GPUPROF_MEASURE_SWEEP_BATCH
+ *   of them): the records of destroyed objects may be freed
+ *   (gpuprof_measure_fold(), gpuprof_objects_sweep())
  *
  * The session's part, called from the hooks on the thread that changes
  * state or destroys: never on the buffer path.
@@ -59,6 +61,12 @@ struct _GpuprofMeasure
                                  * the first run) */
   GpuprofBatches *batches;      /* per-batch analysis (gpuprof-batch.h) */
   GpuprofStreams *streams;      /* per-source figures (gpuprof-streams.h) */
+  struct _GpuprofRemoved *removed;      /* elements that left a running
+                                         * pipeline, folded
+                                         * (gpuprof-removed.h) */
+  gint n_freeable;              /* destroyed elements' records a sweep can
+                                 * free, since the last sweep asked for
+                                 * (atomic) */
   /* frames are followed per source only once there is something to tell
    * apart: a second source or a batching aggregator (atomic) */
   gint n_sources;
@@ -108,6 +116,17 @@ gpuprof_measure_queue_outputs (GpuprofMeasure * m)
 
   return out;
 }
+
+/* records of destroyed elements that left a running pipeline are swept
+ * every this many (and at every live tick, report and pipeline's end) */
+#define GPUPROF_MEASURE_SWEEP_BATCH 16
+
+/* gpuprof-rows.c: the elements that left @pl's run since the last call
+ * folded into its removed totals (docs/tracer.md#removed), and its
+ * members now into @members (nullable), both read at once. Under the
+ * session's report lock, as snapshots are. */
+void gpuprof_measure_fold (GpuprofMeasure * m, GpuprofPipeline * pl,
+    GPtrArray * members);
 
 /* gpuprof-rows.c: @pl's run so far, every table but the GPU's, with the
  * advice and the verdict; @first, @last (nullable): the wall span of its

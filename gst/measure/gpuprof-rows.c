@@ -11,6 +11,7 @@
 #include "gpuprof-links.h"
 #include "gpuprof-owners.h"
 #include "gpuprof-queue.h"
+#include "gpuprof-removed.h"
 #include "gpuprof-stats.h"
 #include "gpuprof-thread.h"
 #include "gpuprof-workers.h"
@@ -292,22 +293,65 @@ scale_overhead (GpuprofSnapshot * snap)
       snap->tracer_overhead_samples) : 0;
 }
 
+/* what @e measured in @pl's run, which it left, into @pl's removed totals:
+ * its row as the elements table would have it, its queues' drops, its
+ * stream's frames */
+static void
+fold_element (GpuprofMeasure * m, GpuprofPipeline * pl, GpuprofElement * e)
+{
+  GpuprofElementRow er = { 0 };
+  GpuprofRemovedRow r = { 0 };
+  guint j;
+
+  fill_element_row (m, &er, e);
+  r.factory = er.factory;
+  r.role = er.role;
+  r.last = er.path;
+  r.elements = 1;
+  r.buffers_in = er.buffers_in;
+  r.buffers_out = er.buffers_out;
+  r.calls = er.calls;
+  r.self_ns = er.self_ns;
+  r.blocked_ns = er.blocked_ns;
+  r.wait_input_ns = er.wait_input_ns;
+  for (j = 0; e->queue && j < e->queue->fifos->len; j++) {
+    GpuprofQueueFigures f;
+    gpuprof_queue_figures (g_ptr_array_index (e->queue->fifos, j), &f);
+    r.queue_drops += f.drops;
+  }
+  gpuprof_streams_fold (m->streams, e, &r);
+  gpuprof_removed_add (m->removed, pl->id, &r);
+  gpuprof_summary_row_clear (GPUPROF_SUMMARY_ELEMENTS, &er);
+}
+
+void
+gpuprof_measure_fold (GpuprofMeasure * m, GpuprofPipeline * pl,
+    GPtrArray * members)
+{
+  GPtrArray *left = g_ptr_array_new ();
+  guint i;
+
+  /* one hold of the registry lock: an element leaving meanwhile is a
+   * member now or folded now, never both, never neither */
+  gpuprof_objects_elements_of (m->objects, pl, members, left);
+  for (i = 0; i < left->len; i++)
+    fold_element (m, pl, g_ptr_array_index (left, i));
+  g_ptr_array_unref (left);
+}
+
 GpuprofSnapshot *
 gpuprof_measure_snapshot (GpuprofMeasure * m, GpuprofPipeline * pl,
     guint64 * wall_first, guint64 * wall_last)
 {
   GpuprofSnapshot *snap = gpuprof_snapshot_new (pl->name);
-  GPtrArray *all = gpuprof_objects_elements (m->objects);
   GPtrArray *mine = g_ptr_array_new ();
   guint64 first = 0, last = 0;
   guint i, j;
 
   gpuprof_objects_refresh_roles (m->objects);
-  for (i = 0; i < all->len; i++) {
-    GpuprofElement *e = g_ptr_array_index (all, i);
-    if (e->pipeline != pl)
-      continue;
-    g_ptr_array_add (mine, e);
+  gpuprof_measure_fold (m, pl, mine);
+  for (i = 0; i < mine->len; i++) {
+    GpuprofElement *e = g_ptr_array_index (mine, i);
     if (gpuprof_measure_element_active (m, e)) {
       GpuprofElementRow row = { 0 };
       fill_element_row (m, &row, e);
@@ -326,13 +370,13 @@ gpuprof_measure_snapshot (GpuprofMeasure * m, GpuprofPipeline * pl,
   gpuprof_links_fill (snap, m->objects, mine);
   gpuprof_batches_snapshot (m->batches, mine, snap);
   gpuprof_streams_snapshot (m->streams, m->objects, mine, snap);
+  gpuprof_removed_copy (m->removed, pl->id, snap);
   gpuprof_advice_compute (snap);
   snap->wall_ns = last > first ? last - first : 0;
   gpuprof_snapshot_sort (snap);
   gpuprof_snapshot_compute_verdict (snap);
   gpuprof_snapshot_mark_taken (snap, gpuprof_clock_now ());
   g_ptr_array_unref (mine);
-  g_ptr_array_unref (all);
   if (wall_first)
     *wall_first = first;
   if (wall_last)

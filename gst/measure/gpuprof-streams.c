@@ -158,18 +158,25 @@ gpuprof_streams_element_init (GpuprofStreams * s, GpuprofElement * e)
   e->stream = g_new0 (GpuprofStreamElement, 1);
 }
 
-void
-gpuprof_streams_element_fini (GpuprofStreams * s, GpuprofElement * e)
+/* lock held: @e's stream, if any, is free for another source */
+static void
+release_locked (GpuprofStreams * s, GpuprofElement * e)
 {
   Stream *st;
   guint index;
 
-  g_mutex_lock (&s->lock);
   /* the stream is recycled, never freed: origins in flight may name it */
   if ((st = stream_get_index (s, e, &index))) {
     __atomic_store_n (&st->element_id, 0, __ATOMIC_RELEASE);
     st->element = NULL;
   }
+}
+
+void
+gpuprof_streams_element_fini (GpuprofStreams * s, GpuprofElement * e)
+{
+  g_mutex_lock (&s->lock);
+  release_locked (s, e);
   g_mutex_unlock (&s->lock);
   g_clear_pointer (&e->stream, g_free);
 }
@@ -321,6 +328,26 @@ gpuprof_streams_reset (GpuprofStreams * s, GpuprofElement * e)
     st->mux_id = st->mux_pad_id = 0;
     memset (st->seconds, 0, sizeof (st->seconds));
     gpuprof_histogram_reset (&st->latency);
+  }
+  g_mutex_unlock (&s->lock);
+}
+
+void
+gpuprof_streams_fold (GpuprofStreams * s, GpuprofElement * e,
+    GpuprofRemovedRow * row)
+{
+  Stream *st;
+  guint64 newest, delivered;
+
+  g_mutex_lock (&s->lock);
+  if ((st = stream_peek (s, e))) {
+    row->frames += LOAD (&st->frames);
+    delivered = LOAD (&st->delivered);
+    newest = LOAD (&st->newest);
+    row->delivered += delivered;
+    /* as the streams table counts them */
+    row->drops += newest > delivered ? newest - delivered : 0;
+    release_locked (s, e);
   }
   g_mutex_unlock (&s->lock);
 }

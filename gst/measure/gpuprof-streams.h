@@ -60,6 +60,11 @@ void gpuprof_streams_element_fini (GpuprofStreams * s, GpuprofElement * e);
 
 /* Off the streaming threads */
 void gpuprof_streams_reset (GpuprofStreams * s, GpuprofElement * e);
+/* a source that left its pipeline (gpuprof-removed.h): its stream's
+ * frames, delivered and drops into @row, and its slot recycled (a frame
+ * of it still in flight is counted nowhere) */
+void gpuprof_streams_fold (GpuprofStreams * s, GpuprofElement * e,
+    GpuprofRemovedRow * row);
 /* Fills snap->streams from 'elements' (GpuprofElement*), those of one
  * pipeline */
 void gpuprof_streams_snapshot (GpuprofStreams * s, GpuprofObjects * o,

@@ -99,6 +99,16 @@ static const Family families[] = {
    "latency_p50_ns", NS, NULL, "Median batch push -> sink"},
   {"gpuprof_batch_latency_p99_seconds", "gauge", GPUPROF_SUMMARY_BATCHES,
    "latency_p99_ns", NS, NULL, "99th percentile batch push -> sink"},
+  /* elements taken out of running pipelines, per factory: a bounded set
+   * of series however many cameras come and go (docs/metrics.md#removed) */
+  {"gpuprof_removed_elements_total", "counter", GPUPROF_SUMMARY_REMOVED,
+   "elements", 1, NULL, "Elements that left the pipeline while it ran"},
+  {"gpuprof_removed_work_seconds_total", "counter", GPUPROF_SUMMARY_REMOVED,
+   "self_ns", NS, NULL, "Self time of the elements that left"},
+  {"gpuprof_removed_buffers_out_total", "counter", GPUPROF_SUMMARY_REMOVED,
+   "buffers_out", 1, NULL, "Buffers the elements that left pushed"},
+  {"gpuprof_removed_stream_frames_total", "counter", GPUPROF_SUMMARY_REMOVED,
+   "frames", 1, NULL, "Frames the sources that left pushed"},
   /* histograms: in the table of the same name, column: its "name" rows
    * (docs/metrics.md#histograms) */
   {"gpuprof_element_self_seconds", "histogram", EL, "element_self", 1, NULL,
@@ -164,6 +174,9 @@ row_labels (GString * out, GpuprofSummaryTableId id, gconstpointer row)
       break;
     case GPUPROF_SUMMARY_BATCHES:
       label (out, "aggregator", *(gchar * const *) row);
+      break;
+    case GPUPROF_SUMMARY_REMOVED:
+      label (out, "factory", *(gchar * const *) row);
       break;
     default:
       break;
@@ -357,6 +370,8 @@ gpuprof_metrics_structure (const GpuprofSnapshot * snap)
 
   set_rows (s, "streams", snap, GPUPROF_SUMMARY_STREAMS);
   set_rows (s, "elements", snap, GPUPROF_SUMMARY_ELEMENTS);
+  /* elements that left the running pipeline, folded per factory */
+  set_rows (s, "removed", snap, GPUPROF_SUMMARY_REMOVED);
   /* GPU time per element, only when GPU attribution is on (one gpu row) */
   if (gpuprof_summary_n_rows (snap, GPUPROF_SUMMARY_GPU))
     set_rows (s, "gpu_elements", snap, GPUPROF_SUMMARY_GPU_ELEMENTS);

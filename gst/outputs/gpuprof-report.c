@@ -449,6 +449,44 @@ format_limits (const GpuprofSnapshot * s, GString * out)
   gpuprof_table_free (t);
 }
 
+/* Elements that left the pipeline while it ran (cameras a service took
+ * out): one line, and their figures folded per factory, however many */
+static void
+format_removed (const GpuprofSnapshot * s, GString * out)
+{
+  static const gchar *const headers[] = {
+    "factory", "role", "removed", "buf in", "buf out", "self ms", "frames",
+    "delivered", "drops", "last removed", NULL
+  };
+  GpuprofTable *t;
+  guint64 n = 0, sources = 0;
+  guint i;
+
+  if (!s->removed || !s->removed->len)
+    return;
+  t = gpuprof_table_new (10, headers);
+  for (i = 0; i < s->removed->len; i++) {
+    const GpuprofRemovedRow *r =
+        &g_array_index (s->removed, GpuprofRemovedRow, i);
+    gchar *cells[] = {
+      g_strdup (r->factory), g_strdup (r->role), u64 (r->elements),
+      u64 (r->buffers_in), u64 (r->buffers_out), ms (r->self_ns),
+      u64 (r->frames), u64 (r->delivered), u64 (r->drops), g_strdup (r->last),
+      NULL
+    };
+    add_owned_row (t, cells);
+    n += r->elements;
+    if (!g_strcmp0 (r->role, "source"))
+      sources += r->elements;
+  }
+  g_string_append_printf (out, "\nRemoved during the run: %" G_GUINT64_FORMAT
+      " element%s (%" G_GUINT64_FORMAT " source%s) left the pipeline while it "
+      "ran; their figures are folded here per factory, in no table above\n",
+      n, n == 1 ? "" : "s", sources, sources == 1 ? "" : "s");
+  gpuprof_table_print (t, out);
+  gpuprof_table_free (t);
+}
+
 /* The per-batch verdict and the advice, under the bottleneck line. */
 static void
 format_advice (const GpuprofSnapshot * s, GString * out)
@@ -635,6 +673,7 @@ gpuprof_report_format (const GpuprofSnapshot * s)
   format_streams (s, out);
   format_resources (s, out);
   format_limits (s, out);
+  format_removed (s, out);
   if (s->tracer_overhead_samples)
     g_string_append_printf (out, "\ngpuprof's own hooks: ~%.1f ms "
         "(estimated from %" G_GUINT64_FORMAT " sampled pushes)\n",

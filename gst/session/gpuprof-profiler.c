@@ -261,8 +261,15 @@ static void
 sweep_locked (GpuprofProfiler * p)
 {
   GpuprofObjects *o = p->measure->objects;
+  GPtrArray *pipelines = gpuprof_objects_pipelines (o);
   GArray *elements, *pads;
+  guint i;
 
+  /* what elements that left a running pipeline measured goes to its
+   * removed totals first: then their records can go */
+  for (i = 0; i < pipelines->len; i++)
+    gpuprof_measure_fold (p->measure, g_ptr_array_index (pipelines, i), NULL);
+  g_ptr_array_unref (pipelines);
   if (!p->trace) {
     gpuprof_objects_sweep (o, NULL, NULL);
     return;
@@ -277,9 +284,9 @@ sweep_locked (GpuprofProfiler * p)
   g_array_unref (pads);
 }
 
-/* a top-level bin was destroyed after all it held (GpuprofMeasureFuncs):
- * its records can go, unless a report is being made (the next report's
- * sweep frees them) */
+/* a top-level bin was destroyed after all it held, or elements taken out
+ * of a running pipeline were (GpuprofMeasureFuncs): their records can go,
+ * unless a report is being made (the next sweep frees them) */
 static void
 pipeline_destroyed (gpointer user_data)
 {
@@ -391,6 +398,10 @@ stall_tick (gint64 now_us, gpointer data)
 
   g_mutex_lock (&p->report_lock);
   gpuprof_stall_check (p->stall, p->measure->objects, gpuprof_clock_now ());
+  /* records of elements taken out of a running pipeline, fewer than a
+   * sweep batch: freed here, off the application's thread */
+  if (__atomic_exchange_n (&p->measure->n_freeable, 0, __ATOMIC_RELAXED))
+    sweep_locked (p);
   g_mutex_unlock (&p->report_lock);
   return FALSE;
 }

@@ -21,6 +21,7 @@ typedef struct
   guint64 buffers;
   guint64 changed_ns;           /* when the count last moved */
   guint64 gap_ns;               /* normal time between buffers (smoothed) */
+  guint64 seen;                 /* the check that last saw the pad */
 } PadWatch;
 
 typedef struct
@@ -37,6 +38,7 @@ struct _GpuprofStall
   GHashTable *pads;             /* pad id -> PadWatch */
   GHashTable *pipes;            /* pipeline id -> PipeWatch */
   GArray *counts;               /* scratch: GpuprofPadCount */
+  guint64 check;                /* checks made */
 };
 
 GpuprofStall *
@@ -124,9 +126,11 @@ look_at_element (GpuprofStall * s, GpuprofObjects * o, GpuprofElement * e,
       w = g_new0 (PadWatch, 1);
       w->buffers = c->buffers;
       w->changed_ns = now;
+      w->seen = s->check;
       g_hash_table_insert (s->pads, GUINT_TO_POINTER (c->id), w);
       continue;
     }
+    w->seen = s->check;
     if (c->buffers != w->buffers) {
       guint64 gap = c->buffers > w->buffers ?
           (now - w->changed_ns) / (c->buffers - w->buffers) : 0;
@@ -353,6 +357,12 @@ done:
   g_array_unref (views);
 }
 
+static gboolean
+not_seen (gpointer key, gpointer value, gpointer user_data)
+{
+  return ((PadWatch *) value)->seen != *(guint64 *) user_data;
+}
+
 void
 gpuprof_stall_check (GpuprofStall * s, GpuprofObjects * o, guint64 now)
 {
@@ -360,8 +370,12 @@ gpuprof_stall_check (GpuprofStall * s, GpuprofObjects * o, guint64 now)
   GPtrArray *all = gpuprof_objects_elements (o);
   guint i;
 
+  s->check++;
   for (i = 0; i < pipelines->len; i++)
     check_pipeline (s, o, g_ptr_array_index (pipelines, i), all, now);
+  /* pads gone, or of elements taken out: their watch goes with them (a
+   * service adding and removing cameras for days) */
+  g_hash_table_foreach_remove (s->pads, not_seen, &s->check);
   g_ptr_array_unref (all);
   g_ptr_array_unref (pipelines);
 }

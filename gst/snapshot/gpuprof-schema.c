@@ -17,6 +17,7 @@
 #define F_STAGES(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_STAGES, m, t, d)
 #define F_ADVICE(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_ADVICE, m, t, d)
 #define F_STREAMS(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_STREAMS, m, t, d)
+#define F_REMOVED(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_REMOVED, m, t, d)
 #define F_HISTOGRAMS(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_HISTOGRAMS, m, t, d)
 #define F_GPU_ELEMENTS(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_GPU_ELEMENTS, m, t, d)
 #define F_GPU_KERNELS(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_GPU_KERNELS, m, t, d)
@@ -106,6 +107,8 @@ gpuprof_summary_rows (const GpuprofSnapshot * snap, GpuprofSummaryTableId id)
       return snap->advice;
     case GPUPROF_SUMMARY_STREAMS:
       return snap->streams;
+    case GPUPROF_SUMMARY_REMOVED:
+      return snap->removed;
     case GPUPROF_SUMMARY_HISTOGRAMS:
       return snap->histograms;
     case GPUPROF_SUMMARY_GPU_ELEMENTS:

@@ -180,6 +180,27 @@ G_BEGIN_DECLS
   F (latency_p99_ns, U64, "99th percentile of that latency, ns") \
   F (latency_max_ns, U64, "largest latency, ns")
 
+/* elements that left a pipeline while its run went on (removed from it,
+ * or destroyed in it: a camera taken out of a service), folded per
+ * factory: bounded however many come and go (docs/tracer.md#removed) */
+#define GPUPROF_SCHEMA_REMOVED(F) \
+  F (factory, STRING, "factory of the elements folded in this row") \
+  F (role, STRING, "their role: source, filter, queue, aggregator or sink") \
+  F (elements, U64, "elements of this factory that left the pipeline while its run went on, with figures of the run: folded here, with no row of their own in the other tables") \
+  F (buffers_in, U64, "buffers they received (their elements.buffers_in summed)") \
+  F (buffers_out, U64, "buffers they pushed (elements.buffers_out)") \
+  F (calls, U64, "their calls (elements.calls)") \
+  F (self_ns, U64, "their self time (elements.self_ns), ns") \
+  F (blocked_ns, U64, "time upstream threads waited inside their chain calls (elements.blocked_ns), ns") \
+  F (wait_input_ns, U64, "their loops' wait for input (elements.wait_input_ns), ns") \
+  F (frames, U64, "frames those of them that were sources pushed (streams.frames)") \
+  F (delivered, U64, "of those frames, the ones that reached a sink (streams.delivered)") \
+  F (drops, U64, "their streams' drops (streams.drops)") \
+  F (queue_drops, U64, "buffers those of them that were leaky queues dropped (queues.drops)") \
+  F (pool_waits, U64, "acquires that waited on the buffer pools they acquired from (pools.waits)") \
+  F (pool_wait_ns, U64, "the time those acquires waited (pools.wait_ns), ns") \
+  F (last, STRING, "path of the last of them that left")
+
 /* distributions as cumulative counts on a fixed ladder of doubling upper
  * bounds (Prometheus histograms, docs/metrics.md#histograms): copies of
  * the in-memory histograms taken at the snapshot. The ladder's edges are
@@ -385,6 +406,7 @@ typedef struct
   T (STAGES, stages, stage, 1, FALSE) \
   T (ADVICE, advice, advice, 2, FALSE) \
   T (STREAMS, streams, stream, 1, FALSE) \
+  T (REMOVED, removed, removed, 1, FALSE) \
   T (HISTOGRAMS, histograms, histogram, 2, FALSE) \
   T (GPU_ELEMENTS, gpu_elements, gpu-element, 1, FALSE) \
   T (GPU_KERNELS, gpu_kernels, gpu-kernel, 2, FALSE) \

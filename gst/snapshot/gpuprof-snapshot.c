@@ -36,6 +36,7 @@ gpuprof_snapshot_new (const gchar * pipeline)
   s->stages = rows_new (sizeof (GpuprofStageRow), clear_stages);
   s->advice = rows_new (sizeof (GpuprofAdviceRow), clear_advice);
   s->streams = rows_new (sizeof (GpuprofStreamRow), clear_streams);
+  s->removed = rows_new (sizeof (GpuprofRemovedRow), clear_removed);
   s->histograms = rows_new (sizeof (GpuprofHistogramRow), clear_histograms);
   s->gpu_elements = rows_new (sizeof (GpuprofGpuElementRow),
       clear_gpu_elements);
@@ -82,6 +83,7 @@ gpuprof_snapshot_free (GpuprofSnapshot * s)
   g_array_unref (s->stages);
   g_array_unref (s->advice);
   g_array_unref (s->streams);
+  g_array_unref (s->removed);
   g_array_unref (s->histograms);
   g_array_unref (s->gpu_elements);
   g_array_unref (s->gpu_kernels);

@@ -27,6 +27,7 @@ typedef struct { GPUPROF_SCHEMA_BATCHES (GPUPROF_SCHEMA_MEMBER) } GpuprofBatchRo
 typedef struct { GPUPROF_SCHEMA_STAGES (GPUPROF_SCHEMA_MEMBER) } GpuprofStageRow;
 typedef struct { GPUPROF_SCHEMA_ADVICE (GPUPROF_SCHEMA_MEMBER) } GpuprofAdviceRow;
 typedef struct { GPUPROF_SCHEMA_STREAMS (GPUPROF_SCHEMA_MEMBER) } GpuprofStreamRow;
+typedef struct { GPUPROF_SCHEMA_REMOVED (GPUPROF_SCHEMA_MEMBER) } GpuprofRemovedRow;
 typedef struct { GPUPROF_SCHEMA_HISTOGRAMS (GPUPROF_SCHEMA_MEMBER) } GpuprofHistogramRow;
 typedef struct { GPUPROF_SCHEMA_GPU_ELEMENTS (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuElementRow;
 typedef struct { GPUPROF_SCHEMA_GPU_KERNELS (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuKernelRow;
@@ -53,6 +54,8 @@ typedef struct
   GArray *stages;               /* GpuprofStageRow, aggregator then downstream order */
   GArray *advice;               /* GpuprofAdviceRow, most important first */
   GArray *streams;              /* GpuprofStreamRow, by source_id */
+  GArray *removed;              /* GpuprofRemovedRow, by factory: elements
+                                 * that left during the run, folded */
   GArray *histograms;           /* GpuprofHistogramRow: per element, then
                                  * per aggregator, then per source */
   /* GPU (CUPTI), empty without GPU attribution (gpuprof-gpu-tables.c) */
@@ -76,6 +79,7 @@ typedef struct
 #define GPUPROF_SCHEMA_ROW_STAGES GpuprofStageRow
 #define GPUPROF_SCHEMA_ROW_ADVICE GpuprofAdviceRow
 #define GPUPROF_SCHEMA_ROW_STREAMS GpuprofStreamRow
+#define GPUPROF_SCHEMA_ROW_REMOVED GpuprofRemovedRow
 #define GPUPROF_SCHEMA_ROW_HISTOGRAMS GpuprofHistogramRow
 #define GPUPROF_SCHEMA_ROW_GPU_ELEMENTS GpuprofGpuElementRow
 #define GPUPROF_SCHEMA_ROW_GPU_KERNELS GpuprofGpuKernelRow

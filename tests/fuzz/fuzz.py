@@ -648,7 +648,7 @@ def check_case(res, workdir, plain, traced, check_trace, rerun_plain):
         if k >= len(real):
             break
         for path in sorted(run):
-            if path not in real[k]:
+            if path not in real[k] and not run[path].get("removed"):
                 res.fail("names", path, "report %d of %s does not name %s "
                          "(in %d out %d)" % (k + 1, pipeline, path,
                                              run[path]["in"],
@@ -659,9 +659,30 @@ def check_case(res, workdir, plain, traced, check_trace, rerun_plain):
     check_counts(res, stats, runs[-1], ttruth)
 
 
+def check_removed(res, stats, run):
+    """Elements taken out while the run went on: no row of their own, their
+    buffers in the removed table's row of their factory."""
+    removed = {}
+    for path, t in run.items():
+        if t.get("removed"):
+            r = removed.setdefault(t["factory"], {"in": 0, "out": 0})
+            r["in"] += t["in"]
+            r["out"] += t["out"]
+    rows = {r["factory"]: r for r in stats.get("removed", [])}
+    for factory, t in sorted(removed.items()):
+        r = rows.get(factory, {})
+        for key, col in (("in", "buffers_in"), ("out", "buffers_out")):
+            if r.get(col, 0) != t[key]:
+                res.fail("counts", "removed " + factory + " " + key,
+                         "%s %s, truth %d" % (col, r.get(col), t[key]))
+
+
 def check_counts(res, stats, run, truth):
     rows = {e["path"]: e for e in stats.get("elements", [])}
+    check_removed(res, stats, run)
     for path, t in sorted(run.items()):
+        if t.get("removed"):
+            continue
         e = rows.get(path)
         if e is None:
             res.fail("counts", path, "no row in stats.json (truth in %d out "

@@ -384,6 +384,12 @@ class Runner:
             for e in (q, sink):
                 e.set_state(Gst.State.NULL)
                 self.pipeline.remove(e)
+                # taken out while the run goes on: the report folds it into
+                # its removed table (docs/tracer.md#removed)
+                with self.truth.lock:
+                    r = self.truth.runs[-1].get(self.truth.paths.get(e))
+                    if r is not None:
+                        r["removed"] = True
             tee.release_request_pad(teepad)
             self.done("remove-branch")
             return False

@@ -7,7 +7,8 @@
  * reads GStreamer state: buffers through a queue and a ghost pad, EOS
  * leaving a queue (also nested, as ≥ 1.26 fire it for sticky events),
  * flush-start into a queue, queries, pulls out of and into bins, a
- * stream-status message, an element added to a bin; with the GPU channel
+ * stream-status message, an element added to a bin and one taken out of
+ * the playing pipeline (docs/tracer.md#removed); with the GPU channel
  * on, so the handler lookups run too. Once with the locks held by the
  * calling thread (as 1.26.0-1.26.3 do: a lock taken again never returns),
  * once by another thread. Any lock taken blocks: the test fails after 20 s
@@ -180,7 +181,7 @@ typedef struct
 {
   GstPad *src, *qsink, *qsrc, *idsink, *idsrc, *bsink_in, *sink;
   GstPad *pull_sink, *pb_in, *pull_in, *fresh_src;
-  GstElement *fresh, *b;
+  GstElement *fresh, *b, *gone;
 } Pads;
 
 static void
@@ -199,6 +200,27 @@ find_pads (Fixture * f, Pads * p)
   p->fresh_src = pad_of (f, "fresh", "src");
   p->fresh = by_name (f, "fresh");
   p->b = by_name (f, "b");
+  p->gone = by_name (f, "gone");
+}
+
+/* Before the locks: "gone" measures a buffer, then is taken out of the
+ * pipeline while it plays (its target state set as a playing one's); the
+ * bin-remove hooks run under the locks (run_hooks: -pre only notes the
+ * element on its thread, so it may run after the removal there) */
+static void
+take_out (Fixture * f, const Pads * p)
+{
+  GstPad *in = gst_element_get_static_pad (p->gone, "sink");
+  GstPad *from = gst_pad_get_peer (in);
+
+  /* as the pad of an element that plays: not flushing */
+  GST_OBJECT_FLAG_UNSET (in, GST_PAD_FLAG_FLUSHING);
+  buffer_across (f, from, in);
+  GST_OBJECT_FLAG_SET (in, GST_PAD_FLAG_FLUSHING);
+  gst_object_unref (from);
+  gst_object_unref (in);
+  GST_STATE_TARGET (f->pipeline) = GST_STATE_PLAYING;
+  fail_unless (gst_bin_remove (GST_BIN (f->pipeline), p->gone));
 }
 
 /* Every data-path hook, each object first seen here (its record made with
@@ -240,6 +262,12 @@ run_hooks (Fixture * f, const Pads * p)
   stream_status (f, p->fresh_src, p->fresh);
   gpuprof_hooks_element_added (gpuprof_profiler_get_measure (f->prof), GST_BIN (f->pipeline), p->b,
       TRUE);
+  /* an element taken out of the playing pipeline leaves it (its path and
+   * parents read, its figures and its pipeline's target state looked at) */
+  gpuprof_hooks_element_removing (gpuprof_profiler_get_measure (f->prof),
+      GST_BIN (f->pipeline), p->gone);
+  gpuprof_hooks_element_removed (gpuprof_profiler_get_measure (f->prof),
+      GST_BIN (f->pipeline), TRUE);
   gst_buffer_unref (buf);
 }
 
@@ -296,10 +324,12 @@ check_hooks_lock_free (gboolean lock_here)
       "identity name=id ! bin.( name=b fakesink name=sink ) "
       "bin.( name=pb fakesrc name=psrc ) ! fakesink name=psink "
       "fakesrc name=pout ! bin.( name=ib fakesink name=pin ) "
-      "fakesrc name=fresh ! fakesink", NULL);
+      "fakesrc name=fresh ! fakesink fakesrc name=gsrc ! identity name=gone "
+      "! fakesink", NULL);
   fail_unless (f.pipeline != NULL);
   f.objects = all_objects (f.pipeline);
   find_pads (&f, &r.pads);
+  take_out (&f, &r.pads);
   r.lock_here = lock_here;
   g_mutex_init (&r.lock);
   g_cond_init (&r.cond);
@@ -319,6 +349,9 @@ check_hooks_lock_free (gboolean lock_here)
   g_thread_join (th);
   if (!lock_here)
     lock_all (f.objects, FALSE);
+  fail_unless (gpuprof_objects_element_peek (r.pads.gone)->left != NULL,
+      "the element taken out did not leave its pipeline's run");
+  GST_STATE_TARGET (f.pipeline) = GST_STATE_NULL;
   /* no tracer tells the profiler of destroyed objects: it goes first */
   gpuprof_profiler_free (f.prof);
   gpuprof_gpu_enable_channel (GPUPROF_GPU_CHANNEL_TRACER, FALSE);
