@@ -386,7 +386,7 @@ async_record (GpuprofElement * e, gboolean make, guint64 skip, guint64 ts)
     }
   }
   if (a)
-    gpuprof_workers_set (gpuprof_async_get_workers (a),
+    gpuprof_workers_set (gpuprof_async_get_workers (a), e->id,
         (const gint *) tids->data, tids->len, ts);
   g_array_unref (tids);
   return a;
@@ -1040,7 +1040,8 @@ owned_record (GpuprofElement * e, guint64 ts)
     }
   }
   if (ws)
-    gpuprof_workers_set (ws, (const gint *) tids->data, tids->len, ts);
+    gpuprof_workers_set (ws, e->id, (const gint *) tids->data, tids->len,
+        ts);
   g_array_unref (tids);
 }
 
