@@ -12,6 +12,8 @@ typedef struct
   guint32 element_id;
   GpuprofThreadKind kind;
   GpuprofOwnerHow how;
+  guint32 former_id;            /* released: whose task it ran last */
+  GpuprofThreadKind former_kind;
 } Owner;
 
 /* one of an element's first calls, open on thread tid */
@@ -157,6 +159,10 @@ gpuprof_owners_release (gint tid, guint64 cpu_ns)
   g_mutex_lock (&lock);
   o = owner_of_locked (tid, TRUE);
   before = *o;
+  if (o->element_id) {
+    o->former_id = o->element_id;
+    o->former_kind = o->kind;
+  }
   o->element_id = 0;
   o->kind = GPUPROF_THREAD_KIND_PROCESS;
   o->how = GPUPROF_OWNER_BY_TASK;
@@ -255,6 +261,25 @@ gpuprof_owners_lookup (gint tid, GpuprofThreadKind * kind)
     id = o->element_id;
   if (kind)
     *kind = o ? o->kind : GPUPROF_THREAD_KIND_APPLICATION;
+  g_mutex_unlock (&lock);
+  return id;
+}
+
+guint32
+gpuprof_owners_lookup_last (gint tid, GpuprofThreadKind * kind)
+{
+  Owner *o;
+  guint32 id = 0;
+
+  g_mutex_lock (&lock);
+  o = owner_of_locked (tid, FALSE);
+  *kind = o ? o->kind : GPUPROF_THREAD_KIND_APPLICATION;
+  if (o)
+    id = o->element_id;
+  if (o && !id && o->former_id) {
+    id = o->former_id;
+    *kind = o->former_kind;
+  }
   g_mutex_unlock (&lock);
   return id;
 }

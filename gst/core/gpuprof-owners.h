@@ -66,6 +66,9 @@ void gpuprof_owners_release (gint tid, guint64 cpu_ns);
 void gpuprof_owners_scan (guint32 element_id);
 /* Element id owning @tid, 0 when none; its kind in @kind if not NULL. */
 guint32 gpuprof_owners_lookup (gint tid, GpuprofThreadKind * kind);
+/* the same, but a thread whose task left it (back in GLib's pool) gives
+ * the element whose task it ran last: the owner a report shows */
+guint32 gpuprof_owners_lookup_last (gint tid, GpuprofThreadKind * kind);
 /* the same, with how it was learnt; FALSE when @tid was never seen */
 gboolean gpuprof_owners_get (gint tid, guint32 * element_id,
     GpuprofThreadKind * kind, GpuprofOwnerHow * how);

@@ -260,7 +260,7 @@ fill_thread_rows (GpuprofSnapshot * snap, GPtrArray * elements,
       }
     }
     row.top_element = g_strdup (top ? top->path : "");
-    owner_id = gpuprof_owners_lookup (t->tid, &kind);
+    owner_id = gpuprof_owners_lookup_last (t->tid, &kind);
     top = NULL;
     for (j = 0; owner_id && j < elements->len && !top; j++) {
       GpuprofElement *e = g_ptr_array_index (elements, j);
