@@ -229,7 +229,9 @@ gpuprof_owners_scan (guint32 element_id)
     gint tid = atoi (name);
     Owner *o;
 
-    if (tid <= 0 || owner_of_locked (tid, FALSE))
+    /* a thread pending is a call window's */
+    if (tid <= 0 || owner_of_locked (tid, FALSE) || (pending
+            && g_hash_table_contains (pending, GINT_TO_POINTER (tid))))
       continue;
     o = owner_of_locked (tid, TRUE);
     if (is_process_helper (tid)) {

@@ -7,6 +7,7 @@
 #include "gpuprof-batch.h"
 #include "gpuprof-bus.h"
 #include "gpuprof-clock.h"
+#include "gpuprof-cpu-sampler.h"
 #include "gpuprof-cupti.h"
 #include "gpuprof-gpu.h"
 #include "gpuprof-nvtx.h"
@@ -1187,6 +1188,23 @@ scan_workers (GpuprofElement * e, guint64 ts)
  * to stop its workers has them read while they live. GPU work the element
  * launches during its state change (buffer pools, CUDA contexts) is its
  * own: the exit is at the top of gpuprof_hooks_state_change(). */
+/* A top-level pipeline leaving NULL starts its run window on the CPU
+ * sampler; one about to stop its threads has them read while they live */
+static void
+cpu_sampler_state_change (GpuprofMeasure * m, GstElement * pipeline,
+    GstStateChange transition)
+{
+  GpuprofCpuSampler *cpu = __atomic_load_n (&m->cpu, __ATOMIC_ACQUIRE);
+
+  if (!cpu)
+    return;
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY)
+    gpuprof_cpu_sampler_run_start (cpu, gpuprof_objects_pipeline (m->objects,
+            pipeline));
+  else if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    gpuprof_cpu_sampler_pass (cpu);
+}
+
 void
 gpuprof_hooks_state_change_pre (GpuprofMeasure * m, GstElement * element,
     GstStateChange transition)
@@ -1199,6 +1217,8 @@ gpuprof_hooks_state_change_pre (GpuprofMeasure * m, GstElement * element,
   if (transition == GST_STATE_CHANGE_NULL_TO_READY && m->funcs.starting)
     m->funcs.starting (element, m->funcs_data);
   gpuprof_owners_scan (0);
+  if (GST_IS_PIPELINE (element) && !GST_OBJECT_PARENT (element))
+    cpu_sampler_state_change (m, element, transition);
   if (a && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
     gpuprof_workers_sample_named (gpuprof_async_get_workers (a));
   if (own && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
