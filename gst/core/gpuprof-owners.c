@@ -174,14 +174,14 @@ gpuprof_owners_release (gint tid, guint64 cpu_ns)
 gboolean
 gpuprof_owners_is_helper_name (const gchar * comm)
 {
-  /* GLib's and GStreamer's helpers, and gpuprof's own threads (the
-   * ticker's names, gpuprof-live, gpuprof-sampler...) */
+  /* GLib's and GStreamer's helpers, and gpuprof's own threads (keep in
+   * step with their names: gpuprof_ticker_new(), g_thread_new()) */
   static const gchar *const helpers[] = { "pool-spawner", "gmain", "gdbus",
-    "GstSystemClock", NULL
+    "GstSystemClock", "gpuprof-bus", "gpuprof-live", "gpuprof-sampler",
+    "gpuprof-checkpt", "gpuprof-metrics", "gpuprof-cupti", NULL
   };
 
-  return g_strv_contains (helpers, comm) || g_str_has_prefix (comm,
-      "gpuprof");
+  return g_strv_contains (helpers, comm);
 }
 
 /* the kernel's name of @tid into @comm, "" when gone */
