@@ -22,6 +22,7 @@ typedef struct
   guint id;
   gint tid;
   guint32 element_id;
+  gboolean state;               /* a state change: its scans claim */
   gchar comm[16];
 } Window;
 
@@ -345,14 +346,17 @@ settle_locked (gint tid, guint32 element_id, GpuprofThreadKind kind,
 /* the innermost open window of each thread but @closing's, then
  * @closing: where a thread that appeared now may come from */
 static guint
-candidates_locked (const Window * closing, const Window * out[])
+candidates_locked (const Window * closing, const Window * out[],
+    gboolean * state)
 {
   guint i, j, n = 0;
 
+  *state = FALSE;
   for (i = windows ? windows->len : 0; i > 0 && n < MAX_CANDIDATES - 1; i--) {
     const Window *w = &g_array_index (windows, Window, i - 1);
     gboolean inner_seen = FALSE;
 
+    *state |= w->state;
     if (closing && w->tid == closing->tid)
       continue;
     for (j = 0; j < n && !inner_seen; j++)
@@ -371,6 +375,7 @@ static gboolean
 first_sight_locked (gint tid, const gchar * comm, const Window * closing)
 {
   const Window *cands[MAX_CANDIDATES];
+  gboolean state;
   guint n, i;
   Pending *p;
 
@@ -378,15 +383,20 @@ first_sight_locked (gint tid, const gchar * comm, const Window * closing)
     settle_locked (tid, 0, GPUPROF_THREAD_KIND_PROCESS, GPUPROF_OWNER_BY_CALL);
     return TRUE;
   }
-  n = candidates_locked (closing, cands);
+  n = candidates_locked (closing, cands, &state);
   /* a new thread carries its creator's name until it names itself */
   for (i = 0; i < n; i++) {
     if (comm[0] && !strcmp (cands[i]->comm, comm)) {
       settle_locked (tid, cands[i]->element_id, GPUPROF_THREAD_KIND_WORKER,
+          cands[i]->state ? GPUPROF_OWNER_BY_STATE_CHANGE :
           GPUPROF_OWNER_BY_CALL);
       return TRUE;
     }
   }
+  /* a state change runs: the thread is its element's, as its end's scan
+   * says (gpuprof_owners_scan()) */
+  if (state)
+    return TRUE;
   /* another task's name: that thread made it (its own window, or the
    * sampler by the name) */
   if (strchr (comm, ':') || n == 0)
@@ -461,8 +471,8 @@ window_closed_locked (const Window * w)
   }
 }
 
-void
-gpuprof_owners_call_window (guint32 element_id, gboolean open)
+static void
+window (guint32 element_id, gboolean open, gboolean state)
 {
   gint tid = (gint) syscall (SYS_gettid);
   Window w = { 0 };
@@ -472,10 +482,13 @@ gpuprof_owners_call_window (guint32 element_id, gboolean open)
   if (!windows)
     windows = g_array_new (FALSE, FALSE, sizeof (Window));
   if (open) {
-    scan_new_locked (NULL);
+    /* a state change's own scans list the threads (the hooks') */
+    if (!state)
+      scan_new_locked (NULL);
     w.id = ++next_window_id;
     w.tid = tid;
     w.element_id = element_id;
+    w.state = state;
     if (prctl (PR_GET_NAME, w.comm, 0, 0, 0) != 0)
       w.comm[0] = 0;
     w.comm[15] = 0;
@@ -488,11 +501,25 @@ gpuprof_owners_call_window (guint32 element_id, gboolean open)
     if (i > 0) {
       w = g_array_index (windows, Window, i - 1);
       g_array_remove_index (windows, i - 1);
-      scan_new_locked (&w);
-      window_closed_locked (&w);
+      if (!w.state) {
+        scan_new_locked (&w);
+        window_closed_locked (&w);
+      }
     }
   }
   g_mutex_unlock (&lock);
+}
+
+void
+gpuprof_owners_call_window (guint32 element_id, gboolean open)
+{
+  window (element_id, open, FALSE);
+}
+
+void
+gpuprof_owners_state_window (guint32 element_id, gboolean open)
+{
+  window (element_id, open, TRUE);
 }
 
 gboolean

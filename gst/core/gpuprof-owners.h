@@ -95,6 +95,11 @@ guint gpuprof_owners_generation (void);
 #define GPUPROF_OWNERS_FIRST_CALLS 8
 #define GPUPROF_OWNERS_FIRST_LOOPS 4
 void gpuprof_owners_call_window (guint32 element_id, gboolean open);
+/* An element's state change runs on the calling thread (between the two
+ * scans of its hooks): a thread that appears meanwhile is left to its
+ * end's scan (gpuprof_owners_scan() with the element), unless it carries
+ * the name of a call window's thread */
+void gpuprof_owners_state_window (guint32 element_id, gboolean open);
 
 /* The sampler's first sight of @tid (named @comm), which no scan saw:
  * TRUE when a window settles it or leaves it pending; FALSE: unknown, the

@@ -1219,6 +1219,10 @@ gpuprof_hooks_state_change_pre (GpuprofMeasure * m, GstElement * element,
   gpuprof_owners_scan (0);
   if (GST_IS_PIPELINE (element) && !GST_OBJECT_PARENT (element))
     cpu_sampler_state_change (m, element, transition);
+  /* what appears till its end is its (scan_workers) */
+  if (!GST_IS_BIN (element))
+    gpuprof_owners_state_window (gpuprof_objects_element (m->objects,
+            element)->id, TRUE);
   if (a && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
     gpuprof_workers_sample_named (gpuprof_async_get_workers (a));
   if (own && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
@@ -1238,8 +1242,10 @@ gpuprof_hooks_state_change (GpuprofMeasure * m, guint64 ts,
   gpuprof_gpu_chain_exit ();    /* gpuprof_hooks_state_change_pre() */
   /* threads that appeared during its state change are its workers; what
    * needs its lock is read here, where GStreamer holds none */
-  if (!GST_IS_BIN (element))
+  if (!GST_IS_BIN (element)) {
     scan_workers (gpuprof_objects_element_settle (m->objects, element), ts);
+    gpuprof_owners_state_window (0, FALSE);
+  }
   /* seen before it was in a bin: set up (or moved) without gst_bin_add? */
   if (e && !__atomic_load_n (&e->pipeline_id, __ATOMIC_RELAXED)
       && !GST_IS_BIN (element))
