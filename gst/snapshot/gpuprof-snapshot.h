@@ -32,6 +32,8 @@ typedef struct { GPUPROF_SCHEMA_GPU_ELEMENTS (GPUPROF_SCHEMA_MEMBER) } GpuprofGp
 typedef struct { GPUPROF_SCHEMA_GPU_KERNELS (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuKernelRow;
 typedef struct { GPUPROF_SCHEMA_GPU_DEVICES (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuDeviceRow;
 typedef struct { GPUPROF_SCHEMA_GPU (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuRow;
+typedef struct { GPUPROF_SCHEMA_RESOURCES (GPUPROF_SCHEMA_MEMBER) } GpuprofResourceRow;
+typedef struct { GPUPROF_SCHEMA_LIMITS (GPUPROF_SCHEMA_MEMBER) } GpuprofLimitRow;
 
 /* the live tables' rows (interval=): path points into the snapshot */
 typedef struct { GPUPROF_SCHEMA_INTERVAL_ELEMENTS (GPUPROF_SCHEMA_MEMBER) } GpuprofIntervalElementRow;
@@ -59,6 +61,9 @@ typedef struct
   GArray *gpu_kernels;          /* GpuprofGpuKernelRow, most time first */
   GArray *gpu_devices;          /* GpuprofGpuDeviceRow, by device */
   GArray *gpu;                  /* GpuprofGpuRow: one row when GPU was on */
+  /* shared resources (the CPUs, GPU engines), filled by the samplers */
+  GArray *resources;            /* GpuprofResourceRow */
+  GArray *limits;               /* GpuprofLimitRow, by rank */
 } GpuprofSnapshot;
 
 /* the row type of each table of GPUPROF_SCHEMA_TABLES, by its ID */
@@ -76,6 +81,8 @@ typedef struct
 #define GPUPROF_SCHEMA_ROW_GPU_KERNELS GpuprofGpuKernelRow
 #define GPUPROF_SCHEMA_ROW_GPU_DEVICES GpuprofGpuDeviceRow
 #define GPUPROF_SCHEMA_ROW_GPU GpuprofGpuRow
+#define GPUPROF_SCHEMA_ROW_RESOURCES GpuprofResourceRow
+#define GPUPROF_SCHEMA_ROW_LIMITS GpuprofLimitRow
 #define GPUPROF_SCHEMA_ROW_INTERVAL_ELEMENTS GpuprofIntervalElementRow
 #define GPUPROF_SCHEMA_ROW_INTERVAL_QUEUES GpuprofIntervalQueueRow
 #define GPUPROF_SCHEMA_ROW_INTERVAL_STREAMS GpuprofIntervalStreamRow
