@@ -119,16 +119,6 @@ window_free (Window * w)
   g_free (w);
 }
 
-void
-gpuprof_cpu_resource_row_clear (GpuprofCpuResourceRow * row)
-{
-  g_free (row->kind);
-  g_free (row->name);
-  g_free (row->device);
-  g_free (row->detail);
-  memset (row, 0, sizeof (*row));
-}
-
 GpuprofCpuSampler *
 gpuprof_cpu_sampler_new (GpuprofMeasure * m, GError ** error)
 {
@@ -865,6 +855,9 @@ span_of (GpuprofCpuSampler * s, GpuprofPipeline * pl, Span * sp)
   sp->now_ns = s->last_ns;
 }
 
+static void fill_resources_locked (GpuprofCpuSampler * s,
+    GpuprofPipeline * pl, GArray * rows);
+
 void
 gpuprof_cpu_sampler_fill (GpuprofCpuSampler * s, GpuprofSnapshot * snap,
     GpuprofPipeline * pl, GPtrArray * elements)
@@ -877,21 +870,21 @@ gpuprof_cpu_sampler_fill (GpuprofCpuSampler * s, GpuprofSnapshot * snap,
   fill_elements (s, &sp, snap, elements);
   fill_threads (s, &sp, snap, pl);
   fill_run (s, &sp, snap);
+  fill_resources_locked (s, pl, snap->resources);
   g_mutex_unlock (&s->lock);
 }
 
-void
-gpuprof_cpu_sampler_fill_resources (GpuprofCpuSampler * s,
-    GpuprofPipeline * pl, GArray * rows)
+static void
+fill_resources_locked (GpuprofCpuSampler * s, GpuprofPipeline * pl,
+    GArray * rows)
 {
-  GpuprofCpuResourceRow row = { 0 };
+  GpuprofResourceRow row = { 0 };
   const GpuprofCpuLimits *l = &s->limits;
   gchar quota[64];
   Span sp;
   guint64 used, wall, rd = 0, cpu = 0;
   guint i;
 
-  g_mutex_lock (&s->lock);
   span_of (s, pl, &sp);
   wall = sp.now_ns - sp.start_ns;
   used = proc_ns (&s->proc) - proc_ns (sp.w ? &sp.w->proc0 : &s->proc_first);
@@ -928,5 +921,13 @@ gpuprof_cpu_sampler_fill_resources (GpuprofCpuSampler * s,
       cpu + rd ? 100.0 * rd / (cpu + rd) : 0.0,
       sp.w && s->throttled > sp.w->throttled0 ? "; throttled" : "");
   g_array_append_val (rows, row);
+}
+
+void
+gpuprof_cpu_sampler_fill_resources (GpuprofCpuSampler * s,
+    GpuprofPipeline * pl, GArray * rows)
+{
+  g_mutex_lock (&s->lock);
+  fill_resources_locked (s, pl, rows);
   g_mutex_unlock (&s->lock);
 }

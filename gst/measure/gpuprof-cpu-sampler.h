@@ -48,23 +48,6 @@ G_BEGIN_DECLS
 
 typedef struct _GpuprofCpuSampler GpuprofCpuSampler;
 
-/* The cpu row of the resources table (docs/WAVE2 contract: kind, name,
- * device, utilisation, peak, saturated, samples, detail), kept here until
- * the table is in the schema */
-typedef struct
-{
-  gchar *kind;                  /* "cpu" */
-  gchar *name;                  /* "cpus" */
-  gchar *device;                /* "" */
-  gdouble utilisation;          /* cores used / cores available, mean */
-  gdouble peak;                 /* highest of one interval between passes */
-  gdouble saturated;            /* share of the intervals saturated */
-  guint64 samples;              /* intervals */
-  gchar *detail;                /* evidence, one line */
-} GpuprofCpuResourceRow;
-
-void gpuprof_cpu_resource_row_clear (GpuprofCpuResourceRow * row);
-
 /* A cpu interval is saturated when the process used at least this share
  * of the cores available, or its threads waited for a core at least this
  * share of their runnable time */
@@ -87,11 +70,12 @@ void gpuprof_cpu_sampler_run_start (GpuprofCpuSampler * s,
 /* After a pass: the CPU columns of @snap, @pl's run so far: the elements'
  * cpu_ns, wait_core_ns, threads and busy (@elements: @pl's), their
  * wait_input_ns without their run delay, every thread's row, the row of the
- * rest of the process, the run's CPU fields */
+ * rest of the process, the run's CPU fields and the cpu row of the
+ * resources table */
 void gpuprof_cpu_sampler_fill (GpuprofCpuSampler * s, GpuprofSnapshot * snap,
     GpuprofPipeline * pl, GPtrArray * elements);
 /* the cpu row over @pl's run window, appended to @rows
- * (GpuprofCpuResourceRow), as of the last pass */
+ * (GpuprofResourceRow), as of the last pass */
 GPUPROF_API
 void gpuprof_cpu_sampler_fill_resources (GpuprofCpuSampler * s,
     GpuprofPipeline * pl, GArray * rows);
