@@ -25,7 +25,7 @@ typedef struct
   guint64 start_ticks;
   gchar name[16];
   gboolean ended;
-  guint64 first_ns, last_ns;    /* tracer clock: first seen, last seen alive */
+  guint64 first_ns, last_ns;    /* monotonic: first seen, last seen alive */
   guint64 cpu_ns, rd_ns;        /* since first seen */
   GArray *shares;               /* Share, this pass */
 } SThread;
@@ -90,7 +90,9 @@ struct _GpuprofCpuSampler
   GHashTable *elements;         /* id -> SElement* */
   GHashTable *windows;          /* pipeline id -> Window* */
   guint64 start_ns;             /* the first pass */
-  guint64 last_ns;              /* the last pass, tracer clock */
+  guint64 last_ns;              /* the last pass, monotonic (the tracer
+                                 * clock is not settled before the first
+                                 * hooks; only spans are used) */
   guint64 last_stat_ns;
   GpuprofCpuProcess proc, proc_first;
   GpuprofCpuLimits limits;
@@ -539,7 +541,7 @@ static void
 pass_locked (GpuprofCpuSampler * s)
 {
   guint64 cpu0 = gpuprof_thread_cpu_now ();
-  guint64 now = gpuprof_clock_now (), sum_cpu = 0, sum_rd = 0;
+  guint64 now = gpuprof_clock_monotonic_ns (), sum_cpu = 0, sum_rd = 0;
   guint what = GPUPROF_CPU_READ_SCHEDSTAT, n, i;
   GArray *switches;
 
