@@ -1,22 +1,58 @@
-/* gpuprof: thread owners. */
+/* gpuprof: thread owners (see gpuprof-owners.h). */
 #include "gpuprof-owners.h"
 
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 
 typedef struct
 {
   guint32 element_id;
   GpuprofThreadKind kind;
+  GpuprofOwnerHow how;
+  guint32 former_id;            /* released: whose task it ran last */
+  GpuprofThreadKind former_kind;
 } Owner;
+
+/* one of an element's first calls, open on thread tid */
+typedef struct
+{
+  guint id;
+  gint tid;
+  guint32 element_id;
+  gboolean state;               /* a state change: its scans claim */
+  gchar comm[16];
+} Window;
+
+/* a thread that appeared while windows were open on several threads */
+#define MAX_CANDIDATES 8
+typedef struct
+{
+  guint32 best;                 /* the element of the window closed last */
+  guint windows[MAX_CANDIDATES];        /* ids of the candidates still open */
+  guint n;
+  guint passes;                 /* sampler passes since it was seen */
+} Pending;
+
+#define MAX_SWITCHES 4096
 
 static GMutex lock;
 static GHashTable *owners;      /* tid -> Owner*, guarded by lock */
+static GArray *windows;         /* Window, oldest first; lock */
+static GHashTable *pending;     /* tid -> Pending*; lock */
+static guint next_window_id;    /* lock */
+static GArray *switches;        /* GpuprofOwnerSwitch; lock */
+static gboolean log_switches;   /* lock */
+static guint generation;        /* atomic */
 static GpuprofOwnersFunc listener;      /* guarded by lock */
 static gpointer listener_data;
 
 static void
 told_locked (gint tid, const Owner * o)
 {
+  __atomic_add_fetch (&generation, 1, __ATOMIC_RELEASE);
   if (listener && o->element_id)
     listener (tid, o->element_id, listener_data);
 }
@@ -46,18 +82,42 @@ gpuprof_thread_kind_name (GpuprofThreadKind kind)
       return "worker";
     case GPUPROF_THREAD_KIND_OUTPUT:
       return "output";
+    case GPUPROF_THREAD_KIND_PROCESS:
+      return "process";
+    case GPUPROF_THREAD_KIND_UNATTRIBUTED:
+      return "unattributed";
     default:
       return "application";
   }
 }
 
-void
-gpuprof_owners_set (gint tid, guint32 element_id, GpuprofThreadKind kind)
+guint
+gpuprof_owners_generation (void)
 {
-  Owner *o;
+  return __atomic_load_n (&generation, __ATOMIC_ACQUIRE);
+}
 
-  g_mutex_lock (&lock);
-  o = owner_of_locked (tid, TRUE);
+/* the owner of @tid so far kept the CPU up to @cpu_ns (0: unknown) */
+static void
+log_switch_locked (gint tid, const Owner * before, guint64 cpu_ns)
+{
+  GpuprofOwnerSwitch s = { tid, cpu_ns, before->element_id, before->kind };
+
+  if (!log_switches || !cpu_ns)
+    return;
+  if (!switches)
+    switches = g_array_new (FALSE, FALSE, sizeof (GpuprofOwnerSwitch));
+  if (switches->len >= MAX_SWITCHES)
+    g_array_remove_index (switches, 0);
+  g_array_append_val (switches, s);
+}
+
+static void
+set_locked (gint tid, guint32 element_id, GpuprofThreadKind kind,
+    GpuprofOwnerHow how, guint64 cpu_ns)
+{
+  Owner *o = owner_of_locked (tid, TRUE), before = *o;
+
   /* a pad task is its element's whatever was seen first; else the first
    * owner stays (a worker that also pushes becomes its output thread) */
   if (kind == GPUPROF_THREAD_KIND_STREAMING || !o->element_id
@@ -65,9 +125,77 @@ gpuprof_owners_set (gint tid, guint32 element_id, GpuprofThreadKind kind)
           && o->kind == GPUPROF_THREAD_KIND_WORKER)) {
     o->element_id = element_id;
     o->kind = kind;
+    o->how = how;
+    if (before.element_id != element_id || before.kind != kind)
+      log_switch_locked (tid, &before, cpu_ns);
     told_locked (tid, o);
   }
+  if (pending)
+    g_hash_table_remove (pending, GINT_TO_POINTER (tid));
+}
+
+void
+gpuprof_owners_set (gint tid, guint32 element_id, GpuprofThreadKind kind)
+{
+  g_mutex_lock (&lock);
+  set_locked (tid, element_id, kind, kind == GPUPROF_THREAD_KIND_STREAMING ?
+      GPUPROF_OWNER_BY_TASK : GPUPROF_OWNER_BY_PUSH, 0);
   g_mutex_unlock (&lock);
+}
+
+void
+gpuprof_owners_set_here (gint tid, guint32 element_id,
+    GpuprofThreadKind kind, GpuprofOwnerHow how, guint64 cpu_ns)
+{
+  g_mutex_lock (&lock);
+  set_locked (tid, element_id, kind, how, cpu_ns);
+  g_mutex_unlock (&lock);
+}
+
+void
+gpuprof_owners_release (gint tid, guint64 cpu_ns)
+{
+  Owner *o, before;
+
+  g_mutex_lock (&lock);
+  o = owner_of_locked (tid, TRUE);
+  before = *o;
+  if (o->element_id) {
+    o->former_id = o->element_id;
+    o->former_kind = o->kind;
+  }
+  o->element_id = 0;
+  o->kind = GPUPROF_THREAD_KIND_PROCESS;
+  o->how = GPUPROF_OWNER_BY_TASK;
+  log_switch_locked (tid, &before, cpu_ns);
+  told_locked (tid, o);
+  g_mutex_unlock (&lock);
+}
+
+gboolean
+gpuprof_owners_is_helper_name (const gchar * comm)
+{
+  /* GLib's and GStreamer's helpers, and gpuprof's own threads (keep in
+   * step with their names: gpuprof_ticker_new(), g_thread_new()) */
+  static const gchar *const helpers[] = { "pool-spawner", "gmain", "gdbus",
+    "GstSystemClock", "gpuprof-bus", "gpuprof-live", "gpuprof-sampler",
+    "gpuprof-checkpt", "gpuprof-metrics", "gpuprof-cupti", NULL
+  };
+
+  return g_strv_contains (helpers, comm);
+}
+
+/* the kernel's name of @tid into @comm, "" when gone */
+static void
+read_comm (gint tid, gchar comm[16])
+{
+  gchar path[48], *text = NULL;
+
+  comm[0] = 0;
+  g_snprintf (path, sizeof (path), "/proc/self/task/%d/comm", tid);
+  if (g_file_get_contents (path, &text, NULL, NULL))
+    g_strlcpy (comm, g_strstrip (text), 16);
+  g_free (text);
 }
 
 /* Threads GLib and GStreamer start once for the whole process, in
@@ -83,17 +211,10 @@ gpuprof_owners_set (gint tid, guint32 element_id, GpuprofThreadKind kind)
 static gboolean
 is_process_helper (gint tid)
 {
-  static const gchar *const helpers[] = { "pool-spawner", "gmain", "gdbus",
-    "GstSystemClock", NULL
-  };
-  gchar *path = g_strdup_printf ("/proc/self/task/%d/comm", tid), *comm = NULL;
-  gboolean helper = FALSE;
+  gchar comm[16];
 
-  if (g_file_get_contents (path, &comm, NULL, NULL))
-    helper = g_strv_contains (helpers, g_strstrip (comm));
-  g_free (comm);
-  g_free (path);
-  return helper;
+  read_comm (tid, comm);
+  return gpuprof_owners_is_helper_name (comm);
 }
 
 void
@@ -109,12 +230,22 @@ gpuprof_owners_scan (guint32 element_id)
     gint tid = atoi (name);
     Owner *o;
 
-    if (tid <= 0 || owner_of_locked (tid, FALSE))
+    /* a thread pending is a call window's */
+    if (tid <= 0 || owner_of_locked (tid, FALSE) || (pending
+            && g_hash_table_contains (pending, GINT_TO_POINTER (tid))))
       continue;
     o = owner_of_locked (tid, TRUE);
-    o->element_id = element_id && !is_process_helper (tid) ? element_id : 0;
-    o->kind = o->element_id ? GPUPROF_THREAD_KIND_WORKER :
-        GPUPROF_THREAD_KIND_APPLICATION;
+    if (is_process_helper (tid)) {
+      o->kind = GPUPROF_THREAD_KIND_PROCESS;
+    } else {
+      o->element_id = element_id;
+      o->kind = element_id ? GPUPROF_THREAD_KIND_WORKER :
+          GPUPROF_THREAD_KIND_APPLICATION;
+    }
+    o->how = element_id ? GPUPROF_OWNER_BY_STATE_CHANGE :
+        GPUPROF_OWNER_BY_START;
+    if (pending)
+      g_hash_table_remove (pending, GINT_TO_POINTER (tid));
     told_locked (tid, o);
   }
   g_mutex_unlock (&lock);
@@ -137,6 +268,42 @@ gpuprof_owners_lookup (gint tid, GpuprofThreadKind * kind)
   return id;
 }
 
+guint32
+gpuprof_owners_lookup_last (gint tid, GpuprofThreadKind * kind)
+{
+  Owner *o;
+  guint32 id = 0;
+
+  g_mutex_lock (&lock);
+  o = owner_of_locked (tid, FALSE);
+  *kind = o ? o->kind : GPUPROF_THREAD_KIND_APPLICATION;
+  if (o)
+    id = o->element_id;
+  if (o && !id && o->former_id) {
+    id = o->former_id;
+    *kind = o->former_kind;
+  }
+  g_mutex_unlock (&lock);
+  return id;
+}
+
+gboolean
+gpuprof_owners_get (gint tid, guint32 * element_id, GpuprofThreadKind * kind,
+    GpuprofOwnerHow * how)
+{
+  Owner *o;
+
+  g_mutex_lock (&lock);
+  o = owner_of_locked (tid, FALSE);
+  if (o) {
+    *element_id = o->element_id;
+    *kind = o->kind;
+    *how = o->how;
+  }
+  g_mutex_unlock (&lock);
+  return o != NULL;
+}
+
 GArray *
 gpuprof_owners_workers (guint32 element_id)
 {
@@ -151,12 +318,293 @@ gpuprof_owners_workers (guint32 element_id)
       const Owner *o = value;
       gint tid = GPOINTER_TO_INT (key);
 
-      if (o->element_id == element_id && o->kind == GPUPROF_THREAD_KIND_WORKER)
+      if (o->element_id == element_id && o->kind == GPUPROF_THREAD_KIND_WORKER
+          && o->how == GPUPROF_OWNER_BY_STATE_CHANGE)
         g_array_append_val (tids, tid);
     }
   }
   g_mutex_unlock (&lock);
   return tids;
+}
+
+/* ------------------------------------------------------- call windows */
+
+static void
+settle_locked (gint tid, guint32 element_id, GpuprofThreadKind kind,
+    GpuprofOwnerHow how)
+{
+  Owner *o = owner_of_locked (tid, TRUE);
+
+  o->element_id = element_id;
+  o->kind = kind;
+  o->how = how;
+  if (pending)
+    g_hash_table_remove (pending, GINT_TO_POINTER (tid));
+  told_locked (tid, o);
+}
+
+/* the innermost open window of each thread but @closing's, then
+ * @closing: where a thread that appeared now may come from */
+static guint
+candidates_locked (const Window * closing, const Window * out[],
+    gboolean * state)
+{
+  guint i, j, n = 0;
+
+  *state = FALSE;
+  for (i = windows ? windows->len : 0; i > 0 && n < MAX_CANDIDATES - 1; i--) {
+    const Window *w = &g_array_index (windows, Window, i - 1);
+    gboolean inner_seen = FALSE;
+
+    *state |= w->state;
+    if (closing && w->tid == closing->tid)
+      continue;
+    for (j = 0; j < n && !inner_seen; j++)
+      inner_seen = out[j]->tid == w->tid;
+    if (!inner_seen)
+      out[n++] = w;
+  }
+  if (closing)
+    out[n++] = closing;
+  return n;
+}
+
+/* A thread no scan saw before (@comm its name): TRUE when settled or
+ * pending */
+static gboolean
+first_sight_locked (gint tid, const gchar * comm, const Window * closing)
+{
+  const Window *cands[MAX_CANDIDATES];
+  gboolean state;
+  guint n, i;
+  Pending *p;
+
+  if (gpuprof_owners_is_helper_name (comm)) {
+    settle_locked (tid, 0, GPUPROF_THREAD_KIND_PROCESS, GPUPROF_OWNER_BY_CALL);
+    return TRUE;
+  }
+  n = candidates_locked (closing, cands, &state);
+  /* a new thread carries its creator's name until it names itself */
+  for (i = 0; i < n; i++) {
+    if (comm[0] && !strcmp (cands[i]->comm, comm)) {
+      settle_locked (tid, cands[i]->element_id, GPUPROF_THREAD_KIND_WORKER,
+          cands[i]->state ? GPUPROF_OWNER_BY_STATE_CHANGE :
+          GPUPROF_OWNER_BY_CALL);
+      return TRUE;
+    }
+  }
+  /* a state change runs: the thread is its element's, as its end's scan
+   * says (gpuprof_owners_scan()) */
+  if (state)
+    return TRUE;
+  /* another task's name: that thread made it (its own window, or the
+   * sampler by the name) */
+  if (strchr (comm, ':') || n == 0)
+    return FALSE;
+  if (n == 1) {
+    settle_locked (tid, cands[0]->element_id, GPUPROF_THREAD_KIND_WORKER,
+        GPUPROF_OWNER_BY_CALL);
+    return TRUE;
+  }
+  if (!pending)
+    pending = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  p = g_new0 (Pending, 1);
+  p->best = closing ? closing->element_id : 0;
+  for (i = 0; i < n; i++)
+    if (cands[i] != closing)
+      p->windows[p->n++] = cands[i]->id;
+  g_hash_table_insert (pending, GINT_TO_POINTER (tid), p);
+  return TRUE;
+}
+
+/* lists /proc/self/task: each thread not known yet is first seen now */
+static void
+scan_new_locked (const Window * closing)
+{
+  GDir *dir = g_dir_open ("/proc/self/task", 0, NULL);
+  const gchar *name;
+
+  if (!dir)
+    return;
+  while ((name = g_dir_read_name (dir))) {
+    gint tid = atoi (name);
+    gchar comm[16];
+
+    if (tid <= 0 || owner_of_locked (tid, FALSE)
+        || (pending && g_hash_table_contains (pending, GINT_TO_POINTER (tid))))
+      continue;
+    read_comm (tid, comm);
+    first_sight_locked (tid, comm, closing);
+  }
+  g_dir_close (dir);
+}
+
+/* @w closes: the threads pending on it may go to it (the window that
+ * closes last wins) */
+static void
+window_closed_locked (const Window * w)
+{
+  GHashTableIter it;
+  gpointer key, value;
+  guint i;
+
+  if (!pending)
+    return;
+  g_hash_table_iter_init (&it, pending);
+  while (g_hash_table_iter_next (&it, &key, &value)) {
+    Pending *p = value;
+
+    for (i = 0; i < p->n && p->windows[i] != w->id; i++);
+    if (i == p->n)
+      continue;
+    p->windows[i] = p->windows[--p->n];
+    p->best = w->element_id;
+    if (p->n == 0) {
+      Owner *o = owner_of_locked (GPOINTER_TO_INT (key), TRUE);
+
+      o->element_id = p->best;
+      o->kind = GPUPROF_THREAD_KIND_WORKER;
+      o->how = GPUPROF_OWNER_BY_CALL;
+      told_locked (GPOINTER_TO_INT (key), o);
+      g_hash_table_iter_remove (&it);
+    }
+  }
+}
+
+static void
+window (guint32 element_id, gboolean open, gboolean state)
+{
+  gint tid = (gint) syscall (SYS_gettid);
+  Window w = { 0 };
+  guint i;
+
+  g_mutex_lock (&lock);
+  if (!windows)
+    windows = g_array_new (FALSE, FALSE, sizeof (Window));
+  if (open) {
+    /* a state change's own scans list the threads (the hooks') */
+    if (!state)
+      scan_new_locked (NULL);
+    w.id = ++next_window_id;
+    w.tid = tid;
+    w.element_id = element_id;
+    w.state = state;
+    if (prctl (PR_GET_NAME, w.comm, 0, 0, 0) != 0)
+      w.comm[0] = 0;
+    w.comm[15] = 0;
+    g_array_append_val (windows, w);
+  } else {
+    for (i = windows->len; i > 0; i--) {
+      if (g_array_index (windows, Window, i - 1).tid == tid)
+        break;
+    }
+    if (i > 0) {
+      w = g_array_index (windows, Window, i - 1);
+      g_array_remove_index (windows, i - 1);
+      if (!w.state) {
+        scan_new_locked (&w);
+        window_closed_locked (&w);
+      }
+    }
+  }
+  g_mutex_unlock (&lock);
+}
+
+void
+gpuprof_owners_call_window (guint32 element_id, gboolean open)
+{
+  window (element_id, open, FALSE);
+}
+
+void
+gpuprof_owners_state_window (guint32 element_id, gboolean open)
+{
+  window (element_id, open, TRUE);
+}
+
+gboolean
+gpuprof_owners_first_sight (gint tid, const gchar * comm)
+{
+  gboolean known;
+
+  g_mutex_lock (&lock);
+  known = owner_of_locked (tid, FALSE) != NULL || (pending
+      && g_hash_table_contains (pending, GINT_TO_POINTER (tid)))
+      || first_sight_locked (tid, comm, NULL);
+  g_mutex_unlock (&lock);
+  return known;
+}
+
+void
+gpuprof_owners_settle (gint tid, guint32 element_id, GpuprofThreadKind kind,
+    GpuprofOwnerHow how)
+{
+  g_mutex_lock (&lock);
+  settle_locked (tid, element_id, kind, how);
+  g_mutex_unlock (&lock);
+}
+
+void
+gpuprof_owners_settle_pending (guint passes)
+{
+  GHashTableIter it;
+  gpointer key, value;
+
+  g_mutex_lock (&lock);
+  if (pending) {
+    g_hash_table_iter_init (&it, pending);
+    while (g_hash_table_iter_next (&it, &key, &value)) {
+      Pending *p = value;
+      Owner *o;
+
+      if (++p->passes < passes)
+        continue;
+      o = owner_of_locked (GPOINTER_TO_INT (key), TRUE);
+      o->element_id = p->best;
+      o->kind = p->best ? GPUPROF_THREAD_KIND_WORKER :
+          GPUPROF_THREAD_KIND_UNATTRIBUTED;
+      o->how = GPUPROF_OWNER_BY_CALL;
+      told_locked (GPOINTER_TO_INT (key), o);
+      g_hash_table_iter_remove (&it);
+    }
+  }
+  g_mutex_unlock (&lock);
+}
+
+void
+gpuprof_owners_forget (gint tid)
+{
+  g_mutex_lock (&lock);
+  if (owners && g_hash_table_remove (owners, GINT_TO_POINTER (tid)))
+    __atomic_add_fetch (&generation, 1, __ATOMIC_RELEASE);
+  if (pending)
+    g_hash_table_remove (pending, GINT_TO_POINTER (tid));
+  g_mutex_unlock (&lock);
+}
+
+/* ----------------------------------------------------------- switches */
+
+void
+gpuprof_owners_log_switches (gboolean on)
+{
+  g_mutex_lock (&lock);
+  log_switches = on;
+  if (!on && switches)
+    g_array_set_size (switches, 0);
+  g_mutex_unlock (&lock);
+}
+
+GArray *
+gpuprof_owners_take_switches (void)
+{
+  GArray *out;
+
+  g_mutex_lock (&lock);
+  out = switches ? switches : g_array_new (FALSE, FALSE,
+      sizeof (GpuprofOwnerSwitch));
+  switches = NULL;
+  g_mutex_unlock (&lock);
+  return out;
 }
 
 void

@@ -73,6 +73,7 @@ typedef struct
   GpuprofCuptiPath cupti_path;  /* cupti-path=callback|activity */
   gdouble interval;             /* interval=<seconds>, 0 = no live snapshots */
   gdouble stall;                /* stall=<seconds>, 0 = auto */
+  gdouble sample_hz;            /* sample-hz=<passes a second>, 0 = off */
   gchar *metrics;               /* metrics=[HOST:]PORT, NULL = no endpoint */
 } GpuprofParams;
 

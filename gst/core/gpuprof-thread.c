@@ -1,6 +1,8 @@
 /* gpuprof: per-thread state. */
 #include "gpuprof-thread.h"
 
+#include "gpuprof-owners.h"
+
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +29,7 @@ thread_new (void)
   else
     g_snprintf (t->name, sizeof (t->name), "thread %d", t->tid);
   t->cache_generation = -1;
+  t->loop_windows_left = GPUPROF_OWNERS_FIRST_LOOPS;
   t->frames = t->inline_frames;
   t->capacity = GPUPROF_INLINE_DEPTH;
 

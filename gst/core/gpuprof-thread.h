@@ -70,6 +70,8 @@ G_STATIC_ASSERT (GLIB_SIZEOF_VOID_P != 8 || sizeof (GpuprofFrame) == 128);
 /* per-thread pad cache: 2^GPUPROF_PAD_CACHE_BITS slots */
 #define GPUPROF_PAD_CACHE_BITS 8
 #define GPUPROF_PAD_CACHE (1 << GPUPROF_PAD_CACHE_BITS)
+/* call windows open at once on one thread (nested calls) */
+#define GPUPROF_THREAD_WINDOWS 8
 
 typedef struct
 {
@@ -119,6 +121,14 @@ struct _GpuprofThread
                                  * NULL when no one listens */
   gboolean announced;           /* name given to NVTX, trace, CUPTI */
   gboolean loop_owner_set;      /* gpuprof-owners.h told who pushes here */
+
+  /* call windows open on this thread (gpuprof-owners.h): the frame index of
+   * each, innermost last; a loop's window, and how many loops may still
+   * open one */
+  guint n_windows;
+  guint window_frames[GPUPROF_THREAD_WINDOWS];
+  gboolean loop_window;
+  gint loop_windows_left;
 
   /* the hooks' own CPU time in the sampled pushes of this run, and their
    * number (gpuprof-overhead.h) */

@@ -7,6 +7,7 @@
 #include "gpuprof-batch.h"
 #include "gpuprof-bus.h"
 #include "gpuprof-clock.h"
+#include "gpuprof-cpu-sampler.h"
 #include "gpuprof-cupti.h"
 #include "gpuprof-gpu.h"
 #include "gpuprof-nvtx.h"
@@ -167,6 +168,60 @@ element_pipeline_id (GpuprofMeasure * m, GpuprofElement * e)
       e);
 }
 
+/* ------------------------------------------------------- call windows */
+
+/* Threads an element starts lazily (x264enc's, avdec_h264's, a task pool's)
+ * appear in one of its first calls: each of those lists /proc/self/task at
+ * its start and end (a call window, gpuprof-owners.h), a bounded number per
+ * element; afterwards the buffer path pays one load and a test. */
+static void
+open_call_window (GpuprofThread * t, GpuprofElement * e)
+{
+  if (t->n_windows >= GPUPROF_THREAD_WINDOWS
+      || __atomic_fetch_add (&e->stats->first_calls, 1,
+          __ATOMIC_RELAXED) >= GPUPROF_OWNERS_FIRST_CALLS)
+    return;
+  gpuprof_owners_call_window (e->id, TRUE);
+  t->window_frames[t->n_windows++] = t->depth - 1;
+}
+
+static inline gboolean
+wants_call_window (GpuprofElement * e)
+{
+  return __atomic_load_n (&e->stats->first_calls, __ATOMIC_RELAXED) <
+      GPUPROF_OWNERS_FIRST_CALLS;
+}
+
+/* the frame at index @depth ended: its window closes, and any left open
+ * above it (a frame discarded) */
+static void
+close_call_windows (GpuprofThread * t, guint depth)
+{
+  while (t->n_windows && t->window_frames[t->n_windows - 1] >= depth) {
+    t->n_windows--;
+    gpuprof_owners_call_window (0, FALSE);
+  }
+}
+
+/* A thread's first loops (a source's, an aggregator's task: compositor
+ * starts its pool there) are windows of the element that pushes */
+static void
+open_loop_window (GpuprofThread * t, guint32 element_id)
+{
+  if (t->loop_window || t->loop_windows_left <= 0)
+    return;
+  t->loop_windows_left--;
+  t->loop_window = TRUE;
+  gpuprof_owners_call_window (element_id, TRUE);
+}
+
+static void
+close_loop_window (GpuprofThread * t)
+{
+  t->loop_window = FALSE;
+  gpuprof_owners_call_window (0, FALSE);
+}
+
 /* ------------------------------------------------------------- queues */
 
 static guint64
@@ -265,6 +320,8 @@ gpuprof_hooks_chain_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     f->nvtx_open = TRUE;
   }
   gpuprof_gpu_chain_enter (e->id, payload);
+  if (G_UNLIKELY (wants_call_window (e)))
+    open_call_window (t, e);
 }
 
 static void
@@ -322,6 +379,8 @@ gpuprof_hooks_chain_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
 
   if (!f)
     return;
+  if (G_UNLIKELY (t->n_windows))
+    close_call_windows (t, t->depth);
   gp = f->pad;
   e = f->element;
   gpuprof_gpu_chain_exit ();
@@ -340,7 +399,10 @@ gpuprof_hooks_chain_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   if (blocked)
     __atomic_fetch_add (&e->stats->blocked_ns, blocked, __ATOMIC_RELAXED);
   self = incl > f->child_ns + blocked ? incl - f->child_ns - blocked : 0;
-  gpuprof_stats_add_call (e->stats, t, self, incl);
+  if (G_UNLIKELY (f->cpu_start) && !f->blocked_start)
+    gpuprof_stats_add_cpu_call (e->stats, t, self, incl);
+  else
+    gpuprof_stats_add_call (e->stats, t, self, incl);
   gpuprof_batches_chain_post (m->batches, t, f, self);
   if (t->ring)
     trace_call (m, t, f, incl, self);
@@ -386,7 +448,7 @@ async_record (GpuprofElement * e, gboolean make, guint64 skip, guint64 ts)
     }
   }
   if (a)
-    gpuprof_workers_set (gpuprof_async_get_workers (a),
+    gpuprof_workers_set (gpuprof_async_get_workers (a), e->id,
         (const gint *) tids->data, tids->len, ts);
   g_array_unref (tids);
   return a;
@@ -431,7 +493,8 @@ charge_loop (GpuprofMeasure * m, GpuprofElement * e, GpuprofThread * t,
    * thread (a pad task stays a streaming thread); once per thread */
   if (G_UNLIKELY (first)) {
     t->loop_owner_set = TRUE;
-    gpuprof_owners_set (t->tid, e->id, GPUPROF_THREAD_KIND_OUTPUT);
+    gpuprof_owners_set_here (t->tid, e->id, GPUPROF_THREAD_KIND_OUTPUT,
+        GPUPROF_OWNER_BY_PUSH, gpuprof_thread_cpu_now ());
     follow_async (m, e, t, n, ts);
   }
   /* GPU work launched in this loop, outside chain calls, is its */
@@ -466,7 +529,10 @@ charge_loop (GpuprofMeasure * m, GpuprofElement * e, GpuprofThread * t,
   if (full > loop)
     __atomic_fetch_add (&e->stats->wait_input_ns, full - loop,
         __ATOMIC_RELAXED);
-  gpuprof_stats_add_call (e->stats, t, loop, loop);
+  if (cpu)
+    gpuprof_stats_add_cpu_call (e->stats, t, loop, loop);
+  else
+    gpuprof_stats_add_call (e->stats, t, loop, loop);
 }
 
 /* Out of an asynchronous element: the arrival it matches, the batch it
@@ -501,6 +567,8 @@ gpuprof_hooks_push_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   seq = gpuprof_pad_advance (gp, n);
   t->pipeline_id = element_pipeline_id (m, e);
 
+  if (G_UNLIKELY (t->loop_window) && t->depth == 0)
+    close_loop_window (t);
   if (t->depth == 0 && e->role != GPUPROF_ROLE_QUEUE)
     charge_loop (m, e, t, n, ts);
   if (G_UNLIKELY (gp->queue)) {
@@ -578,6 +646,9 @@ gpuprof_hooks_push_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     t->loop_cpu_mark = (t->loop_long || f->key) && f->element
         && f->element->role != GPUPROF_ROLE_QUEUE ?
         gpuprof_thread_cpu_now () : 0;
+    if (G_UNLIKELY (t->loop_windows_left > 0) && f->element
+        && f->element->role != GPUPROF_ROLE_QUEUE)
+      open_loop_window (t, f->element->id);
   } else {
     charge_to_parent (t, ts > f->start ? ts - f->start : 0);
   }
@@ -705,10 +776,10 @@ gpuprof_hooks_pull_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
 
 /* ------------------------------------------------------ events, queries */
 
-static void
+static GpuprofFrame *
 push_call_frame (GpuprofThread * t, GpuprofPad * gp, GstPad * pad, guint64 ts)
 {
-  open_frame (t, GPUPROF_FRAME_CALL, gp, pad, gp->element, ts);
+  return open_frame (t, GPUPROF_FRAME_CALL, gp, pad, gp->element, ts);
 }
 
 static void
@@ -716,8 +787,11 @@ pop_call_frame (GpuprofThread * t, GpuprofPad * gp, guint64 ts)
 {
   GpuprofFrame *f = pop_frame (t, GPUPROF_FRAME_CALL, gp);
 
-  if (f)
-    charge_to_parent (t, ts > f->start ? ts - f->start : 0);
+  if (!f)
+    return;
+  if (G_UNLIKELY (t->n_windows))
+    close_call_windows (t, t->depth);
+  charge_to_parent (t, ts > f->start ? ts - f->start : 0);
 }
 
 static const gchar *
@@ -885,6 +959,21 @@ event_leaves (GpuprofMeasure * m, GpuprofThread * t, GpuprofPad * gp,
     flush_peer_queue (m, t, pad, ts);
 }
 
+/* An event is handled by the element of @pad's peer: one of its first
+ * calls (a caps event: x264enc and avdec_h264 open their codec there) */
+static void
+event_window (GpuprofMeasure * m, GpuprofThread * t, GstPad * pad)
+{
+  GstPad *peer = peer_of (pad);
+  GpuprofElement *handler;
+
+  if (!peer)
+    return;
+  handler = gpuprof_objects_pad (m->objects, t, peer)->element;
+  if (handler && G_UNLIKELY (wants_call_window (handler)))
+    open_call_window (t, handler);
+}
+
 void
 gpuprof_hooks_event_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     GstEvent * event)
@@ -896,7 +985,8 @@ gpuprof_hooks_event_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     return;
   if (G_LIKELY (!sticky_seen (gp, event)))
     event_leaves (m, t, gp, pad, event, ts);
-  push_call_frame (t, gp, pad, ts);
+  if (push_call_frame (t, gp, pad, ts))
+    event_window (m, t, pad);
   if (G_UNLIKELY (gpuprof_gpu_channel_enabled (GPUPROF_GPU_CHANNEL_TRACER)))
     gpuprof_gpu_chain_enter (gpu_handler_id (m, t, gp, pad),
         GPUPROF_GPU_SEQ_NONE);
@@ -975,6 +1065,19 @@ gpuprof_hooks_query_post (GpuprofMeasure * m, guint64 ts, GstPad * pad)
 
 /* ------------------------------------------------ messages, lifecycle */
 
+/* A task left its thread (stream-status LEAVE, on it): the thread goes
+ * back to GLib's pool, the process's, until a task takes it again */
+static void
+task_leaves (GpuprofThread * t)
+{
+  if (t->loop_window)
+    close_loop_window (t);
+  close_call_windows (t, 0);
+  gpuprof_owners_release (t->tid, gpuprof_thread_cpu_now ());
+  t->loop_owner_set = FALSE;
+  t->loop_windows_left = GPUPROF_OWNERS_FIRST_LOOPS;
+}
+
 void
 gpuprof_hooks_message (GpuprofMeasure * m, guint64 ts,
     GstElement * element, GstMessage * message)
@@ -998,17 +1101,36 @@ gpuprof_hooks_message (GpuprofMeasure * m, guint64 ts,
   if (GST_MESSAGE_TYPE (message) != GST_MESSAGE_STREAM_STATUS)
     return;
   gst_message_parse_stream_status (message, &type, &owner);
-  if (type != GST_STREAM_STATUS_TYPE_ENTER)
+  if (type != GST_STREAM_STATUS_TYPE_ENTER
+      && type != GST_STREAM_STATUS_TYPE_LEAVE)
     return;
-  /* ENTER is posted from the new streaming thread itself */
+  /* ENTER and LEAVE are posted from the task's thread itself */
   val = gst_message_get_stream_status_object (message);
   if (!val || !G_VALUE_HOLDS_OBJECT (val) || !GST_IS_TASK (g_value_get_object
           (val)))
     return;
   t = gpuprof_thread_get ();
-  if (owner && !GST_IS_BIN (owner))
-    gpuprof_owners_set (t->tid, gpuprof_objects_element (m->objects,
-            owner)->id, GPUPROF_THREAD_KIND_STREAMING);
+  if (type == GST_STREAM_STATUS_TYPE_LEAVE) {
+    task_leaves (t);
+    return;
+  }
+  if (owner && !GST_IS_BIN (owner)) {
+    guint32 id = gpuprof_objects_element (m->objects, owner)->id;
+    guint64 cpu = gpuprof_thread_cpu_now ();
+
+    /* the CPU it used before is its former owner's (GLib's pool hands a
+     * thread from task to task) */
+    gpuprof_owners_set_here (t->tid, id, GPUPROF_THREAD_KIND_STREAMING,
+        GPUPROF_OWNER_BY_TASK, cpu);
+    /* its first loop starts now, not at a former task's last push */
+    if (t->depth == 0 && ts) {
+      t->loop_mark = ts;
+      t->loop_child_ns = 0;
+      t->loop_cpu_mark = cpu;
+    }
+    /* its first loop, till its first push, may start threads */
+    open_loop_window (t, id);
+  }
   /* the pad named its task on this thread just before posting (and
    * renames no task with a running thread): no lock needed to read it */
   name = GST_OBJECT_NAME (g_value_get_object (val));
@@ -1040,7 +1162,8 @@ owned_record (GpuprofElement * e, guint64 ts)
     }
   }
   if (ws)
-    gpuprof_workers_set (ws, (const gint *) tids->data, tids->len, ts);
+    gpuprof_workers_set (ws, e->id, (const gint *) tids->data, tids->len,
+        ts);
   g_array_unref (tids);
 }
 
@@ -1065,6 +1188,23 @@ scan_workers (GpuprofElement * e, guint64 ts)
  * to stop its workers has them read while they live. GPU work the element
  * launches during its state change (buffer pools, CUDA contexts) is its
  * own: the exit is at the top of gpuprof_hooks_state_change(). */
+/* A top-level pipeline leaving NULL starts its run window on the CPU
+ * sampler; one about to stop its threads has them read while they live */
+static void
+cpu_sampler_state_change (GpuprofMeasure * m, GstElement * pipeline,
+    GstStateChange transition)
+{
+  GpuprofCpuSampler *cpu = __atomic_load_n (&m->cpu, __ATOMIC_ACQUIRE);
+
+  if (!cpu)
+    return;
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY)
+    gpuprof_cpu_sampler_run_start (cpu, gpuprof_objects_pipeline (m->objects,
+            pipeline));
+  else if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    gpuprof_cpu_sampler_pass (cpu);
+}
+
 void
 gpuprof_hooks_state_change_pre (GpuprofMeasure * m, GstElement * element,
     GstStateChange transition)
@@ -1077,6 +1217,12 @@ gpuprof_hooks_state_change_pre (GpuprofMeasure * m, GstElement * element,
   if (transition == GST_STATE_CHANGE_NULL_TO_READY && m->funcs.starting)
     m->funcs.starting (element, m->funcs_data);
   gpuprof_owners_scan (0);
+  if (GST_IS_PIPELINE (element) && !GST_OBJECT_PARENT (element))
+    cpu_sampler_state_change (m, element, transition);
+  /* what appears till its end is its (scan_workers) */
+  if (!GST_IS_BIN (element))
+    gpuprof_owners_state_window (gpuprof_objects_element (m->objects,
+            element)->id, TRUE);
   if (a && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
     gpuprof_workers_sample_named (gpuprof_async_get_workers (a));
   if (own && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
@@ -1096,8 +1242,10 @@ gpuprof_hooks_state_change (GpuprofMeasure * m, guint64 ts,
   gpuprof_gpu_chain_exit ();    /* gpuprof_hooks_state_change_pre() */
   /* threads that appeared during its state change are its workers; what
    * needs its lock is read here, where GStreamer holds none */
-  if (!GST_IS_BIN (element))
+  if (!GST_IS_BIN (element)) {
     scan_workers (gpuprof_objects_element_settle (m->objects, element), ts);
+    gpuprof_owners_state_window (0, FALSE);
+  }
   /* seen before it was in a bin: set up (or moved) without gst_bin_add? */
   if (e && !__atomic_load_n (&e->pipeline_id, __ATOMIC_RELAXED)
       && !GST_IS_BIN (element))

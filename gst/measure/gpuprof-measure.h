@@ -73,6 +73,9 @@ struct _GpuprofMeasure
   gboolean streams_on;
   GpuprofMeasureFuncs funcs;
   gpointer funcs_data;
+  /* the CPU sampler (gpuprof-cpu-sampler.h), set once by the session
+   * before its first run, NULL with sample-hz=0 (atomic) */
+  struct _GpuprofCpuSampler *cpu;
 };
 
 GpuprofMeasure *gpuprof_measure_new (gboolean nvtx, GpuprofBus * bus);

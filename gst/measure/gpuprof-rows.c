@@ -7,6 +7,7 @@
 #include "gpuprof-advice.h"
 #include "gpuprof-async.h"
 #include "gpuprof-clock.h"
+#include "gpuprof-cpu-sampler.h"
 #include "gpuprof-gpu.h"
 #include "gpuprof-links.h"
 #include "gpuprof-owners.h"
@@ -201,6 +202,7 @@ add_worker_rows (GpuprofSnapshot * snap, GArray * workers)
     GpuprofThreadRow row = { 0 };
 
     row.name = g_strdup (ow->w.name[0] ? ow->w.name : "worker");
+    row.tid = ow->w.tid;
     row.wall_ns = ow->w.last_ts > ow->w.first_ts ?
         ow->w.last_ts - ow->w.first_ts : 0;
     row.busy_ns = MIN (ow->w.cpu_ns, row.wall_ns);
@@ -244,6 +246,7 @@ fill_thread_rows (GpuprofSnapshot * snap, GPtrArray * elements,
     *wall_first = *wall_first ? MIN (*wall_first, first) : first;
     *wall_last = MAX (*wall_last, last);
     row.name = gpuprof_thread_dup_name (t);
+    row.tid = t->tid;
     row.wall_ns = last > first ? last - first : 0;
     row.busy_ns = __atomic_load_n (&t->busy_ns, __ATOMIC_RELAXED);
     /* its GPU waits inside calls are in the elements' self time: not work
@@ -261,7 +264,7 @@ fill_thread_rows (GpuprofSnapshot * snap, GPtrArray * elements,
       }
     }
     row.top_element = g_strdup (top ? top->path : "");
-    owner_id = gpuprof_owners_lookup (t->tid, &kind);
+    owner_id = gpuprof_owners_lookup_last (t->tid, &kind);
     top = NULL;
     for (j = 0; owner_id && j < elements->len && !top; j++) {
       GpuprofElement *e = g_ptr_array_index (elements, j);
@@ -345,6 +348,7 @@ gpuprof_measure_snapshot (GpuprofMeasure * m, GpuprofPipeline * pl,
 {
   GpuprofSnapshot *snap = gpuprof_snapshot_new (pl->name);
   GPtrArray *mine = g_ptr_array_new ();
+  GpuprofCpuSampler *cpu = __atomic_load_n (&m->cpu, __ATOMIC_ACQUIRE);
   guint64 first = 0, last = 0;
   guint i, j;
 
@@ -366,6 +370,8 @@ gpuprof_measure_snapshot (GpuprofMeasure * m, GpuprofPipeline * pl,
     }
   }
   fill_thread_rows (snap, mine, pl->id, &first, &last);
+  if (cpu)
+    gpuprof_cpu_sampler_fill (cpu, snap, pl, mine);
   scale_overhead (snap);
   gpuprof_links_fill (snap, m->objects, mine);
   gpuprof_batches_snapshot (m->batches, mine, snap);

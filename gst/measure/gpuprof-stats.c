@@ -29,7 +29,7 @@ gpuprof_stats_pending (const GpuprofElementStats * s)
       || __atomic_load_n (&s->buffers_in, __ATOMIC_RELAXED) != 0;
 }
 
-static void
+static GpuprofThreadSlot *
 add_to_thread_slot (GpuprofElementStats * s, GpuprofThread * thread,
     guint64 ns)
 {
@@ -49,10 +49,11 @@ add_to_thread_slot (GpuprofElementStats * s, GpuprofThread * thread,
     }
     if (owner == thread) {
       __atomic_fetch_add (&s->slots[i].self_ns, ns, __ATOMIC_RELAXED);
-      return;
+      return &s->slots[i];
     }
   }
   __atomic_fetch_add (&s->other_threads_ns, ns, __ATOMIC_RELAXED);
+  return NULL;
 }
 
 void
@@ -68,13 +69,30 @@ gpuprof_stats_add_call (GpuprofElementStats * s, GpuprofThread * thread,
 }
 
 void
+gpuprof_stats_add_cpu_call (GpuprofElementStats * s, GpuprofThread * thread,
+    guint64 self_ns, guint64 incl_ns)
+{
+  GpuprofThreadSlot *slot;
+
+  __atomic_fetch_add (&s->incl_ns, incl_ns, __ATOMIC_RELAXED);
+  gpuprof_histogram_record (&s->self_hist, self_ns);
+  if (self_ns && (slot = add_to_thread_slot (s, thread, self_ns)))
+    __atomic_fetch_add (&slot->cpu_self_ns, self_ns, __ATOMIC_RELAXED);
+  gpuprof_thread_add_busy (thread, self_ns);
+}
+
+void
 gpuprof_stats_add_work (GpuprofElementStats * s, GpuprofThread * thread,
     guint64 ns)
 {
+  GpuprofThreadSlot *slot;
+
   if (!ns)
     return;
   __atomic_fetch_add (&s->self_hist.sum, ns, __ATOMIC_RELAXED);
-  add_to_thread_slot (s, thread, ns);
+  /* an asynchronous element's output loop: read on the CPU clock */
+  if ((slot = add_to_thread_slot (s, thread, ns)))
+    __atomic_fetch_add (&slot->cpu_self_ns, ns, __ATOMIC_RELAXED);
   gpuprof_thread_add_busy (thread, ns);
 }
 

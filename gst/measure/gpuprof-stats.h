@@ -18,6 +18,9 @@ typedef struct
 {
   GpuprofThread *thread;        /* claimed once by CAS, never changed */
   guint64 self_ns;
+  guint64 cpu_self_ns;          /* the part of self_ns read on the thread's
+                                 * CPU clock (loops, asynchronous chains):
+                                 * on CPU for sure (gpuprof-cpu-sampler.h) */
 } GpuprofThreadSlot;
 
 /* every element's slot (GpuprofElement.stats) */
@@ -36,6 +39,8 @@ struct _GpuprofElementStats
   guint64 other_threads_ns;     /* self time on threads past the slots */
   guint64 last_input_ts;        /* newest buffer on any sink pad, for an
                                  * element that pushes from its own task */
+  gint first_calls;             /* calls and events that opened a call
+                                 * window (gpuprof-owners.h; atomic) */
 };
 
 GpuprofElementStats *gpuprof_stats_new (void);
@@ -55,6 +60,10 @@ gpuprof_stats_self_ns (const GpuprofElementStats * s)
 }
 void gpuprof_stats_add_call (GpuprofElementStats * s, GpuprofThread * thread,
     guint64 self_ns, guint64 incl_ns);
+/* The same for a call whose self time was read on the thread's CPU clock
+ * (a loop, an asynchronous element's chain) */
+void gpuprof_stats_add_cpu_call (GpuprofElementStats * s,
+    GpuprofThread * thread, guint64 self_ns, guint64 incl_ns);
 /* Work that is no call of its own (an asynchronous element's output
  * loop): in the self time and the thread's, not in the calls */
 void gpuprof_stats_add_work (GpuprofElementStats * s, GpuprofThread * thread,

@@ -2,6 +2,7 @@
 #include "gpuprof-workers.h"
 
 #include "gpuprof-clock.h"
+#include "gpuprof-owners.h"
 
 #include <string.h>
 #include <time.h>
@@ -58,6 +59,27 @@ end_reading (GpuprofWorkers * ws)
   __atomic_store_n (&ws->reading, 0, __ATOMIC_RELEASE);
 }
 
+/* 'reading' held: a thread no longer its owner's worker (it became a pad
+ * task, an output thread, or went back to GLib's pool) is read no more;
+ * looked at only when an owner changed anywhere (one load otherwise) */
+static void
+check_owners_locked (GpuprofWorkers * ws)
+{
+  guint gen = gpuprof_owners_generation (), i;
+
+  if (gen == ws->owners_seen)
+    return;
+  ws->owners_seen = gen;
+  for (i = 0; i < GPUPROF_WORKERS_MAX; i++) {
+    GpuprofWorkerClock *w = &ws->w[i];
+    GpuprofThreadKind kind;
+
+    if (w->alive && (gpuprof_owners_lookup (w->tid, &kind) != ws->owner_id
+            || kind != GPUPROF_THREAD_KIND_WORKER))
+      w->alive = FALSE;
+  }
+}
+
 /* 'reading' held; @ts 0: off the buffer path, the clock is read here */
 static void
 sample_locked (GpuprofWorkers * ws, guint64 ts)
@@ -65,6 +87,7 @@ sample_locked (GpuprofWorkers * ws, guint64 ts)
   guint64 now = ts ? ts : gpuprof_clock_now ();
   guint i;
 
+  check_owners_locked (ws);
   for (i = 0; i < GPUPROF_WORKERS_MAX; i++) {
     GpuprofWorkerClock *w = &ws->w[i];
     guint64 cpu;
@@ -113,12 +136,14 @@ gpuprof_workers_sample_named (GpuprofWorkers * ws)
 }
 
 void
-gpuprof_workers_set (GpuprofWorkers * ws, const gint * tids, guint n,
-    guint64 ts)
+gpuprof_workers_set (GpuprofWorkers * ws, guint32 owner_id,
+    const gint * tids, guint n, guint64 ts)
 {
   guint i, k;
 
   begin_reading (ws, TRUE);
+  ws->owner_id = owner_id;
+  ws->owners_seen = 0;          /* look at the owners at the next reading */
   for (k = 0; k < n; k++) {
     GpuprofWorkerClock *free_slot = NULL;
 

@@ -33,7 +33,8 @@ typedef struct
 typedef struct
 {
   gint tid;                     /* 0: free */
-  gboolean alive;               /* else ended: what it did stays counted */
+  gboolean alive;               /* else ended or moved to another owner:
+                                 * what it did while ours stays counted */
   gchar name[16];
   guint64 last;                 /* its CPU clock at the last read */
   guint64 run_ns;               /* CPU in this run */
@@ -45,13 +46,19 @@ typedef struct
 struct _GpuprofWorkers
 {
   gint reading;
+  guint32 owner_id;             /* the element whose workers they are */
+  guint owners_seen;            /* gpuprof_owners_generation() when their
+                                 * owners were last looked at */
   GpuprofWorkerClock w[GPUPROF_WORKERS_MAX];
 };
 
-/* Threads to read (@tids), seen at @ts (a hook's); a thread already listed
- * keeps its reading, a new one is counted from its start. */
-void gpuprof_workers_set (GpuprofWorkers * ws, const gint * tids, guint n,
-    guint64 ts);
+/* Threads to read (@tids), workers of @owner_id seen at @ts (a hook's); a
+ * thread already listed keeps its reading, a new one is counted from its
+ * start. A thread is counted only while @owner_id owns it as a worker
+ * (gpuprof-owners.h): one that becomes a pad task of another element (GLib's
+ * pool hands a thread to several elements) keeps what it did as ours. */
+void gpuprof_workers_set (GpuprofWorkers * ws, guint32 owner_id,
+    const gint * tids, guint n, guint64 ts);
 /* @tid has hook records of its own (it pushes): no longer read here */
 void gpuprof_workers_drop (GpuprofWorkers * ws, gint tid);
 /* Reads the clocks at @ts (0: now); FALSE, nothing read, while another

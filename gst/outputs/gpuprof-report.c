@@ -134,7 +134,8 @@ format_elements (const GpuprofSnapshot * s, GString * out)
   static const gchar *const headers[] = {
     "element", "role", "thread", "buf in", "buf out", "self ms",
     "self/call µs", "p50 µs", "p95 µs", "p99 µs", "max µs", "incl/call µs",
-    "busy %", "blocked ms", "GPU wait ms", NULL
+    "busy %", "cpu ms", "core wait ms", "threads", "blocked ms",
+    "GPU wait ms", NULL
   };
   GpuprofTable *t;
   gboolean gpu_wait = FALSE;
@@ -143,7 +144,7 @@ format_elements (const GpuprofSnapshot * s, GString * out)
   /* the GPU wait column only where CUPTI measured a wait */
   for (i = 0; i < s->elements->len && !gpu_wait; i++)
     gpu_wait = g_array_index (s->elements, GpuprofElementRow, i).gpu_wait_ns;
-  t = gpuprof_table_new (gpu_wait ? 15 : 14, headers);
+  t = gpuprof_table_new (gpu_wait ? 18 : 17, headers);
   for (i = 0; i < s->elements->len; i++) {
     const GpuprofElementRow *r =
         &g_array_index (s->elements, GpuprofElementRow, i);
@@ -154,12 +155,17 @@ format_elements (const GpuprofSnapshot * s, GString * out)
       u64 (r->buffers_out), ms (r->self_ns), us (r->self_ns / calls),
       us (r->self_p50_ns), us (r->self_p95_ns), us (r->self_p99_ns),
       us (r->self_max_ns), us (r->incl_ns / calls), pct (r->busy),
+      ms (r->cpu_ns), ms (r->wait_core_ns), u64 (r->threads),
       ms (r->blocked_ns), gpu_wait ? ms (r->gpu_wait_ns) : NULL, NULL
     };
     add_owned_row (t, cells);
   }
-  g_string_append (out, "Elements (by self time; busy = self time / wall time "
-      "of its thread; blocked = upstream threads waiting inside it)\n");
+  g_string_append (out, s->process_cpu_ns ? "Elements (by self time; busy "
+      "= its work on a CPU / wall time of its busiest thread; cpu = its work "
+      "on a CPU, all its threads; core wait = runnable, waiting for a core; "
+      "blocked = upstream threads waiting inside it)\n" : "Elements (by self "
+      "time; busy = self time / wall time of its thread; blocked = upstream "
+      "threads waiting inside it)\n");
   if (gpu_wait)
     g_string_append (out, "(GPU wait = its threads waiting on the GPU in "
         "synchronize calls: not in self time nor busy)\n");
@@ -243,14 +249,34 @@ format_async (const GpuprofSnapshot * s, GString * out)
   gpuprof_table_free (t);
 }
 
+/* the process's CPU: what the rows account for, the cores (sampler) */
+static void
+format_cpu (const GpuprofSnapshot * s, GString * out)
+{
+  if (!s->process_cpu_ns)
+    return;
+  g_string_append_printf (out, "CPU: the process used %.3f ms, %.1f %% of "
+      "it on the rows above with an owner, %.3f ms not; %.2f of %.4g cores "
+      "(limited by %s)%s; its threads waited %.3f ms for a core\n",
+      s->process_cpu_ns / 1e6,
+      100.0 * s->attributed_cpu_ns / s->process_cpu_ns,
+      (s->process_cpu_ns - MIN (s->attributed_cpu_ns,
+              s->process_cpu_ns)) / 1e6, s->cpu_used, s->cpu_available,
+      s->cpu_limited_by ? s->cpu_limited_by : "?",
+      s->cpu_throttled_ns ? ", throttled" : "", s->cpu_wait_core_ns / 1e6);
+  if (s->cpu_throttled_ns)
+    g_string_append_printf (out, "  throttled by its cgroup's quota for "
+        "%.3f ms\n", s->cpu_throttled_ns / 1e6);
+}
+
 static void
 format_threads (const GpuprofSnapshot * s, GString * out)
 {
   static const gchar *const headers[] = {
-    "thread", "wall ms", "busy ms", "busy %", "top element", "owner", "kind",
-    NULL
+    "thread", "wall ms", "busy ms", "busy %", "cpu ms", "core wait ms",
+    "off cpu ms", "top element", "owner", "kind", NULL
   };
-  GpuprofTable *t = gpuprof_table_new (7, headers);
+  GpuprofTable *t = gpuprof_table_new (10, headers);
   guint i;
 
   for (i = 0; i < s->threads->len; i++) {
@@ -259,6 +285,7 @@ format_threads (const GpuprofSnapshot * s, GString * out)
     gchar *cells[] = {
       g_strdup (r->name), ms (r->wall_ns), ms (r->busy_ns),
       pct (r->wall_ns ? (gdouble) r->busy_ns / r->wall_ns : 0.0),
+      ms (r->cpu_ns), ms (r->run_delay_ns), ms (r->off_cpu_ns),
       g_strdup (r->top_element), g_strdup (r->owner ? r->owner : ""),
       g_strdup (r->kind ? r->kind : ""), NULL
     };
@@ -267,6 +294,7 @@ format_threads (const GpuprofSnapshot * s, GString * out)
   g_string_append (out, "\nThreads\n");
   gpuprof_table_print (t, out);
   gpuprof_table_free (t);
+  format_cpu (s, out);
 }
 
 static gchar *

@@ -6,6 +6,7 @@
 
 #include "gpuprof-bus.h"
 #include "gpuprof-clock.h"
+#include "gpuprof-cpu-sampler.h"
 #include "gpuprof-cupti.h"
 #include "gpuprof-gpu.h"
 #include "gpuprof-gpu-tables.h"
@@ -55,6 +56,12 @@ struct _GpuprofProfiler
   GpuprofTicker *live;          /* the live thread (gpuprof-ticker.h): the
                                  * stall watchdog, snapshots; NULL without
                                  * interval= or stall= */
+
+  /* the resource sampler's thread and its CPU registration (issue 22,
+   * docs/resources.md): started with the first run */
+  GpuprofTicker *sampler;
+  gsize cpu_started;            /* g_once */
+  guint cpu_tick;
 };
 
 /* ---------------------------------------------------------------- setup */
@@ -134,6 +141,45 @@ start_gpu (GpuprofProfiler * p)
 
 static void start_checkpoints (GpuprofProfiler * p);
 
+/* the sampler thread: periodic readings off the buffer path */
+static GpuprofTicker *
+sampler_ticker (GpuprofProfiler * p)
+{
+  if (!p->sampler)
+    p->sampler = gpuprof_ticker_new ("gpuprof-sampler");
+  return p->sampler;
+}
+
+/* sample-hz=: every thread's CPU and the process's cores, read on the
+ * sampler thread (at most 10 passes a second) and at snapshots */
+static void
+start_cpu_sampler (GpuprofProfiler * p)
+{
+  gdouble hz = MIN (p->params.sample_hz, 10.0);
+  GpuprofCpuSampler *cpu;
+  GError *err = NULL;
+
+  if (hz <= 0.0)
+    return;
+  cpu = gpuprof_cpu_sampler_new (p->measure, &err);
+  if (!cpu) {
+    g_printerr ("gpuprof: no CPU sampler: %s\n", err->message);
+    g_clear_error (&err);
+    return;
+  }
+  __atomic_store_n (&p->measure->cpu, cpu, __ATOMIC_RELEASE);
+  p->cpu_tick = gpuprof_ticker_add (sampler_ticker (p),
+      MAX ((gint64) (G_USEC_PER_SEC / hz), 1), gpuprof_cpu_sampler_tick, cpu);
+}
+
+static void
+stop_cpu_sampler (GpuprofProfiler * p)
+{
+  if (p->cpu_tick)
+    gpuprof_ticker_remove (p->sampler, p->cpu_tick);
+  p->cpu_tick = 0;
+}
+
 /* an element leaves NULL (GpuprofMeasureFuncs), before the owners' scan of
  * its state change: the threads started here (CUPTI's collector, the
  * checkpoint thread) are the application's, no element's workers. The
@@ -153,6 +199,10 @@ starting (GstElement * element, gpointer user_data)
   if (g_once_init_enter (&p->gpu_started)) {
     start_gpu (p);
     g_once_init_leave (&p->gpu_started, 1);
+  }
+  if (g_once_init_enter (&p->cpu_started)) {
+    start_cpu_sampler (p);
+    g_once_init_leave (&p->cpu_started, 1);
   }
 }
 
@@ -204,6 +254,7 @@ gpuprof_profiler_shutdown (GpuprofProfiler * p)
   g_clear_pointer (&p->metrics, gpuprof_metrics_server_stop);
   gpuprof_measure_end_queues (p->measure);
   gpuprof_profiler_report_unreported (p);
+  stop_cpu_sampler (p);
   gpuprof_outputs_close (p->outputs);
   if (p->gpu_on) {
     gpuprof_measure_gpu_stop (p->measure);
@@ -219,6 +270,8 @@ gpuprof_profiler_free (GpuprofProfiler * p)
   gpuprof_outputs_free (p->outputs);
   p->trace = NULL;
   g_free (p->gpu_off_reason);
+  g_clear_pointer (&p->sampler, gpuprof_ticker_free);
+  g_clear_pointer (&p->measure->cpu, gpuprof_cpu_sampler_free);
   gpuprof_measure_free (p->measure);
   gpuprof_bus_free (p->bus);
   g_mutex_clear (&p->report_lock);
@@ -262,6 +315,8 @@ sweep_locked (GpuprofProfiler * p)
 {
   GpuprofObjects *o = p->measure->objects;
   GPtrArray *pipelines = gpuprof_objects_pipelines (o);
+  GpuprofCpuSampler *cpu = __atomic_load_n (&p->measure->cpu,
+      __ATOMIC_ACQUIRE);
   GArray *elements, *pads;
   guint i;
 
@@ -270,14 +325,21 @@ sweep_locked (GpuprofProfiler * p)
   for (i = 0; i < pipelines->len; i++)
     gpuprof_measure_fold (p->measure, g_ptr_array_index (pipelines, i), NULL);
   g_ptr_array_unref (pipelines);
+  /* the sampler's passes read the records */
+  if (cpu)
+    gpuprof_cpu_sampler_lock (cpu);
   if (!p->trace) {
     gpuprof_objects_sweep (o, NULL, NULL);
+    if (cpu)
+      gpuprof_cpu_sampler_unlock (cpu);
     return;
   }
   gpuprof_bus_flush (p->bus);
   elements = g_array_new (FALSE, FALSE, sizeof (guint32));
   pads = g_array_new (FALSE, FALSE, sizeof (guint32));
   gpuprof_objects_sweep (o, elements, pads);
+  if (cpu)
+    gpuprof_cpu_sampler_unlock (cpu);
   /* not under the registry lock: the writer takes it to look names up */
   gpuprof_trace_forget_names (p->trace, elements, pads);
   g_array_unref (elements);

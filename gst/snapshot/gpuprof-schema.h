@@ -34,11 +34,18 @@ G_BEGIN_DECLS
   F (wall_ns, U64, "first to last activity, ns") \
   F (bottleneck, STRING, "busiest stage: element whose thread is busiest (it limits only where limit_kind is \"stage\"); null when none") \
   F (bottleneck_thread, STRING, "that thread") \
-  F (bottleneck_busy, DOUBLE, "busy fraction of that thread, 0..1") \
+  F (bottleneck_busy, DOUBLE, "share of that thread's wall time in the bottleneck's work (its thread_self_ns / thread_wall_ns: on a CPU, waiting for a core or blocked in its calls), 0..1") \
   F (bottleneck_ns_per_buffer, U64, "self time per buffer of the bottleneck, ns") \
   F (input_bound, BOOLEAN, "the pipeline mostly waits for a source: 'input_source' waited for data over half its thread's wall time") \
   F (input_source, STRING, "source that waited longest for input; null when none waited") \
   F (input_wait_ns, U64, "time that source waited for input, ns") \
+  F (cpu_used, DOUBLE, "cores the process used on average in the run: its CPU time (getrusage) over the sampler's wall time; 0 without the sampler (sample-hz=0)") \
+  F (cpu_available, DOUBLE, "cores it may use: the fewest of the CPUs online, its affinity mask and its cgroup's CPU quota (docs/resources.md)") \
+  F (cpu_limited_by, STRING, "which limit gives cpu_available: online, affinity or quota; null without the sampler") \
+  F (cpu_throttled_ns, U64, "time the cgroup whose quota binds held the process's threads in the run (cpu.stat), ns; 0 without a quota") \
+  F (cpu_wait_core_ns, U64, "time the process's threads were runnable but waited for a core in the run (schedstat run_delay, summed over its threads), ns") \
+  F (process_cpu_ns, U64, "CPU time of the whole process in the run (getrusage: user + system, ended threads included), ns") \
+  F (attributed_cpu_ns, U64, "the part of process_cpu_ns on rows of the threads table with an owner: an element, the application or the process's helpers (not the unattributed rows), ns") \
   F (tracer_overhead_ns, U64, "estimated CPU time of gpuprof's own buffer-path hooks (push, chain; docs/metrics.md#overhead): mean of the sampled pushes times the buffers pushed, ns") \
   F (tracer_overhead_samples, U64, "pushes sampled for it (1 in 1024 per thread); 0: no estimate") \
   F (checkpoint, BOOLEAN, "a checkpoint: the run so far, written while it went on (checkpoint=); false: the end of the run") \
@@ -71,10 +78,13 @@ G_BEGIN_DECLS
   F (self_max_ns, U64, "largest self time of one call, ns") \
   F (thread_self_ns, U64, "self time on 'thread', ns") \
   F (thread_wall_ns, U64, "wall time of 'thread' during the run, ns") \
-  F (busy, DOUBLE, "thread_self_ns / thread_wall_ns, 0..1") \
+  F (busy, DOUBLE, "on-CPU work over wall: its CPU on its busiest thread / that thread's wall time in the run, 0..1 (the sampler's; without it, sample-hz=0: thread_self_ns / thread_wall_ns)") \
+  F (cpu_ns, U64, "its work on a CPU, on all its threads: its share of the CPU of the threads its calls ran on and the CPU of the threads it owns outside its calls (workers it started, its task's loop), from the sampler, ns") \
+  F (wait_core_ns, U64, "time its threads were runnable but waiting for a core while in its work (run delay, apportioned like the CPU), ns") \
+  F (threads, U64, "threads its work ran on, its own included (the sampler's)") \
   F (blocked_ns, U64, "time upstream threads waited inside its chain calls (full queue, a muxer's hand-over), ns") \
   F (waits_on_clock, BOOLEAN, "synced sink or live source: times include clock waits") \
-  F (wait_input_ns, U64, "its loop off the CPU between pushes: waiting for data (appsrc, socket, clock), ns") \
+  F (wait_input_ns, U64, "its loop off the CPU between pushes: waiting for data (appsrc, socket, clock), ns; its run delay there (waiting for a core, the sampler's) is not in it") \
   F (gpu_wait_ns, U64, "time its threads waited on the GPU (CUDA synchronize, event waits; CUPTI on), inside its calls or on a thread it owns; not in self_ns nor busy, ns") \
   F (async, BOOLEAN, "asynchronous: its buffers leave on a thread it owns, outside its chain calls; self_ns is then its work on all its threads") \
   F (worker_ns, U64, "CPU time of its worker threads, part of self_ns (asynchronous elements), ns") \
@@ -108,8 +118,12 @@ G_BEGIN_DECLS
   F (wall_ns, U64, "wall time of the thread during the run (a worker: first seen to last read alive), ns") \
   F (busy_ns, U64, "its work: the sum of element self time on the thread (its GPU waits inside calls taken out); a worker's (runs no element call): its CPU time on its thread CPU clock, ns") \
   F (top_element, STRING, "element with the most self time on the thread; a worker's: its owner") \
-  F (owner, STRING, "element that owns the thread (its pad task, created by it, or pushing on its src pad outside a chain call); empty: the application") \
-  F (kind, STRING, "streaming, worker, output or application")
+  F (owner, STRING, "element that owns the thread (its pad task, created by it in a state change or one of its first calls, or pushing on its src pad outside a chain call); empty: the application or the process") \
+  F (kind, STRING, "streaming, worker, output, application, process (GLib's and GStreamer's helpers, GLib's pool threads between tasks, gpuprof's own) or unattributed (no owner told; the row \"(rest of the process)\": process CPU on no row)") \
+  F (cpu_ns, U64, "its time on a CPU in the run (schedstat), ns") \
+  F (run_delay_ns, U64, "its time runnable but waiting for a core in the run (schedstat run_delay), ns") \
+  F (off_cpu_ns, U64, "the rest of its time in the run: blocked, waiting for input, on the clock or the GPU (the sampler's wall for it - cpu_ns - run_delay_ns), ns") \
+  F (tid, U64, "the kernel's thread id; 0 for the row of the rest of the process")
 
 /* the pipeline's topology: one row per linked src pad, read from the pads
  * at snapshot time (no hook cost); ghost pads are followed to the element */

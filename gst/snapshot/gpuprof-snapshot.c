@@ -124,10 +124,16 @@ cmp_threads (gconstpointer a, gconstpointer b)
   const GpuprofThreadRow *x = a, *y = b;
   gdouble bx = x->wall_ns ? (gdouble) x->busy_ns / x->wall_ns : 0;
   gdouble by = y->wall_ns ? (gdouble) y->busy_ns / y->wall_ns : 0;
+  gint c;
 
+  /* the row of the rest of the process (no tid) last */
+  if (!x->tid != !y->tid && !g_strcmp0 (x->kind, "unattributed")
+      && !g_strcmp0 (y->kind, "unattributed"))
+    return x->tid ? -1 : 1;
   if (bx != by)
     return bx < by ? 1 : -1;
-  return g_strcmp0 (x->name, y->name);
+  c = cmp_u64_desc (x->cpu_ns, y->cpu_ns);
+  return c ? c : g_strcmp0 (x->name, y->name);
 }
 
 static gint
@@ -180,6 +186,16 @@ compute_input_bound (GpuprofSnapshot * s)
 /* The element whose thread is busiest (busy = work) limits the pipeline.
  * Clock-synced sinks spend their "busy" time waiting for the clock, so
  * they are judged only when nothing else ran. */
+/* the share of its thread's wall time in its work (self time: on a CPU,
+ * waiting for a core or blocked inside its calls): what ranks stages.
+ * busy is the on-CPU part (the CPU sampler's) */
+static gdouble
+occupancy (const GpuprofElementRow * r)
+{
+  return r->thread_wall_ns ? (gdouble) r->thread_self_ns / r->thread_wall_ns
+      : r->busy;
+}
+
 void
 gpuprof_snapshot_compute_verdict (GpuprofSnapshot * s)
 {
@@ -197,10 +213,10 @@ gpuprof_snapshot_compute_verdict (GpuprofSnapshot * s)
           &g_array_index (s->elements, GpuprofElementRow, i);
       if (pass == 0 && r->waits_on_clock)
         continue;
-      if (r->busy <= 0.0 || !r->calls)
+      if (occupancy (r) <= 0.0 || !r->calls)
         continue;
-      if (!best || r->busy > best->busy
-          || (r->busy == best->busy && r->self_ns > best->self_ns))
+      if (!best || occupancy (r) > occupancy (best)
+          || (occupancy (r) == occupancy (best) && r->self_ns > best->self_ns))
         best = r;
     }
   }
@@ -208,7 +224,7 @@ gpuprof_snapshot_compute_verdict (GpuprofSnapshot * s)
     return;
   s->bottleneck = g_strdup (best->path);
   s->bottleneck_thread = g_strdup (best->thread);
-  s->bottleneck_busy = best->busy;
+  s->bottleneck_busy = occupancy (best);
   s->bottleneck_ns_per_buffer = best->self_ns / best->calls;
 }
 

@@ -60,7 +60,8 @@ gchar *gpuprof_test_last_report (void);
 /* The report of @pipeline while it runs ("get-report"). */
 gchar *gpuprof_test_live_report (GstElement * pipeline);
 /* The cells of @thread's row in the Threads section of @report, split on
- * blanks: name, wall ms, busy ms, busy %, then top element, owner, kind
+ * blanks: name, wall ms, busy ms, busy %, cpu ms, core wait ms, off cpu ms,
+ * then top element, owner, kind
  * (an empty cell is not there: owner and kind are the last two). %NULL
  * when there is no such row. Free with g_strfreev (). */
 gchar **gpuprof_test_thread_row (const gchar * report, const gchar * thread);

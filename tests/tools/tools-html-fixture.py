@@ -10,10 +10,17 @@ import json
 import sys
 
 
+def work(wall, e):
+    # the graph fills by the share of the thread's time in the work
+    e["thread_wall_ns"] = wall
+    e["thread_self_ns"] = int(e["busy"] * wall)
+
+
 def chain(wall, i, e):
     e["path"] = "big/e%03d" % i
     e["self_ns"] = wall // 100 * (50 if i == 7 else 1)
     e["busy"] = 0.01 * (50 if i == 7 else 1)
+    work(wall, e)
     return "big/e007"
 
 
@@ -23,6 +30,7 @@ def bins(wall, i, e):
     e["self_ns"] = wall // 1000 * (1 + i)
     e["blocked_ns"] = wall // 1000 * ((i * 37) % 120)
     e["busy"] = 0.004 * (1 + i) if i != 77 else 0.9
+    work(wall, e)
     return "big/bin07/e077"
 
 

@@ -67,7 +67,8 @@ for name in ("live", "tool"):
     qs = {q["path"] for q in s["queues"]}
     for e in s["elements"]:
         if e["path"] not in qs:
-            assert abs(nodes[e["path"]] - e["busy"]) < 0.001, (name, e["path"])
+            work = e["thread_self_ns"] / e["thread_wall_ns"] if e.get("thread_wall_ns") else e["busy"]
+            assert abs(nodes[e["path"]] - work) < 0.001, (name, e["path"])
     assert dom.count('class="edge"') == len(s["links"]), name
     assert ("Bottleneck: " + s["run"]["bottleneck"]) in dom, name
     print("%s.html: %d nodes, %d edges, all sections" % (name, len(nodes), len(s["links"])))
@@ -237,7 +238,7 @@ def shot_problems(name, colours, least, ink_least=10000):
 run = json.load(open(os.path.join(w, "run.json")))
 boss = [e for e in run["elements"] if e["path"] == run["run"]["bottleneck"]][0]
 # the bottleneck's box: 170 x 46 px, less its text
-graph = [heat(boss["busy"])]
+graph = [heat(boss["thread_self_ns"] / boss["thread_wall_ns"] if boss.get("thread_wall_ns") else boss["busy"])]
 assert not shot_problems("shot-graph", graph, 3000), shot_problems("shot-graph", graph, 3000)
 assert shot_problems("shot-graph-bad", graph, 3000), "a page whose script broke passed"
 # the over-time line: 640 px across, 2 px thick (the legend swatch is 13 x 13)

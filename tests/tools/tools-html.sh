@@ -55,7 +55,8 @@ GST_TRACERS="gpuprof(stats=$work/run.json,html=$work/live.html,report=off)" \
 import json, re, sys
 s = json.load(open(sys.argv[1]))
 dot = open(sys.argv[2]).read()
-busy = {e["path"]: e["busy"] for e in s["elements"]}
+# the share of its thread's time in its work (busy: the on-CPU part)
+busy = {e["path"]: e["thread_self_ns"] / e["thread_wall_ns"] if e["thread_wall_ns"] else e["busy"] for e in s["elements"]}
 queues = {q["path"] for q in s["queues"]}
 nodes, fills = {}, {}
 for m in re.finditer(r'^  "([^"]+)" \[label="[^"]*", fillcolor="#(..)(..)(..)"', dot, re.M):

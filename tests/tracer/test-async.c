@@ -186,8 +186,9 @@ assert_worker_row (const gchar * report, const gchar * path,
   n = g_strv_length (row);
   fail_unless_equals_string (row[n - 1], "worker");
   fail_unless_equals_string (row[n - 2], path);
-  fail_unless_equals_int (n, 7);
-  fail_unless_equals_string (row[4], path);
+  /* name, wall, busy, busy %, cpu, core wait, off cpu, top, owner, kind */
+  fail_unless_equals_int (n, 10);
+  fail_unless_equals_string (row[7], path);
   *wall = cell_ns (row[1]);
   *busy = cell_ns (row[2]);
   gpuprof_test_assert_truth_with ("worker thread busy", *busy,

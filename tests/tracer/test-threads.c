@@ -104,11 +104,14 @@ GST_START_TEST (test_worker_row_in_summary)
       truth.worker_cpu_ns, truth.work.calls, truth.worker_cpu_ns / 14);
   fail_unless (r->busy_ns <= r->wall_ns);
 
-  /* the same row in the CSV: name, wall, busy, top, owner, kind */
+  /* the same row in the CSV: name, wall, busy, top, owner, kind, then the
+   * sampler's cpu, run delay, off cpu and the tid */
   line = csv_line ("gpuprofasync-w");
   fail_unless (line != NULL, "no worker line in the threads CSV");
   expected = g_strdup_printf (",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
-      ",%s,%s,worker", r->wall_ns, r->busy_ns, path, path);
+      ",%s,%s,worker,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%"
+      G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT, r->wall_ns, r->busy_ns, path,
+      path, r->cpu_ns, r->run_delay_ns, r->off_cpu_ns, r->tid);
   fail_unless (g_str_has_suffix (line, expected), "%s, not ...%s", line,
       expected);
   g_free (expected);

@@ -1,7 +1,9 @@
 /* gst-gpuprof dot: the pipeline graph of a snapshot, heat-mapped.
  * Nodes are the elements (links table endpoints and elements rows); the
- * fill follows the busy share of the element's thread, or for a queue the
- * share of its upstream thread's time spent blocked on it (full). */
+ * fill follows the share of the element's thread's time in its work (its
+ * self time: on a CPU, waiting for a core or blocked; busy is the on-CPU
+ * part), or for a queue the share of its upstream thread's time spent
+ * blocked on it (full). */
 #include "gpuprof-dot.h"
 
 #include <math.h>
@@ -84,8 +86,9 @@ gpuprof_dot_format (const GpuprofSnapshot * s)
 
   g_string_append (out, "  rankdir=LR;\n  label=");
   {
-    gchar *title = g_strdup_printf ("%s: elements filled by busy %% of their "
-        "thread, queues by %% of time full; edges: buffers (fps)",
+    gchar *title = g_strdup_printf ("%s: elements filled by %% of their "
+        "thread's time in their work, queues by %% of time full; edges: "
+        "buffers (fps)",
         s->pipeline ? s->pipeline : "");
     append_quoted (out, title);
     g_free (title);
@@ -108,8 +111,10 @@ gpuprof_dot_format (const GpuprofSnapshot * s)
       g_string_append_printf (label, "\nfull %.0f%%, max %" G_GUINT64_FORMAT
           " buf", heat * 100, q->max_level_buffers);
     } else if (e) {
-      heat = e->busy;
-      g_string_append_printf (label, "\nbusy %.0f%%", heat * 100);
+      heat = e->thread_wall_ns ? (gdouble) e->thread_self_ns /
+          e->thread_wall_ns : e->busy;
+      g_string_append_printf (label, "\nwork %.0f%%, cpu %.0f%%", heat * 100,
+          e->busy * 100);
       if (e->calls)
         g_string_append_printf (label, ", %.3f ms/call",
             e->self_ns / 1e6 / e->calls);
@@ -148,7 +153,7 @@ gpuprof_dot_format (const GpuprofSnapshot * s)
   }
   /* legend: the colour scale in steps of 25 % */
   g_string_append (out, "  subgraph cluster_legend {\n"
-      "    label=\"busy / full\";\n    fontsize=9;\n");
+      "    label=\"work / full\";\n    fontsize=9;\n");
   for (i = 0; i <= 4; i++) {
     gpuprof_dot_heat_color (i / 4.0, color);
     g_string_append_printf (out, "    \"legend %u\" [label=\"%u%%\", "
