@@ -1,6 +1,7 @@
 /* gpuprof: a point-in-time copy of one pipeline's statistics. */
 #include "gpuprof-snapshot.h"
 #include "gpuprof-histogram.h"
+#include "gpuprof-limits.h"
 
 #include <string.h>
 
@@ -175,39 +176,36 @@ compute_input_bound (GpuprofSnapshot * s)
       && src->wait_input_ns * 2 > src->thread_wall_ns;
 }
 
-/* The element whose thread is busiest (busy = work) limits the pipeline.
- * Clock-synced sinks spend their "busy" time waiting for the clock, so
- * they are judged only when nothing else ran. */
+/* The busiest stage: the element whose thread is busiest (busy = work:
+ * clock waits, input waits and GPU waits are not in it), then what limits
+ * the run, ranked (gpuprof-limits.h) */
 void
 gpuprof_snapshot_compute_verdict (GpuprofSnapshot * s)
 {
   const GpuprofElementRow *best = NULL;
-  guint pass, i;
+  guint i;
 
   g_clear_pointer (&s->bottleneck, g_free);
   g_clear_pointer (&s->bottleneck_thread, g_free);
   s->bottleneck_busy = 0;
   s->bottleneck_ns_per_buffer = 0;
   compute_input_bound (s);
-  for (pass = 0; pass < 2 && !best; pass++) {
-    for (i = 0; i < s->elements->len; i++) {
-      const GpuprofElementRow *r =
-          &g_array_index (s->elements, GpuprofElementRow, i);
-      if (pass == 0 && r->waits_on_clock)
-        continue;
-      if (r->busy <= 0.0 || !r->calls)
-        continue;
-      if (!best || r->busy > best->busy
-          || (r->busy == best->busy && r->self_ns > best->self_ns))
-        best = r;
-    }
+  for (i = 0; i < s->elements->len; i++) {
+    const GpuprofElementRow *r =
+        &g_array_index (s->elements, GpuprofElementRow, i);
+    if (r->busy <= 0.0 || !r->calls || !g_strcmp0 (r->role, "queue"))
+      continue;
+    if (!best || r->busy > best->busy
+        || (r->busy == best->busy && r->self_ns > best->self_ns))
+      best = r;
   }
-  if (!best)
-    return;
-  s->bottleneck = g_strdup (best->path);
-  s->bottleneck_thread = g_strdup (best->thread);
-  s->bottleneck_busy = best->busy;
-  s->bottleneck_ns_per_buffer = best->self_ns / best->calls;
+  if (best) {
+    s->bottleneck = g_strdup (best->path);
+    s->bottleneck_thread = g_strdup (best->thread);
+    s->bottleneck_busy = best->busy;
+    s->bottleneck_ns_per_buffer = best->self_ns / best->calls;
+  }
+  gpuprof_limits_compute (s);
 }
 
 const GpuprofElementRow *
