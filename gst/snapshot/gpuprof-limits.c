@@ -230,7 +230,8 @@ drops_before (const GpuprofSnapshot * s, const GpuprofElementRow * r)
 /* ------------------------------------------------------------ stages */
 
 static gchar *
-stage_evidence (const GpuprofElementRow * r, const GpuprofQueueRow * q)
+stage_evidence (const GpuprofElementRow * r, const GpuprofQueueRow * q,
+    gdouble thread_util)
 {
   GString *e = g_string_new (NULL);
   gdouble per = r->calls ? (gdouble) r->self_ns / r->calls : 0.0;
@@ -238,6 +239,10 @@ stage_evidence (const GpuprofElementRow * r, const GpuprofQueueRow * q)
   g_string_append_printf (e, "%.0f%% busy on thread %s, %.*f ms/buffer",
       r->busy * 100, r->thread && *r->thread ? r->thread : "?",
       per < 1e5 ? 4 : 2, per / 1e6);
+  /* others' work on its thread counts against it */
+  if (thread_util >= r->busy + 0.05)
+    g_string_append_printf (e, " (the thread %.0f%% busy in all)",
+        thread_util * 100);
   if (q)
     g_string_append_printf (e, "; %" G_GUINT64_FORMAT " of %"
         G_GUINT64_FORMAT " buffers dropped before it at %s (leaky)",
@@ -264,10 +269,44 @@ stage_advice (const GpuprofElementRow * r, const GpuprofQueueRow * q)
   return g_string_free (a, FALSE);
 }
 
+/* the utilisation of thread @name: its work over its wall (the threads
+ * table), at least @own (a stage's own share of it); @own when the table
+ * does not have it */
+static gdouble
+thread_util (const GpuprofSnapshot * s, const gchar * name, gdouble own)
+{
+  guint i;
+
+  for (i = 0; name && *name && i < s->threads->len; i++) {
+    const GpuprofThreadRow *t = &g_array_index (s->threads, GpuprofThreadRow,
+        i);
+    if (!g_strcmp0 (t->name, name) && t->wall_ns)
+      return MAX (share (t->busy_ns, t->wall_ns), own);
+  }
+  return own;
+}
+
+/* whether @r has the most work of the elements on its thread */
+static gboolean
+busiest_on_thread (const GpuprofSnapshot * s, const GpuprofElementRow * r)
+{
+  guint i;
+
+  for (i = 0; i < s->elements->len; i++) {
+    const GpuprofElementRow *x = element_at (s, i);
+    if (x != r && !is_role (x, "queue") && !g_strcmp0 (x->thread, r->thread)
+        && (x->busy > r->busy || (x->busy == r->busy && x->self_ns >
+                r->self_ns)))
+      return FALSE;
+  }
+  return TRUE;
+}
+
 /* Every element that did work is a stage: its utilisation the busy share
  * of its thread (work over wall; waits for the clock, input or the GPU are
- * not work). A stage before which a leaky queue dropped frames could not
- * take them: saturated, whatever its busy share reads. */
+ * not work). The stages on one thread share it: a stage is at its limit
+ * when its thread is (the sum of their work), and a stage before which a
+ * leaky queue dropped frames could not take them, whatever it reads. */
 static void
 stage_candidates (const GpuprofSnapshot * s, GpuprofLimitCandidates * c)
 {
@@ -277,16 +316,22 @@ stage_candidates (const GpuprofSnapshot * s, GpuprofLimitCandidates * c)
     const GpuprofElementRow *r = element_at (s, i);
     const GpuprofQueueRow *q;
     GpuprofLimitCandidate *cand;
+    gdouble tu;
 
     if (is_role (r, "queue") || !r->calls || r->busy <= 0.0)
       continue;
     q = drops_before (s, r);
+    tu = thread_util (s, r->thread, r->busy);
+    /* a saturated thread: its busiest stage is at the limit */
     cand = gpuprof_limits_add (c, GPUPROF_LIMIT_STAGE, r->path, r->busy,
-        r->busy >= GPUPROF_LIMITS_STAGE_SATURATED || q != NULL,
-        per_second (element_buffers (r), r->thread_wall_ns),
-        stage_evidence (r, q), stage_advice (r, q));
-    /* ties: more work first */
-    cand->weight = r->busy + r->self_ns * 1e-21;
+        (tu >= GPUPROF_LIMITS_STAGE_SATURATED && busiest_on_thread (s, r))
+        || q != NULL, per_second (element_buffers (r), r->thread_wall_ns),
+        stage_evidence (r, q, tu), stage_advice (r, q));
+    cand->thread = r->thread;
+    cand->thread_util = tu;
+    /* the busiest thread first, then its busiest stage; ties: more work */
+    cand->weight = (cand->saturated ? tu * 2 : 0) + r->busy +
+        r->self_ns * 1e-21;
   }
 }
 
@@ -511,38 +556,51 @@ advise (GpuprofLimitRow * r, gchar * sentence)
 }
 
 /* The first, when it is at its limit: speeding it up helps until the
- * runner-up (the busiest of the others) limits: at most first / second;
- * a pacing input bounds it too (it cannot go faster than the frames come) */
+ * runner-up limits — the rest of its thread's work, or the busiest other
+ * thread's stage: at most (its thread's load) / (the runner-up's); a
+ * pacing input bounds it too (it cannot go faster than the frames come).
+ * A resource at its limit: the stages on it read busy because of it, so
+ * its headroom is its own. */
 static void
 first_headroom (GpuprofLimitCandidate * first, GArray * all)
 {
   const GpuprofLimitCandidate *next = NULL, *input = NULL;
-  gdouble h;
+  gdouble h, load, rest, other = 0;
   guint i;
 
+  if (g_strcmp0 (first->row.kind, GPUPROF_LIMIT_STAGE)) {
+    first->row.headroom = headroom_of (first->row.utilisation);
+    return;
+  }
+  load = MAX (first->thread_util, first->row.utilisation);
+  rest = MAX (load - first->row.utilisation, 0.0);
   for (i = 1; i < all->len; i++) {
     const GpuprofLimitCandidate *c = &g_array_index (all,
         GpuprofLimitCandidate, i);
     if (!g_strcmp0 (c->row.kind, GPUPROF_LIMIT_INPUT) && !input)
       input = c;
-    if (!is_pacer (c) && g_strcmp0 (c->row.kind, first->row.kind) == 0
-        && (!next || c->row.utilisation > next->row.utilisation))
+    if (is_pacer (c) || (first->thread && !g_strcmp0 (c->thread,
+                first->thread)))
+      continue;
+    if (c->row.utilisation > other) {
+      other = c->row.utilisation;
       next = c;
+    }
   }
-  /* a resource at its limit: the stages on it read busy because of it */
-  if (g_strcmp0 (first->row.kind, GPUPROF_LIMIT_STAGE) || !next
-      || next->row.utilisation <= 0) {
-    first->row.headroom = headroom_of (first->row.utilisation);
-    return;
-  }
-  h = MIN (first->row.utilisation / next->row.utilisation,
+  h = MIN (load / MAX (MAX (rest, other), 1.0 / GPUPROF_LIMITS_HEADROOM_MAX),
       GPUPROF_LIMITS_HEADROOM_MAX);
   if (input && input->row.rate > 0 && first->row.rate > 0)
     h = MIN (h, MAX (input->row.rate / first->row.rate, 1.0));
   first->row.headroom = h;
-  advise (&first->row, g_strdup_printf ("speeding it up gives at most "
-          "%.2fx: then %s (%.0f%% busy) limits", h, next->row.what,
-          next->row.utilisation * 100));
+  if (next && other >= rest)
+    advise (&first->row, g_strdup_printf ("speeding it up gives at most "
+            "%.2fx: then %s (%.0f%% busy) limits", h, next->row.what,
+            other * 100));
+  else if (rest > 0)
+    advise (&first->row, g_strdup_printf ("speeding it up gives at most "
+            "%.2fx: then the rest of thread %s (%.0f%% busy) limits; a "
+            "queue before it gives it a thread of its own", h,
+            first->thread, rest * 100));
 }
 
 /* the run's copy of rank 1 and 2, drops, input_bound */

@@ -42,8 +42,8 @@ G_BEGIN_DECLS
 #define GPUPROF_LIMIT_CLOCK "clock"
 
 /* Thresholds (docs/tracer.md, "Report and verdict") */
-/* a stage this busy (work over its thread's wall) is at its limit: the
- * frames it cannot take wait before it */
+/* a stage whose thread is this busy (the work of the stages on it over
+ * its wall) is at its limit: the frames it cannot take wait before it */
 #define GPUPROF_LIMITS_STAGE_SATURATED 0.90
 /* the CPUs: cores used over cores available (the cpu resources row) */
 #define GPUPROF_LIMITS_CPU_SATURATED 0.90
@@ -66,13 +66,20 @@ G_BEGIN_DECLS
  *   before which a leaky queue dropped, the CPUs ≥ 90 % of the cores,
  *   NVDEC ≥ 90 % ...): it ranks before the pacers
  * @weight: ties and order within a group: larger first (default: the
- *   utilisation; a stage's: also its self time)
+ *   utilisation; a stage's: its thread's, then its own)
+ * @thread: (nullable): a stage's thread (it points into the snapshot):
+ *   the stages on one thread share it, so the runner-up of a stage is the
+ *   rest of its thread's work or the busiest stage of another thread
+ * @thread_util: that thread's utilisation, all its stages' work over its
+ *   wall (a stage's own when the threads table does not have it)
  */
 typedef struct
 {
   GpuprofLimitRow row;
   gboolean saturated;
   gdouble weight;
+  const gchar *thread;
+  gdouble thread_util;
 } GpuprofLimitCandidate;
 
 typedef struct _GpuprofLimitCandidates GpuprofLimitCandidates;

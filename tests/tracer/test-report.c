@@ -75,8 +75,8 @@ GST_START_TEST (test_report_tables_and_verdict)
   fail_unless (strstr (text, "self ms") && strstr (text, "busy %"),
       "units missing from the headers:\n%s", text);
 
-  /* bottleneck: pipeline0/slow — 99% busy on thread src:src, 3.06 ms/buffer */
-  pattern = g_strdup_printf ("^bottleneck: %s/slow — ([0-9]+)%% busy on "
+  /* limit: stage pipeline0/slow — 99% busy on thread src:src, 3.06 ms/buffer */
+  pattern = g_strdup_printf ("^limit: stage %s/slow — ([0-9]+)%% busy on "
       "thread src:src, ([0-9.]+) ms/buffer$", name);
   re = g_regex_new (pattern, G_REGEX_MULTILINE, 0, NULL);
   fail_unless (g_regex_match (re, text, 0, &m), "no verdict naming slow "
@@ -144,8 +144,9 @@ GST_START_TEST (test_two_runs_two_reports)
 
   file = read_report_file ();
   fail_unless_equals_int (count_substr (file, "=== gpuprof report"), 2);
-  /* each report has 30 buffers for id, never 60 */
-  row = g_strdup_printf ("%s/id ", name);
+  /* each report has 30 buffers for id, never 60: one row each in the
+   * Elements table */
+  row = g_strdup_printf ("\n  %s/id ", name);
   fail_unless_equals_int (count_substr (file, row), 2);
   fail_unless (!strstr (file, " 60 "), "a run was counted twice:\n%s", file);
   g_free (row);
