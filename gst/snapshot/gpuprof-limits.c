@@ -549,6 +549,13 @@ cmp_candidates (gconstpointer a, gconstpointer b)
   return g_strcmp0 (x->row.what, y->row.what);
 }
 
+/* how busy a candidate's server is: a stage's thread, else itself */
+static gdouble
+load_of (const GpuprofLimitCandidate * c)
+{
+  return MAX (c->thread_util, c->row.utilisation);
+}
+
 static gdouble
 headroom_of (gdouble u)
 {
@@ -662,19 +669,18 @@ gpuprof_limits_rank (GpuprofSnapshot * s, GpuprofLimitCandidates * c)
 
   g_array_set_size (s->limits, 0);
   g_array_sort (all, cmp_candidates);
-  /* a pacer's utilisation is the busiest one's: how much of the pace the
-   * pipeline uses */
+  /* a pacer's utilisation is the busiest one's (a stage's: its thread's,
+   * the stages on it share it): how much of the pace the pipeline uses */
   for (i = 0; i < all->len; i++) {
     const GpuprofLimitCandidate *x = &g_array_index (all,
         GpuprofLimitCandidate, i);
-    if (!is_pacer (x) && (!busiest
-            || x->row.utilisation > busiest->row.utilisation))
+    if (!is_pacer (x) && (!busiest || load_of (x) > load_of (busiest)))
       busiest = x;
   }
   for (i = 0; i < all->len; i++) {
     GpuprofLimitCandidate *x = &g_array_index (all, GpuprofLimitCandidate, i);
     if (is_pacer (x))
-      x->row.utilisation = busiest ? busiest->row.utilisation : 0;
+      x->row.utilisation = busiest ? load_of (busiest) : 0;
     x->row.headroom = headroom_of (x->row.utilisation);
   }
   if (all->len) {
@@ -683,9 +689,11 @@ gpuprof_limits_rank (GpuprofSnapshot * s, GpuprofLimitCandidates * c)
       first_headroom (first, all);
     else if (is_pacer (first) && busiest)
       advise (&first->row, g_strdup_printf ("not limited: %.1fx headroom "
-              "(the busiest, %s, is %.0f%% busy)%s%s%s",
+              "(the busiest, %s, is %.0f%% busy%s)%s%s%s",
               first->row.headroom, busiest->row.what,
               busiest->row.utilisation * 100,
+              busiest->thread_util > busiest->row.utilisation + 0.005 ?
+              ", its thread more" : "",
               !g_strcmp0 (first->row.kind, GPUPROF_LIMIT_CLOCK) ?
               "; sync=false on " : "",
               !g_strcmp0 (first->row.kind, GPUPROF_LIMIT_CLOCK) ?
