@@ -235,15 +235,24 @@ role_of (GstElement * element, const gchar * factory)
 }
 
 /* takes the element's lock: off the hooks that a pad's lock may be held
- * around (settle, refresh) */
+ * around (settle, refresh). A synced sink, a live source, or an element
+ * that syncs its buffers on the clock itself: a boolean "sync" property
+ * set (identity, clocksync) */
 static gboolean
 waits_on_clock (GstElement * element)
 {
+  GParamSpec *sync;
+  gboolean on = FALSE;
+
   if (GST_IS_BASE_SINK (element))
     return gst_base_sink_get_sync (GST_BASE_SINK (element));
   if (GST_IS_BASE_SRC (element))
     return gst_base_src_is_live (GST_BASE_SRC (element));
-  return FALSE;
+  sync = g_object_class_find_property (G_OBJECT_GET_CLASS (element), "sync");
+  if (sync && sync->value_type == G_TYPE_BOOLEAN
+      && (sync->flags & G_PARAM_READABLE))
+    g_object_get (element, "sync", &on, NULL);
+  return on;
 }
 
 /* Muxers and aggregators push from a task of their own: the threads that

@@ -314,6 +314,10 @@ gpuprof_hooks_chain_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     gpuprof_async_arrive (async, f->key, f->batch_id,
         m->nvtx ? gp->nvtx_msg : NULL, payload, ts);
     f->cpu_start = gpuprof_thread_cpu_now ();
+  } else if (G_UNLIKELY (e->waits_on_clock)) {
+    /* it syncs (sync=true): its call waits on the clock, so its work is
+     * read on the CPU clock (sync_chain_wait) */
+    f->cpu_start = gpuprof_thread_cpu_now ();
   }
   if (m->nvtx) {
     gpuprof_nvtx_push (e, gp->nvtx_msg, payload, GPUPROF_NVTX_CAT_CHAIN);
@@ -367,6 +371,20 @@ async_chain_wait (GpuprofElement * e, const GpuprofFrame * f, guint64 incl,
   return work > cpu ? work - cpu : 0;
 }
 
+/* A call of an element that syncs: its own wall time (less its pushes)
+ * off its own CPU time (its pushes' CPU shifted out of cpu_start, see
+ * gpuprof_hooks_push_post) waited on the clock (or, in a sink's render,
+ * for a display or an application that pulls). Not work. */
+static guint64
+sync_chain_wait (const GpuprofFrame * f, guint64 incl)
+{
+  guint64 cpu = gpuprof_thread_cpu_now (), own;
+
+  cpu = cpu > f->cpu_start ? cpu - f->cpu_start : 0;
+  own = incl > f->child_ns ? incl - f->child_ns : 0;
+  return own > cpu ? own - cpu : 0;
+}
+
 void
 gpuprof_hooks_chain_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     GstFlowReturn res)
@@ -375,7 +393,7 @@ gpuprof_hooks_chain_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   GpuprofFrame *f = pop_frame_for (m, t, GPUPROF_FRAME_CHAIN, pad);
   GpuprofPad *gp;
   GpuprofElement *e;
-  guint64 incl, blocked = 0, self;
+  guint64 incl, blocked = 0, clock = 0, self;
 
   if (!f)
     return;
@@ -389,8 +407,10 @@ gpuprof_hooks_chain_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   incl = ts > f->start ? ts - f->start : 0;
   if (f->blocked_start)
     blocked = ts > f->blocked_start ? ts - f->blocked_start : 0;
-  else if (G_UNLIKELY (f->cpu_start))
+  else if (G_UNLIKELY (f->cpu_start) && e->async)
     blocked = async_chain_wait (e, f, incl, res);
+  else if (G_UNLIKELY (f->cpu_start))
+    clock = sync_chain_wait (f, incl);
   else if (__atomic_load_n (&e->task_pushes, __ATOMIC_RELAXED)
       && e->role != GPUPROF_ROLE_QUEUE)
     /* a muxer fed here works on its own thread: this thread only hands the
@@ -398,6 +418,9 @@ gpuprof_hooks_chain_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     blocked = incl > f->child_ns ? incl - f->child_ns : 0;
   if (blocked)
     __atomic_fetch_add (&e->stats->blocked_ns, blocked, __ATOMIC_RELAXED);
+  if (clock)
+    __atomic_fetch_add (&e->stats->clock_wait_ns, clock, __ATOMIC_RELAXED);
+  blocked += clock;
   self = incl > f->child_ns + blocked ? incl - f->child_ns - blocked : 0;
   if (G_UNLIKELY (f->cpu_start) && !f->blocked_start)
     gpuprof_stats_add_cpu_call (e->stats, t, self, incl);
@@ -427,6 +450,18 @@ gpuprof_hooks_chain_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
  * one is not read on the CPU clock (two syscalls per loop; a fakesrc loop
  * takes ~2 µs) */
 #define GPUPROF_LOOP_CPU_MIN_NS 20000
+/* A loop can wait after a short one (udpsrc: the packets of a frame back
+ * to back, then the wait for the next frame): a live source, and a loop
+ * that waited this long in the run, is read on the CPU clock every time */
+#define GPUPROF_LOOP_WAITED_NS (1000 * 1000)
+
+static inline gboolean
+loop_may_wait (const GpuprofElement * e)
+{
+  return (e->waits_on_clock && e->role == GPUPROF_ROLE_SOURCE)
+      || __atomic_load_n (&e->stats->wait_input_ns, __ATOMIC_RELAXED) >=
+      GPUPROF_LOOP_WAITED_NS;
+}
 
 /* @e's record of an asynchronous element, made (with @skip) when it has
  * none and @make or it has worker threads; its workers (gpuprof-owners.h)
@@ -556,7 +591,7 @@ gpuprof_hooks_push_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   GpuprofThread *t = enter_thread (m, ts);
   GpuprofPad *gp = gpuprof_objects_pad (m->objects, t, pad);
   GpuprofElement *e = gp->element;
-  GpuprofFrame *f;
+  GpuprofFrame *f, *up;
   GpuprofAsync *async;
   guint64 batch, seq;
   guint n;
@@ -580,12 +615,17 @@ gpuprof_hooks_push_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   async = __atomic_load_n (&e->async, __ATOMIC_ACQUIRE);
   if (G_UNLIKELY (async))
     push_out_of_async (m, async, buffer, list, ts);
+  up = gpuprof_thread_top (t);
   f = open_frame (t, GPUPROF_FRAME_PUSH, gp, pad, e, ts);
   if (!f) {
     if (async)
       gpuprof_async_hold (async, -1);
     return;
   }
+  /* out of a call read on the CPU clock (it syncs, or is asynchronous):
+   * the push's CPU is not the caller's (push_post) */
+  f->cpu_start = G_UNLIKELY (up && up->kind == GPUPROF_FRAME_CHAIN
+      && up->cpu_start) ? gpuprof_thread_cpu_now () : 0;
   /* push-post: the buffer is no longer held */
   f->key = async;
   f->crossed = FALSE;
@@ -636,14 +676,25 @@ gpuprof_hooks_push_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     gpuprof_nvtx_pop (f->element);
   if (G_UNLIKELY (f->key))
     gpuprof_async_hold ((GpuprofAsync *) f->key, -1);
+  if (G_UNLIKELY (f->cpu_start)) {
+    GpuprofFrame *up = gpuprof_thread_top (t);
+    guint64 cpu = gpuprof_thread_cpu_now ();
+    /* the caller's CPU clock start moves by the push's CPU: what it reads
+     * at its end is its own work */
+    if (up && up->kind == GPUPROF_FRAME_CHAIN && up->cpu_start
+        && cpu > f->cpu_start)
+      up->cpu_start += cpu - f->cpu_start;
+  }
   if (t->depth == 0) {
     if (f->element)
       gpuprof_thread_set_doing (t, GPUPROF_DOING_LOOP, f->element->id, ts);
     t->loop_mark = ts;
     t->loop_child_ns = 0;
     /* the loop's work is read on the CPU clock where it can wait (its
-     * last loop was long); a queue's loop is not */
-    t->loop_cpu_mark = (t->loop_long || f->key) && f->element
+     * last loop was long, a live source, a loop that waited before); a
+     * queue's loop is not */
+    t->loop_cpu_mark = (t->loop_long || f->key || (f->element
+            && loop_may_wait (f->element))) && f->element
         && f->element->role != GPUPROF_ROLE_QUEUE ?
         gpuprof_thread_cpu_now () : 0;
     if (G_UNLIKELY (t->loop_windows_left > 0) && f->element

@@ -55,6 +55,12 @@ fill_gpu_wait (GpuprofElementRow * row, GpuprofElement * e,
   gpuprof_gpu_get_wait (GPUPROF_GPU_CHANNEL_TRACER, e->id,
       slot ? (guint32) slot->thread->tid : 0, &w);
   row->gpu_wait_ns = w.wait_ns;
+  /* a call read on the CPU clock (it syncs) had its GPU waits off the
+   * CPU, in its clock wait already */
+  if (row->clock_wait_ns) {
+    row->clock_wait_ns -= MIN (w.in_call_ns, row->clock_wait_ns);
+    return;
+  }
   row->self_ns -= MIN (w.in_call_ns, row->self_ns);
   row->thread_self_ns -= MIN (w.in_call_tid_ns, row->thread_self_ns);
   row->busy = row->thread_wall_ns ?
@@ -82,6 +88,7 @@ fill_element_row (GpuprofMeasure * m, GpuprofElementRow * row,
   row->waits_on_clock = e->waits_on_clock;
   row->blocked_ns = s->blocked_ns;
   row->wait_input_ns = __atomic_load_n (&s->wait_input_ns, __ATOMIC_RELAXED);
+  row->clock_wait_ns = __atomic_load_n (&s->clock_wait_ns, __ATOMIC_RELAXED);
   if (slot) {
     GpuprofThread *t = slot->thread;
     guint64 first = __atomic_load_n (&t->first_ts, __ATOMIC_RELAXED);

@@ -33,6 +33,8 @@ struct _GpuprofElementStats
                                  * queue, a batching element's input */
   guint64 wait_input_ns;        /* its loop off the CPU between pushes:
                                  * waiting for data (appsrc, socket, clock) */
+  guint64 clock_wait_ns;        /* an element that syncs (sync=true): its
+                                 * calls off the CPU, waiting on the clock */
   GpuprofHistogram self_hist;   /* per call self time; its count and sum are
                                  * the calls and the total self time */
   GpuprofThreadSlot slots[GPUPROF_THREAD_SLOTS];

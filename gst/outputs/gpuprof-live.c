@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "gpuprof-delta.h"
 #include "gpuprof-json.h"
 #include "gpuprof-summary.h"
 
@@ -80,6 +81,7 @@ gpuprof_live_interval_fill (GpuprofInterval * iv)
     r.latency_p50_ns = row->latency_p50_ns;
     g_array_append_val (iv->streams, r);
   }
+  iv->verdict = gpuprof_snapshot_delta (snap, iv->previous);
 }
 
 void
@@ -88,6 +90,7 @@ gpuprof_live_interval_clear (GpuprofInterval * iv)
   g_clear_pointer (&iv->elements, g_array_unref);
   g_clear_pointer (&iv->queues, g_array_unref);
   g_clear_pointer (&iv->streams, g_array_unref);
+  g_clear_pointer (&iv->verdict, gpuprof_snapshot_free);
 }
 
 static GArray *
@@ -142,6 +145,20 @@ json_head (const GpuprofInterval * iv)
         g_string_append (s, ", ");
       gpuprof_summary_append_json_row (s, t,
           rows->data + (gsize) i * t->row_size);
+    }
+    g_string_append_c (s, ']');
+  }
+  /* what limited the run in the interval: its ranked verdict */
+  if (iv->verdict) {
+    const GpuprofSummaryTable *t = gpuprof_summary_table
+        (GPUPROF_SUMMARY_LIMITS);
+
+    g_string_append_printf (s, ", \"%s\": [", t->name);
+    for (i = 0; i < iv->verdict->limits->len; i++) {
+      if (i)
+        g_string_append (s, ", ");
+      gpuprof_summary_append_json_row (s, t,
+          gpuprof_summary_row (iv->verdict, GPUPROF_SUMMARY_LIMITS, i));
     }
     g_string_append_c (s, ']');
   }
@@ -288,6 +305,11 @@ gpuprof_live_report (const GpuprofInterval * iv)
     g_string_append_printf (s, "%s stream %" G_GUINT64_FORMAT " %s %.1f fps",
         i ? "," : ";", r->source_id, r->source, r->fps);
   }
+  /* what limited the run in the interval */
+  if (iv->verdict && iv->verdict->limit_kind)
+    g_string_append_printf (s, "; limit: %s %s %.0f%% (headroom %.2fx)",
+        iv->verdict->limit_kind, iv->verdict->limit_what,
+        iv->verdict->limit_utilisation * 100, iv->verdict->limit_headroom);
   /* queues holding buffers now, against the most they held in the run */
   for (i = 0; i < iv->queues->len; i++) {
     const GpuprofQueueRow *row =

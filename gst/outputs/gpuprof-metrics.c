@@ -22,6 +22,7 @@ typedef struct
   gdouble scale;                /* ns -> s, ns -> ms */
   const gchar *metric_name;     /* DeepStream's families: their label */
   const gchar *help;
+  guint max_rows;               /* 0: every row; else the first ones only */
 } Family;
 
 #define NS 1e-9
@@ -126,6 +127,17 @@ static const Family families[] = {
   /* GPU records lost */
   {"gpuprof_gpu_records_dropped_total", "counter", GPUPROF_SUMMARY_GPU,
    "dropped", 1, NULL, "GPU records CUPTI dropped (buffers full)"},
+  /* what limits: rank 1 and the runner-up only, so that the series stay
+   * few whatever the elements (docs/metrics.md#what-limits) */
+  {"gpuprof_limit", "gauge", GPUPROF_SUMMARY_LIMITS, "utilisation", 1, NULL,
+   "What limits the run (rank 1) and the runner-up (rank 2): utilisation, "
+   "0..1 (a pacer's: the busiest stage's)", 2},
+  {"gpuprof_limit_headroom_ratio", "gauge", GPUPROF_SUMMARY_LIMITS,
+   "headroom", 1, NULL, "How much faster the run could go before this "
+   "limits (rank 1: before the runner-up does)", 2},
+  {"gpuprof_limit_rate", "gauge", GPUPROF_SUMMARY_LIMITS, "rate", 1, NULL,
+   "Buffers per second through what limits (rank 1) and the runner-up; "
+   "0 unknown", 2},
 };
 /* *INDENT-ON* */
 
@@ -178,6 +190,15 @@ row_labels (GString * out, GpuprofSummaryTableId id, gconstpointer row)
     case GPUPROF_SUMMARY_REMOVED:
       label (out, "factory", *(gchar * const *) row);
       break;
+    case GPUPROF_SUMMARY_LIMITS:{
+      const GpuprofLimitRow *r = row;
+      gchar *rank = g_strdup_printf ("%" G_GUINT64_FORMAT, r->rank);
+      label (out, "rank", rank);
+      label (out, "kind", r->kind);
+      label (out, "what", r->what);
+      g_free (rank);
+      break;
+    }
     default:
       break;
   }
@@ -317,6 +338,8 @@ format_family (GString * out, const Family * fam, GPtrArray * snaps)
       sample (out, fam, snap, NULL, n);       /* a count of rows */
       continue;
     }
+    if (fam->max_rows)
+      n = MIN (n, fam->max_rows);
     for (i = 0; f && i < n; i++) {
       gconstpointer row = gpuprof_summary_row (snap, fam->table, i);
       sample (out, fam, snap, row, field_value (f, row) * fam->scale);
@@ -367,11 +390,19 @@ gpuprof_metrics_structure (const GpuprofSnapshot * snap)
       "pipeline", G_TYPE_STRING, snap->pipeline,
       "wall_ns", G_TYPE_UINT64, snap->wall_ns,
       "tracer_overhead_ns", G_TYPE_UINT64, snap->tracer_overhead_ns, NULL);
+  GValue run = G_VALUE_INIT;
 
   set_rows (s, "streams", snap, GPUPROF_SUMMARY_STREAMS);
   set_rows (s, "elements", snap, GPUPROF_SUMMARY_ELEMENTS);
   /* elements that left the running pipeline, folded per factory */
   set_rows (s, "removed", snap, GPUPROF_SUMMARY_REMOVED);
+  /* the verdict: the run row (limit_*, next_*) and the ranked limits */
+  g_value_init (&run, GST_TYPE_STRUCTURE);
+  g_value_take_boxed (&run, gpuprof_summary_row_to_structure
+      (GPUPROF_SUMMARY_RUN, snap));
+  gst_structure_take_value (s, "run", &run);
+  set_rows (s, "limits", snap, GPUPROF_SUMMARY_LIMITS);
+  set_rows (s, "resources", snap, GPUPROF_SUMMARY_RESOURCES);
   /* GPU time per element, only when GPU attribution is on (one gpu row) */
   if (gpuprof_summary_n_rows (snap, GPUPROF_SUMMARY_GPU))
     set_rows (s, "gpu_elements", snap, GPUPROF_SUMMARY_GPU_ELEMENTS);

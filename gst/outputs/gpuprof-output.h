@@ -67,6 +67,8 @@ typedef struct
  *   the live table of gpuprof-schema.h), row for row with @snapshot's
  * @queues: per queue (GpuprofIntervalQueueRow), likewise
  * @streams: per source (GpuprofIntervalStreamRow), likewise
+ * @verdict: the interval's own figures as a snapshot, with what limited
+ *   the run in the interval (gpuprof_snapshot_delta())
  *
  * One live snapshot (interval=, docs/live.md).
  */
@@ -81,6 +83,7 @@ typedef struct
   GArray *elements;
   GArray *queues;
   GArray *streams;
+  GpuprofSnapshot *verdict;
 } GpuprofInterval;
 
 /**

@@ -650,35 +650,51 @@ format_gpu (const GpuprofSnapshot * s, GString * out)
   format_gpu_devices (s, out);
 }
 
-/* "input-bound" comes first: then the bottleneck is only the busiest
- * stage while the pipeline waits for its source */
-static gchar *
-report_input_bound (const GpuprofSnapshot * s)
+/* the busiest stage (run.bottleneck), told where the limit lines do not
+ * name it already */
+static void
+append_busiest (const GpuprofSnapshot * s, GString * out)
 {
-  if (!s->input_bound || !s->input_source)
-    return NULL;
-  return g_strdup_printf ("input-bound: %s waited %.1f ms for input "
-      "(%.0f%% of the run)\n", s->input_source, s->input_wait_ns / 1e6,
-      s->wall_ns ? 100.0 * s->input_wait_ns / s->wall_ns : 0.0);
+  gdouble per = s->bottleneck_ns_per_buffer;
+
+  if (!s->bottleneck || !g_strcmp0 (s->bottleneck, s->limit_what)
+      || !g_strcmp0 (s->bottleneck, s->next_what))
+    return;
+  g_string_append_printf (out, "\nbusiest stage: %s — %.0f%% busy on thread "
+      "%s, %.*f ms/buffer", s->bottleneck, s->bottleneck_busy * 100.0,
+      s->bottleneck_thread && *s->bottleneck_thread ?
+      s->bottleneck_thread : "?", per < 1e5 ? 4 : 2, per / 1e6);
 }
 
+/* The verdict: what limits the run (rank 1 of the limits table) with its
+ * evidence and advice, the runner-up, the drops, the busiest stage */
 gchar *
 gpuprof_report_verdict (const GpuprofSnapshot * s)
 {
-  gdouble per = s->bottleneck_ns_per_buffer;
-  gchar *input = report_input_bound (s), *line;
+  const GpuprofLimitRow *first = s->limits && s->limits->len ?
+      &g_array_index (s->limits, GpuprofLimitRow, 0) : NULL;
+  const GpuprofLimitRow *next = s->limits && s->limits->len > 1 ?
+      &g_array_index (s->limits, GpuprofLimitRow, 1) : NULL;
+  GString *out = g_string_new (NULL);
 
-  if (!s->bottleneck)
-    line = g_strdup_printf ("%sbottleneck: none found (no element did "
-        "measurable work)", input ? input : "");
-  else
-    line = g_strdup_printf ("%sbottleneck: %s — %.0f%% busy on thread %s, "
-        "%.*f ms/buffer", input ? input : "", s->bottleneck,
-        s->bottleneck_busy * 100.0,
-        s->bottleneck_thread && *s->bottleneck_thread ?
-        s->bottleneck_thread : "?", per < 1e5 ? 4 : 2, per / 1e6);
-  g_free (input);
-  return line;
+  if (!first) {
+    g_string_append (out, "limit: none found (no element did measurable "
+        "work)");
+    return g_string_free (out, FALSE);
+  }
+  g_string_append_printf (out, "limit: %s %s — %s", first->kind, first->what,
+      first->evidence);
+  if (first->advice && *first->advice)
+    g_string_append_printf (out, "\n  %s", first->advice);
+  if (next)
+    g_string_append_printf (out, "\nnext: %s %s — %s", next->kind,
+        next->what, next->evidence);
+  if (s->drops)
+    g_string_append_printf (out, "\ndrops: %" G_GUINT64_FORMAT " buffers "
+        "dropped by leaky queues, most at %s", s->drops,
+        s->drops_where ? s->drops_where : "?");
+  append_busiest (s, out);
+  return g_string_free (out, FALSE);
 }
 
 gchar *

@@ -13,6 +13,7 @@ G_BEGIN_DECLS
 
 GPUPROF_API
 gchar *gpuprof_report_format (const GpuprofSnapshot * snap);
+GPUPROF_API
 gchar *gpuprof_report_verdict (const GpuprofSnapshot * snap);
 
 /* aligned text tables: first column left-aligned, others right-aligned */

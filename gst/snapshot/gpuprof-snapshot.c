@@ -1,6 +1,7 @@
 /* gpuprof: a point-in-time copy of one pipeline's statistics. */
 #include "gpuprof-snapshot.h"
 #include "gpuprof-histogram.h"
+#include "gpuprof-limits.h"
 
 #include <string.h>
 
@@ -183,49 +184,48 @@ compute_input_bound (GpuprofSnapshot * s)
       && src->wait_input_ns * 2 > src->thread_wall_ns;
 }
 
-/* The element whose thread is busiest (busy = work) limits the pipeline.
- * Clock-synced sinks spend their "busy" time waiting for the clock, so
- * they are judged only when nothing else ran. */
 /* the share of its thread's wall time in its work (self time: on a CPU,
- * waiting for a core or blocked inside its calls): what ranks stages.
- * busy is the on-CPU part (the CPU sampler's) */
-static gdouble
-occupancy (const GpuprofElementRow * r)
+ * waiting for a core or blocked inside its calls; clock, input and GPU
+ * waits are not in it): what ranks stages. busy is the on-CPU part (the
+ * CPU sampler's) */
+gdouble
+gpuprof_element_row_occupancy (const GpuprofElementRow * r)
 {
-  return r->thread_wall_ns ? (gdouble) r->thread_self_ns / r->thread_wall_ns
-      : r->busy;
+  return r->thread_wall_ns ? MIN (1.0, (gdouble) r->thread_self_ns /
+      r->thread_wall_ns) : r->busy;
 }
 
+#define occupancy gpuprof_element_row_occupancy
+
+/* The busiest stage: the element whose thread it occupies most, then what
+ * limits the run, ranked (gpuprof-limits.h) */
 void
 gpuprof_snapshot_compute_verdict (GpuprofSnapshot * s)
 {
   const GpuprofElementRow *best = NULL;
-  guint pass, i;
+  guint i;
 
   g_clear_pointer (&s->bottleneck, g_free);
   g_clear_pointer (&s->bottleneck_thread, g_free);
   s->bottleneck_busy = 0;
   s->bottleneck_ns_per_buffer = 0;
   compute_input_bound (s);
-  for (pass = 0; pass < 2 && !best; pass++) {
-    for (i = 0; i < s->elements->len; i++) {
-      const GpuprofElementRow *r =
-          &g_array_index (s->elements, GpuprofElementRow, i);
-      if (pass == 0 && r->waits_on_clock)
-        continue;
-      if (occupancy (r) <= 0.0 || !r->calls)
-        continue;
-      if (!best || occupancy (r) > occupancy (best)
-          || (occupancy (r) == occupancy (best) && r->self_ns > best->self_ns))
-        best = r;
-    }
+  for (i = 0; i < s->elements->len; i++) {
+    const GpuprofElementRow *r =
+        &g_array_index (s->elements, GpuprofElementRow, i);
+    if (occupancy (r) <= 0.0 || !r->calls || !g_strcmp0 (r->role, "queue"))
+      continue;
+    if (!best || occupancy (r) > occupancy (best)
+        || (occupancy (r) == occupancy (best) && r->self_ns > best->self_ns))
+      best = r;
   }
-  if (!best)
-    return;
-  s->bottleneck = g_strdup (best->path);
-  s->bottleneck_thread = g_strdup (best->thread);
-  s->bottleneck_busy = occupancy (best);
-  s->bottleneck_ns_per_buffer = best->self_ns / best->calls;
+  if (best) {
+    s->bottleneck = g_strdup (best->path);
+    s->bottleneck_thread = g_strdup (best->thread);
+    s->bottleneck_busy = occupancy (best);
+    s->bottleneck_ns_per_buffer = best->self_ns / best->calls;
+  }
+  gpuprof_limits_compute (s);
 }
 
 const GpuprofElementRow *

@@ -100,6 +100,8 @@ GPUPROF_API
 void gpuprof_snapshot_sort (GpuprofSnapshot * snap);
 GPUPROF_API
 void gpuprof_snapshot_compute_verdict (GpuprofSnapshot * snap);
+/* the share of its thread's wall in its work (self over wall), else busy */
+gdouble gpuprof_element_row_occupancy (const GpuprofElementRow * r);
 GPUPROF_API
 const GpuprofElementRow *gpuprof_snapshot_find_element (const GpuprofSnapshot *
     snap, const gchar * path);

@@ -173,7 +173,7 @@ test_report_from_killed_trace (void)
   g_assert_nonnull (strstr (out, "pipeline0/a"));
   g_assert_nonnull (strstr (out, "pipeline0/q"));
   /* b: 5 µs of self time per buffer, the most on its thread */
-  g_assert_nonnull (strstr (out, "bottleneck: pipeline0/b"));
+  g_assert_nonnull (strstr (out, "limit: stage pipeline0/b"));
   g_assert_nonnull (strstr (out, "on thread q:src"));
 
   g_free (out);

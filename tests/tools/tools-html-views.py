@@ -70,7 +70,9 @@ for name in ("live", "tool"):
             work = e["thread_self_ns"] / e["thread_wall_ns"] if e.get("thread_wall_ns") else e["busy"]
             assert abs(nodes[e["path"]] - work) < 0.001, (name, e["path"])
     assert dom.count('class="edge"') == len(s["links"]), name
-    assert ("Bottleneck: " + s["run"]["bottleneck"]) in dom, name
+    # the verdict at the top: what limits (rank 1 of the limits table)
+    first = s["limits"][0]
+    assert ("Limit: %s %s — " % (first["kind"], first["what"])) in dom, name
     print("%s.html: %d nodes, %d edges, all sections" % (name, len(nodes), len(s["links"])))
 # 120 elements: all in the graph, 40 bars then the fold; the outlier's bar
 # does not shrink the others (shares of wall time: 1 % stays 1 %)

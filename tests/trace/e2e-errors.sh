@@ -17,7 +17,7 @@ one_error() { # one_error NAME PATH REASON
   [ "$n" -eq 1 ] && ok "$1: one error naming $2" ||
     { bad "$1: $n messages naming $2:"; cat "$dir/$1.log"; }
   grep -q "$3" "$dir/$1.log" && ok "$1: says '$3'" || bad "$1: no '$3'"
-  grep -q "bottleneck" "$dir/report-$1.txt" && ok "$1: report still made" ||
+  grep -q "^limit: " "$dir/report-$1.txt" && ok "$1: report still made" ||
     bad "$1: no report"
 }
 one_error unwritable /nonexistent-gpuprof-dir/run.json "No such file or directory"

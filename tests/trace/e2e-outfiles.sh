@@ -62,7 +62,7 @@ json_is "$dir/fifo-stats.got" \
   bad "FIFOs: no summary through the FIFO: $(head -c 300 "$dir/fifo-stats.got")"
 grep -q "<html" "$dir/fifo-html.got" && ok "FIFOs: the reader got the page" ||
   bad "FIFOs: no page through the FIFO"
-grep -q "^bottleneck" "$dir/fifo-report.got" && ok "FIFOs: the reader got the report" ||
+grep -q "^limit: " "$dir/fifo-report.got" && ok "FIFOs: the reader got the report" ||
   bad "FIFOs: no report through the FIFO"
 check_trace "$dir/fifo-trace.got"
 n=$(ls "$dir/fifo" | grep -c csv)
@@ -122,7 +122,7 @@ for f in run.json run.html report.txt trace.json run-live.jsonl; do
   [ "$n" -eq 1 ] && ok "full: one line naming $f and the reason" ||
     { bad "full: $n lines naming $f:"; cat "$dir/full.log"; }
 done
-grep -q "^bottleneck" "$dir/full.log" && ok "full: the report reached stderr" ||
+grep -q "^limit: " "$dir/full.log" && ok "full: the report reached stderr" ||
   bad "full: the report was lost"
 
 # ------------------------------------------------------ character devices

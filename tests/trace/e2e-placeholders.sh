@@ -17,7 +17,7 @@ for pid in $a $b; do
   f="$dir/$pid-pipeline0.json"
   json_is "$f" '.schema == "gpuprof-summary" and .run.pipeline == "pipeline0"' &&
     ok "process $pid: its own summary $f" || bad "process $pid: no summary $f: $(ls "$dir")"
-  grep -q "^bottleneck" "$dir/$pid-pipeline0.txt" && ok "process $pid: its own report" ||
+  grep -q "^limit: " "$dir/$pid-pipeline0.txt" && ok "process $pid: its own report" ||
     bad "process $pid: no report"
 done
 json_is "$dir/$a-pipeline0.json" '[.elements[].path] | index("pipeline0/identity0") != null' &&

@@ -297,6 +297,7 @@ test_tracer_records (void)
   GpuprofSnapshot *snap = sample_snapshot ();
   GstTracer *log = log_tracer_if_needed ();
   GstStructure *s;
+  guint i;
 
   tracer_lines = g_ptr_array_new_with_free_func (g_free);
   gst_debug_remove_log_function (gst_debug_log_default);
@@ -311,9 +312,15 @@ test_tracer_records (void)
   g_assert_cmpuint (count_prefix ("gpuprof-thread, "), ==, 2);
   g_assert_cmpuint (count_prefix ("gpuprof-run.class"), ==, 1);
 
-  /* the lines parse as GstStructures with the typed values */
-  s = gst_structure_from_string (g_ptr_array_index (tracer_lines,
-          tracer_lines->len - 1), NULL);
+  /* the lines parse as GstStructures with the typed values: the last
+   * thread's */
+  for (i = tracer_lines->len; i > 0; i--)
+    if (g_str_has_prefix (g_ptr_array_index (tracer_lines, i - 1),
+            "gpuprof-thread, "))
+      break;
+  g_assert_cmpuint (i, >, 0);
+  s = gst_structure_from_string (g_ptr_array_index (tracer_lines, i - 1),
+      NULL);
   g_assert_nonnull (s);
   g_assert_cmpstr (gst_structure_get_name (s), ==, "gpuprof-thread");
   g_assert_cmpstr (gst_structure_get_string (s, "pipeline"), ==,

@@ -21,11 +21,11 @@ stats_at_eos (GstElement * p, const gchar * name)
   return gpuprof_test_element_stats_of (p, name);
 }
 
-/* "bottleneck: PATH " in the report */
+/* "limit: stage PATH " in the report */
 static gboolean
 bottleneck_is (const gchar * report, const gchar * path)
 {
-  gchar *needle = g_strdup_printf ("bottleneck: %s ", path);
+  gchar *needle = g_strdup_printf ("limit: stage %s ", path);
   gboolean found = strstr (report, needle) != NULL;
 
   g_free (needle);

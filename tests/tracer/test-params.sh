@@ -16,7 +16,7 @@ check "bad value named with its choices" \
   "grep -q \"bad value 'maybe' for 'nvtx' (valid: nvtx=on|off)\" $out/e1"
 check "one warning line each" "[ \$(grep -c bogus $out/e1) -eq 1 ]"
 check "report still printed (stderr by default)" \
-  "grep -q '^bottleneck: ' $out/e1"
+  "grep -q '^limit: ' $out/e1"
 
 launch "gpuprof(report=stdout)" fakesrc num-buffers=10 ! fakesink \
   >"$out/o2" 2>"$out/e2"
@@ -33,7 +33,7 @@ check "report=off" "! grep -q '=== gpuprof report' $out/o4 $out/e4"
 launch "gpuprof(report=/nonexistent/dir/r.txt)" fakesrc num-buffers=10 ! fakesink \
   >"$out/o5" 2>"$out/e5"
 check "unwritable report path: one clear error, report on stderr" \
-  "grep -q \"cannot open report file '/nonexistent/dir/r.txt': No such file\" $out/e5 && grep -q '^bottleneck' $out/e5"
+  "grep -q \"cannot open report file '/nonexistent/dir/r.txt': No such file\" $out/e5 && grep -q '^limit: ' $out/e5"
 
 if [ -f "$rec" ]; then
   nvtx_launch "$out/on.jsonl" "gpuprof(report=off)" \

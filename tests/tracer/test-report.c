@@ -75,8 +75,8 @@ GST_START_TEST (test_report_tables_and_verdict)
   fail_unless (strstr (text, "self ms") && strstr (text, "busy %"),
       "units missing from the headers:\n%s", text);
 
-  /* bottleneck: pipeline0/slow — 99% busy on thread src:src, 3.06 ms/buffer */
-  pattern = g_strdup_printf ("^bottleneck: %s/slow — ([0-9]+)%% busy on "
+  /* limit: stage pipeline0/slow — 99% busy on thread src:src, 3.06 ms/buffer */
+  pattern = g_strdup_printf ("^limit: stage %s/slow — ([0-9]+)%% busy on "
       "thread src:src, ([0-9.]+) ms/buffer$", name);
   re = g_regex_new (pattern, G_REGEX_MULTILINE, 0, NULL);
   fail_unless (g_regex_match (re, text, 0, &m), "no verdict naming slow "

@@ -12,11 +12,11 @@
 #define N_BUFFERS 50
 #define INTERVAL_US 10000
 
-/* "input-bound: PATH waited" and "bottleneck: PATH " in the report */
+/* "limit: input PATH " and "limit: stage PATH " in the report */
 static gboolean
 report_says (const gchar * report, const gchar * what, const gchar * path)
 {
-  gchar *needle = g_strdup_printf ("%s: %s ", what, path);
+  gchar *needle = g_strdup_printf ("%s %s ", what, path);
   gboolean found = strstr (report, needle) != NULL;
 
   g_free (needle);
@@ -111,9 +111,9 @@ GST_START_TEST (test_appsrc_fed_every_10ms)
   if (wait + work.incl_ns > wall)
     gpuprof_test_assert_truth ("src wait + the calls it pushed into",
         wait + work.incl_ns, wall, N_BUFFERS);
-  fail_unless (report_says (report, "input-bound", src_path),
+  fail_unless (report_says (report, "limit: input", src_path),
       "not input-bound on %s:\n%s", src_path, report);
-  fail_if (report_says (report, "bottleneck", src_path), "%s", report);
+  fail_if (report_says (report, "limit: stage", src_path), "%s", report);
   /* the work element: what it measured itself */
   gpuprof_test_assert_truth ("work self", gpuprof_test_get_u64 (w, "self_ns"),
       work.self_ns, work.calls);
@@ -197,7 +197,7 @@ GST_START_TEST (test_udpsrc_loopback_not_busy)
       "udpsrc busy %.2f", gpuprof_test_get_double (s, "busy"));
   fail_unless (gpuprof_test_get_u64 (s, "wait_input_ns") * 2 >
       gpuprof_test_get_u64 (s, "thread_wall_ns"));
-  fail_unless (report_says (report, "input-bound", path), "%s", report);
+  fail_unless (report_says (report, "limit: input", path), "%s", report);
 
   g_free (report);
   gst_structure_free (s);
@@ -419,9 +419,9 @@ GST_START_TEST (test_mux_waiting_for_busy_sources)
    * input-bound), yet the verdict names a working source */
   fail_unless (gpuprof_test_get_u64 (m, "wait_input_ns") * 2 >
       gpuprof_test_get_u64 (m, "thread_wall_ns"), "%s", report);
-  fail_if (strstr (report, "input-bound") != NULL, "%s", report);
-  fail_unless (report_says (report, "bottleneck", a)
-      || report_says (report, "bottleneck", b), "%s", report);
+  fail_if (strstr (report, "limit: input") != NULL, "%s", report);
+  fail_unless (report_says (report, "limit: stage", a)
+      || report_says (report, "limit: stage", b), "%s", report);
   g_free (a);
   g_free (b);
   gst_structure_free (m);

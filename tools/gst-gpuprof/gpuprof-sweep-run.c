@@ -215,10 +215,11 @@ done:
     r->spent += pt->seconds;
     left = r->estimate > k ? r->spent / k * (r->estimate - k) : 0;
     if (pt->done)
-      g_printerr ("sweep: [%u/<=%u] %s: %.1f fps (%.2f per stream), %s; "
-          "%.1f s (at most %.0f s left)\n", k, r->estimate, label, pt->fps,
-          pt->fps_per_stream, pt->limiting ? pt->limiting : "-", pt->seconds,
-          left);
+      g_printerr ("sweep: [%u/<=%u] %s: %.1f fps (%.2f per stream), limit: "
+          "%s %s %.2fx; %.1f s (at most %.0f s left)\n", k, r->estimate,
+          label, pt->fps, pt->fps_per_stream, pt->limit_kind ?
+          pt->limit_kind : "-", pt->limit_what ? pt->limit_what : "",
+          pt->limit_headroom, pt->seconds, left);
     else
       g_printerr ("sweep: [%u/<=%u] %s: failed: %s\n", k, r->estimate, label,
           pt->error ? pt->error : "?");
@@ -242,7 +243,8 @@ write_text (const gchar * path, const gchar * text)
 static const gchar sweep_summary[] =
     "Runs a pipeline template at each setting under GST_TRACERS=gpuprof and\n"
     "prints per point: fps (total, per stream), batch latency p50/p99, GPU ms\n"
-    "per batch and per frame, batch fill, the limiting stage and the first\n"
+    "per batch and per frame, batch fill, what limits the run (stage, cpu,\n"
+    "gpu, input or clock) with its headroom, and the first\n"
     "advice. The template is a gst-launch-1.0 description (or with --command\n"
     "a shell command that honours GST_TRACERS) with placeholders {NAME} for\n"
     "the --set variables and {for i in NAME: TEXT} to repeat TEXT NAME times\n"

@@ -34,6 +34,9 @@ point_free (gpointer p)
   g_free (pt->summary);
   g_free (pt->limiting);
   g_free (pt->advice);
+  g_free (pt->limit_kind);
+  g_free (pt->limit_what);
+  g_free (pt->next_what);
   g_free (pt);
 }
 
@@ -501,6 +504,15 @@ gpuprof_sweep_point_measure (GpuprofSweepPoint * pt,
       gpu_ns / 1e6 / mux->batches : -1;
   pt->gpu_ms_per_frame = gpu_ns && pt->frames ? gpu_ns / 1e6 / pt->frames : -1;
 
+  g_free (pt->limit_kind);
+  g_free (pt->limit_what);
+  g_free (pt->next_what);
+  pt->limit_kind = g_strdup (snap->limit_kind);
+  pt->limit_what = g_strdup (snap->limit_what);
+  pt->limit_utilisation = snap->limit_utilisation;
+  pt->limit_headroom = snap->limit_headroom;
+  pt->next_what = g_strdup (snap->next_what);
+
   g_free (pt->advice);
   pt->advice = NULL;
   if (snap->advice && snap->advice->len) {
@@ -567,6 +579,16 @@ new_result (Search * se)
   return r;
 }
 
+/* "clock pipeline0/sink 1.6x": what limits a run, its headroom */
+static gchar *
+limit_cell (const GpuprofSweepPoint * pt)
+{
+  if (!pt->limit_kind)
+    return g_strdup ("-");
+  return g_strdup_printf ("%s %s %.2fx", pt->limit_kind,
+      pt->limit_what ? pt->limit_what : "?", pt->limit_headroom);
+}
+
 /* plateau: the batch after which the next value gives less than
  * threshold more fps (NVIDIA's "plateau batch") */
 static gboolean
@@ -590,9 +612,13 @@ search_plateau (Search * se)
       return TRUE;
     }
     if (prev && pt->fps < prev->fps * (1 + se->s->threshold)) {
+      gchar *why = limit_cell (pt);
+
       r->answer = g_strdup (values[i - 1]);
-      r->note = g_strdup_printf ("%s=%s gave %+.1f%% fps", se->s->batch_var,
-          values[i], prev->fps > 0 ? (pt->fps / prev->fps - 1) * 100 : 0);
+      r->note = g_strdup_printf ("%s=%s gave %+.1f%% fps; limit there: %s",
+          se->s->batch_var, values[i], prev->fps > 0 ?
+          (pt->fps / prev->fps - 1) * 100 : 0, why);
+      g_free (why);
       return TRUE;
     }
     prev = pt;
@@ -763,12 +789,13 @@ gchar *
 gpuprof_sweep_format_table (const GpuprofSweep * s)
 {
   GString *out = g_string_new (NULL);
+  gchar *cell;
   guint i, j;
 
   for (j = 0; j < s->vars->len; j++)
     g_string_append_printf (out, "%-8s ", var_at (s, j)->name);
   g_string_append (out, "     fps  fps/str  lat50 ms  lat99 ms  GPU ms/b  "
-      "GPU ms/fr  fill %  limiting stage / advice\n");
+      "GPU ms/fr  fill %  limit (headroom) / advice\n");
   for (i = 0; i < s->points->len; i++) {
     const GpuprofSweepPoint *pt = g_ptr_array_index (s->points, i);
 
@@ -786,8 +813,10 @@ gpuprof_sweep_format_table (const GpuprofSweep * s)
     append_num (out, 9, 3, pt->gpu_ms_per_batch);
     append_num (out, 10, 4, pt->gpu_ms_per_frame);
     append_num (out, 7, 0, pt->fill < 0 ? -1 : pt->fill * 100);
-    g_string_append_printf (out, "  %s%s%s\n", pt->limiting ? pt->limiting :
-        "-", pt->advice ? " / " : "", pt->advice ? pt->advice : "");
+    cell = limit_cell (pt);
+    g_string_append_printf (out, "  %s%s%s\n", cell,
+        pt->advice ? " / " : "", pt->advice ? pt->advice : "");
+    g_free (cell);
   }
   if (s->results->len)
     g_string_append_printf (out, "\n%s\n", s->mode == GPUPROF_SWEEP_PLATEAU ?
@@ -834,7 +863,8 @@ gpuprof_sweep_to_csv (const GpuprofSweep * s)
     g_string_append_printf (out, "%s,", var_at (s, j)->name);
   g_string_append (out, "status,fps,fps_per_stream,latency_p50_ms,"
       "latency_p99_ms,gpu_ms_per_batch,gpu_ms_per_frame,fill,limiting,advice,"
-      "seconds,summary,error\r\n");
+      "seconds,summary,error,limit_kind,limit_what,limit_utilisation,"
+      "limit_headroom,next_what\r\n");
   for (i = 0; i < s->points->len; i++) {
     const GpuprofSweepPoint *pt = g_ptr_array_index (s->points, i);
 
@@ -859,6 +889,14 @@ gpuprof_sweep_to_csv (const GpuprofSweep * s)
     gpuprof_summary_append_csv (out, pt->summary);
     g_string_append_c (out, ',');
     gpuprof_summary_append_csv (out, pt->error);
+    g_string_append_c (out, ',');
+    gpuprof_summary_append_csv (out, pt->limit_kind);
+    g_string_append_c (out, ',');
+    gpuprof_summary_append_csv (out, pt->limit_what);
+    csv_num (out, pt->limit_kind ? pt->limit_utilisation : -1);
+    csv_num (out, pt->limit_kind ? pt->limit_headroom : -1);
+    g_string_append_c (out, ',');
+    gpuprof_summary_append_csv (out, pt->next_what);
     g_string_append (out, "\r\n");
   }
   return g_string_free (out, FALSE);
@@ -962,6 +1000,13 @@ gpuprof_sweep_to_json (const GpuprofSweep * s)
       json_num (b, "fill", pt->fill);
       json_str (b, "limiting", pt->limiting);
       json_str (b, "advice", pt->advice);
+      json_str (b, "limit_kind", pt->limit_kind);
+      json_str (b, "limit_what", pt->limit_what);
+      json_num (b, "limit_utilisation", pt->limit_kind ?
+          pt->limit_utilisation : -1);
+      json_num (b, "limit_headroom", pt->limit_kind ? pt->limit_headroom :
+          -1);
+      json_str (b, "next_what", pt->next_what);
     }
     json_builder_end_object (b);
   }

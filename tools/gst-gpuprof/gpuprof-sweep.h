@@ -49,6 +49,12 @@ typedef struct
   gdouble fill;                 /* the mux's batch fill 0..1; < 0 no mux */
   gchar *limiting;              /* limiting stage, else the verdict's element */
   gchar *advice;                /* first advice "stage: setting", or NULL */
+  /* what limits the run (the summary's run.limit_*): why fps flattens */
+  gchar *limit_kind;            /* stage, cpu, gpu, input, clock; NULL none */
+  gchar *limit_what;
+  gdouble limit_utilisation;
+  gdouble limit_headroom;       /* 0 unknown */
+  gchar *next_what;             /* the runner-up, NULL none */
 } GpuprofSweepPoint;
 
 /* The answer of a search mode for one group (values of the other

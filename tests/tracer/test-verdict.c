@@ -1,0 +1,499 @@
+/* What limits a run, on real pipelines (docs/tracer.md, "Report and
+ * verdict"): every truth is measured in the same run — the planted
+ * stages' own clocks (gpuprofwork), pad probes, the test's own pushes —
+ * and a verdict is causal: the stage it names, made faster, speeds up the
+ * pipeline run without the tracer, and a stage it does not name does not.
+ *
+ *   clock     sync=true at 30 fps, a cheap stage and one at 60 % of the
+ *             frame: paced by the clock, headroom within 20 % of the frame
+ *             interval / the stage's own time per frame
+ *   identity  identity sync=true mid-pipeline: ~0 work, its wait on the
+ *             clock (pad probes: arrival to departure)
+ *   input     appsrc fed by the test every 10 ms, and a live videotestsrc
+ *             into a synced sink: input-paced, the rate and headroom
+ *   drops     a live 100 fps source, a leaky queue, a 20 ms stage: the
+ *             stage and the drops are named, no input verdict
+ *   causal    two slow stages behind queues: the first named, headroom
+ *             about first / second; untraced, the named stage made faster
+ *             speeds the pipeline up, the other does not
+ *
+ * The planted stages spin on the wall clock, so their cost holds on a
+ * loaded machine; tolerances are for the few elements around them. */
+#include "gpuprof-test-util.h"
+
+#include <gst/app/gstappsrc.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* the pipeline's run row (limit_*, next_*, drops) and ranked limits, from
+ * get-metrics */
+static GstStructure *
+metrics_of (GstElement * pipeline)
+{
+  GstStructure *m = NULL;
+
+  g_signal_emit_by_name (gpuprof_test_tracer (), "get-metrics",
+      GST_OBJECT_NAME (pipeline), &m);
+  fail_unless (m != NULL, "no metrics for %s", GST_OBJECT_NAME (pipeline));
+  return m;
+}
+
+static const GstStructure *
+run_of (const GstStructure * m)
+{
+  const GValue *v = gst_structure_get_value (m, "run");
+
+  fail_unless (v && GST_VALUE_HOLDS_STRUCTURE (v));
+  return gst_value_get_structure (v);
+}
+
+static const gchar *
+run_str (const GstStructure * m, const gchar * field)
+{
+  return gst_structure_get_string (run_of (m), field);
+}
+
+static gdouble
+run_double (const GstStructure * m, const gchar * field)
+{
+  return gpuprof_test_get_double (run_of (m), field);
+}
+
+/* the verdict's kind and what, or a failure that prints the report */
+static void
+assert_limit (GstElement * p, const GstStructure * m, const gchar * kind,
+    const gchar * name)
+{
+  gchar *path = gpuprof_test_path (p, name);
+  gchar *report = gpuprof_test_live_report (p);
+
+  fail_unless (!g_strcmp0 (run_str (m, "limit_kind"), kind)
+      && !g_strcmp0 (run_str (m, "limit_what"), path),
+      "limit %s %s, expected %s %s:\n%s", run_str (m, "limit_kind"),
+      run_str (m, "limit_what"), kind, path, report);
+  g_free (report);
+  g_free (path);
+}
+
+static void
+assert_within (const gchar * what, gdouble value, gdouble truth,
+    gdouble tolerance)
+{
+  GST_INFO ("%s %.3f, truth %.3f", what, value, truth);
+  fail_unless (ABS (value - truth) <= tolerance * truth,
+      "%s %.3f, truth %.3f (more than %.0f %% apart)", what, value, truth,
+      tolerance * 100);
+}
+
+/* ------------------------------------------------------------- clock */
+
+/* 30 fps into a synced sink, one stage of @work_us: paced by the clock,
+ * its headroom the frame interval over the stage's own time per frame.
+ * Only while the stage keeps up: on a machine loaded past that (its own
+ * clock says it took 85 % of the frame or more) the clock did not pace,
+ * and the run is made again, three times at most. */
+static void
+clock_paced (guint work_us)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=45 ! "
+      "video/x-raw,width=64,height=48,framerate=30/1 ! gpuprofwork name=work "
+      "work-us=%u spin=true ! fakesink name=sink sync=true", work_us);
+  gdouble per_frame_ns = 0, truth;
+  GstElement *p = NULL;
+  GpuprofTestTruth work;
+  GstStructure *m;
+  gchar *report;
+  guint attempt;
+
+  for (attempt = 0; attempt < 3; attempt++) {
+    if (p)
+      gpuprof_test_stop (p);
+    p = gpuprof_test_parse (desc);
+    gpuprof_test_play_to_eos (p);
+    work = gpuprof_test_truth (p, "work");
+    per_frame_ns = (gdouble) work.self_ns / work.calls;
+    if (per_frame_ns < 0.85 * (1e9 / 30))
+      break;
+    GST_INFO ("the %u µs stage took %.1f ms per frame: run again",
+        work_us, per_frame_ns / 1e6);
+  }
+  fail_unless (attempt < 3, "the machine is too loaded: the %u µs stage "
+      "took %.1f ms per frame of 33.3 ms", work_us, per_frame_ns / 1e6);
+  m = metrics_of (p);
+  assert_limit (p, m, "clock", "sink");
+  truth = (1e9 / 30) / per_frame_ns;
+  assert_within ("headroom", run_double (m, "limit_headroom"), truth, 0.20);
+  assert_within ("rate", run_double (m, "limit_rate"), 30.0, 0.10);
+  report = gpuprof_test_live_report (p);
+  fail_unless (strstr (report, "\n  not limited: ") != NULL, "%s", report);
+  g_free (report);
+  gst_structure_free (m);
+  gpuprof_test_stop (p);
+  g_free (desc);
+}
+
+GST_START_TEST (test_clock_cheap_stage)
+{
+  clock_paced (3000);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_clock_stage_at_60_percent)
+{
+  clock_paced (20000);
+}
+
+GST_END_TEST;
+
+/* ---------------------------------------------------------- identity */
+
+typedef struct
+{
+  guint64 in_ns;                /* when the buffer in flight arrived */
+  guint64 inside_ns;            /* arrival -> departure, summed */
+} Passage;
+
+static GstPadProbeReturn
+arrive (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  ((Passage *) data)->in_ns = gpuprof_test_now_ns ();
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+depart (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Passage *ps = data;
+
+  ps->inside_ns += gpuprof_test_now_ns () - ps->in_ns;
+  return GST_PAD_PROBE_OK;
+}
+
+/* identity sync=true mid-pipeline waits on the clock for each buffer:
+ * that is no work, and it paces the run */
+GST_START_TEST (test_identity_sync_is_no_work)
+{
+  GstElement *p = gpuprof_test_parse ("videotestsrc num-buffers=30 ! "
+      "video/x-raw,width=64,height=48,framerate=30/1 ! identity name=id "
+      "sync=true ! fakesink sync=false");
+  GstElement *id = gst_bin_get_by_name (GST_BIN (p), "id");
+  GstPad *sink = gst_element_get_static_pad (id, "sink");
+  GstPad *src = gst_element_get_static_pad (id, "src");
+  gchar *path = gpuprof_test_path (p, "id");
+  Passage ps = { 0 };
+  GstStructure *s, *m;
+
+  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, arrive, &ps, NULL);
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, depart, &ps, NULL);
+  gpuprof_test_play_to_eos (p);
+  s = gpuprof_test_element_stats (path);
+  m = metrics_of (p);
+  /* its time inside, arrival to departure, is its wait on the clock */
+  fail_unless (gpuprof_test_get_double (s, "busy") < 0.03, "identity "
+      "sync=true %.1f %% busy", 100 * gpuprof_test_get_double (s, "busy"));
+  fail_unless (gpuprof_test_get_u64 (s, "self_ns") < ps.inside_ns / 20,
+      "self %" G_GUINT64_FORMAT " ns of %" G_GUINT64_FORMAT " ns inside",
+      gpuprof_test_get_u64 (s, "self_ns"), ps.inside_ns);
+  assert_within ("clock wait", gpuprof_test_get_u64 (s, "clock_wait_ns"),
+      ps.inside_ns, 0.10);
+  assert_limit (p, m, "clock", "id");
+  gst_structure_free (m);
+  gst_structure_free (s);
+  gst_object_unref (sink);
+  gst_object_unref (src);
+  gst_object_unref (id);
+  g_free (path);
+  gpuprof_test_stop (p);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------- input */
+
+#define APP_BUFFERS 60
+#define APP_INTERVAL_US 10000
+
+/* the application feeds appsrc every 10 ms; a 2 ms stage: input-paced at
+ * the rate it fed, headroom the interval over the stage's time */
+GST_START_TEST (test_appsrc_fed_at_a_rate)
+{
+  GstElement *p = gpuprof_test_parse ("appsrc name=src ! "
+      "gpuprofwork name=work work-us=2000 spin=true ! fakesink sync=false");
+  GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
+  guint64 first = 0, last = 0;
+  GpuprofTestTruth work;
+  GstStructure *m;
+  gdouble interval_ns;
+  gboolean input_bound = FALSE;
+  guint i;
+
+  fail_unless (gst_element_set_state (p, GST_STATE_PLAYING)
+      != GST_STATE_CHANGE_FAILURE);
+  for (i = 0; i < APP_BUFFERS; i++) {
+    g_usleep (APP_INTERVAL_US);
+    last = gpuprof_test_now_ns ();
+    if (!first)
+      first = last;
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
+            gst_buffer_new_allocate (NULL, 64, NULL)), GST_FLOW_OK);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  fail_unless_equals_int (gpuprof_test_play (p, 60 * GST_SECOND, NULL),
+      GST_MESSAGE_EOS);
+  work = gpuprof_test_truth (p, "work");
+  m = metrics_of (p);
+  assert_limit (p, m, "input", "src");
+  interval_ns = (gdouble) (last - first) / (APP_BUFFERS - 1);
+  assert_within ("rate", run_double (m, "limit_rate"), 1e9 / interval_ns,
+      0.20);
+  assert_within ("headroom", run_double (m, "limit_headroom"),
+      interval_ns / ((gdouble) work.self_ns / work.calls), 0.20);
+  fail_unless (gst_structure_get_boolean (run_of (m), "input_bound",
+          &input_bound) && input_bound);
+  gst_structure_free (m);
+  gst_object_unref (src);
+  gpuprof_test_stop (p);
+}
+
+GST_END_TEST;
+
+/* a live source into a synced sink: the sink waits for the live frames'
+ * times, the source never does; still the input paces */
+GST_START_TEST (test_live_source_into_synced_sink)
+{
+  GstElement *p = gpuprof_test_parse ("videotestsrc name=cam is-live=true "
+      "num-buffers=30 ! video/x-raw,width=64,height=48,framerate=30/1 ! "
+      "fakesink name=sink sync=true");
+  GstStructure *m;
+  gchar *report, *line;
+
+  gpuprof_test_play_to_eos (p);
+  m = metrics_of (p);
+  assert_limit (p, m, "input", "cam");
+  assert_within ("rate", run_double (m, "limit_rate"), 30.0, 0.10);
+  fail_unless_equals_string (run_str (m, "next_kind"), "clock");
+  report = gpuprof_test_live_report (p);
+  line = g_strdup_printf ("limit: input %s/cam — live source",
+      GST_OBJECT_NAME (p));
+  fail_unless (strstr (report, line) != NULL, "%s", report);
+  g_free (line);
+  g_free (report);
+  gst_structure_free (m);
+  gpuprof_test_stop (p);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------- drops */
+
+typedef struct
+{
+  gint in, out;
+} Counts;
+
+static GstPadProbeReturn
+count_in (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  g_atomic_int_inc (&((Counts *) data)->in);
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+count_out (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  g_atomic_int_inc (&((Counts *) data)->out);
+  return GST_PAD_PROBE_OK;
+}
+
+GST_START_TEST (test_leaky_queue_drops)
+{
+  GstElement *p = gpuprof_test_parse ("videotestsrc name=cam is-live=true "
+      "num-buffers=200 ! video/x-raw,width=64,height=48,framerate=100/1 ! "
+      "queue name=q leaky=downstream max-size-buffers=1 max-size-bytes=0 "
+      "max-size-time=0 ! gpuprofwork name=work work-us=20000 spin=true ! "
+      "fakesink sync=false");
+  GstElement *q = gst_bin_get_by_name (GST_BIN (p), "q");
+  GstPad *qsink = gst_element_get_static_pad (q, "sink");
+  GstPad *qsrc = gst_element_get_static_pad (q, "src");
+  gchar *qpath = gpuprof_test_path (p, "q"), *report, *line;
+  Counts c = { 0 };
+  GstStructure *m;
+  guint64 drops;
+  gboolean input_bound = FALSE;
+
+  gst_pad_add_probe (qsink, GST_PAD_PROBE_TYPE_BUFFER, count_in, &c, NULL);
+  gst_pad_add_probe (qsrc, GST_PAD_PROBE_TYPE_BUFFER, count_out, &c, NULL);
+  gpuprof_test_play_to_eos (p);
+  m = metrics_of (p);
+  report = gpuprof_test_live_report (p);
+  GST_INFO ("%s", report);
+  /* the stage that could not keep up, not the input */
+  assert_limit (p, m, "stage", "work");
+  fail_if (strstr (report, "limit: input") != NULL, "%s", report);
+  fail_if (gst_structure_get_boolean (run_of (m), "input_bound",
+          &input_bound) && input_bound, "input_bound:\n%s", report);
+  /* the drops, as the queue's pads saw them */
+  fail_unless (c.in > c.out + 50, "only %d in, %d out", c.in, c.out);
+  drops = gpuprof_test_get_u64 (run_of (m), "drops");
+  fail_unless_equals_uint64 (drops, (guint64) (c.in - c.out));
+  fail_unless_equals_string (run_str (m, "drops_where"), qpath);
+  line = g_strdup_printf ("buffers dropped before it at %s (leaky)", qpath);
+  fail_unless (strstr (report, line) != NULL, "%s", report);
+  g_free (line);
+  g_free (report);
+  gst_structure_free (m);
+  gst_object_unref (qsink);
+  gst_object_unref (qsrc);
+  gst_object_unref (q);
+  g_free (qpath);
+  gpuprof_test_stop (p);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------ causal */
+
+#define CAUSAL "fakesrc num-buffers=60 ! gpuprofwork name=a work-us=%u " \
+  "spin=true ! queue ! gpuprofwork name=b work-us=%u spin=true ! queue ! " \
+  "fakesink sync=false"
+#define A_US 12000
+#define B_US 5000
+
+static gchar *self_exe;
+
+/* the wall time of the pipeline run untraced, in a process of its own
+ * (this program, GST_TRACERS unset: see main); the shorter of two runs,
+ * so that a moment of load does not count */
+static gdouble
+untraced_seconds (guint a_us, guint b_us)
+{
+  gchar *desc = g_strdup_printf (CAUSAL, a_us, b_us);
+  gchar *argv[] = { self_exe, (gchar *) "--untraced", desc, NULL };
+  gchar **envp = g_environ_unsetenv (g_get_environ (), "GST_TRACERS");
+  gdouble best = G_MAXDOUBLE;
+  guint i;
+
+  for (i = 0; i < 2; i++) {
+    gchar *out = NULL, *err = NULL;
+    gint status;
+
+    fail_unless (g_spawn_sync (NULL, argv, envp, G_SPAWN_DEFAULT, NULL, NULL,
+            &out, &err, &status, NULL));
+    fail_unless (g_spawn_check_wait_status (status, NULL), "untraced run "
+        "failed: %s", err);
+    best = MIN (best, g_ascii_strtod (out, NULL));
+    g_free (out);
+    g_free (err);
+  }
+  GST_INFO ("untraced a=%u b=%u: %.3f s", a_us, b_us, best);
+  g_strfreev (envp);
+  g_free (desc);
+  return best;
+}
+
+/* Two slow stages behind queues: the verdict names the slower; its
+ * headroom — how much faster the run gets with it sped up until the other
+ * limits — is the other's thread's wall over the other's own time (its
+ * pad's first to last buffer, its own clock): first / second of their
+ * times where nothing else costs. Run untraced, the named stage made 3x
+ * faster speeds the pipeline up, and the runner-up made 3x faster does
+ * not. */
+GST_START_TEST (test_causal)
+{
+  gchar *desc = g_strdup_printf (CAUSAL, A_US, B_US), *report, *bp;
+  GstElement *p = gpuprof_test_parse (desc);
+  GpuprofTestSpan *span = gpuprof_test_watch_span (p, "b", "src");
+  GpuprofTestTruth a, b;
+  GstStructure *m;
+  gdouble as_is, named, other, truth;
+
+  gpuprof_test_play_to_eos (p);
+  a = gpuprof_test_truth (p, "a");
+  b = gpuprof_test_truth (p, "b");
+  m = metrics_of (p);
+  report = gpuprof_test_live_report (p);
+  GST_INFO ("a %.3f ms, b %.3f ms per buffer:\n%s", a.self_ns / 1e6 /
+      a.calls, b.self_ns / 1e6 / b.calls, report);
+  assert_limit (p, m, "stage", "a");
+  bp = gpuprof_test_path (p, "b");
+  fail_unless_equals_string (run_str (m, "next_what"), bp);
+  truth = (gdouble) (span->last_ns - span->first_ns) / b.self_ns;
+  assert_within ("headroom", run_double (m, "limit_headroom"), truth, 0.20);
+  g_free (bp);
+  g_free (report);
+  gst_structure_free (m);
+  gpuprof_test_stop (p);
+  g_free (desc);
+
+  as_is = untraced_seconds (A_US, B_US);
+  named = untraced_seconds (A_US / 3, B_US);
+  other = untraced_seconds (A_US, B_US / 3);
+  fail_unless (as_is / named >= 1.5, "speeding the named stage up: %.3f s "
+      "-> %.3f s", as_is, named);
+  /* the runner-up's speed-up gives back CPU to the named stage on a loaded
+   * machine: a little, never what the named stage's gives */
+  fail_unless (as_is / other < 1.3 && (as_is / named) > 1.5 * (as_is /
+          other), "speeding the runner-up up: %.3f s -> %.3f s (the named "
+      "stage: -> %.3f s)", as_is, other, named);
+}
+
+GST_END_TEST;
+
+static Suite *
+verdict_suite (void)
+{
+  Suite *s = suite_create ("gpuprof-verdict");
+  TCase *tc = tcase_create ("verdict");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_clock_cheap_stage);
+  tcase_add_test (tc, test_clock_stage_at_60_percent);
+  tcase_add_test (tc, test_identity_sync_is_no_work);
+  tcase_add_test (tc, test_appsrc_fed_at_a_rate);
+  tcase_add_test (tc, test_live_source_into_synced_sink);
+  tcase_add_test (tc, test_leaky_queue_drops);
+  tcase_add_test (tc, test_causal);
+  return s;
+}
+
+/* --untraced DESC: run DESC without the tracer, print its wall seconds
+ * (PLAYING to EOS) */
+static gint
+run_untraced (gint argc, gchar ** argv)
+{
+  GstElement *p;
+  GstBus *bus;
+  GstMessage *msg;
+  gint64 t0;
+  gboolean ok;
+
+  gst_init (&argc, &argv);
+  gpuprof_test_register_elements ();
+  p = gst_parse_launch (argv[2], NULL);
+  if (!p)
+    return 2;
+  bus = gst_element_get_bus (p);
+  t0 = g_get_monotonic_time ();
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  ok = msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
+  g_print ("%.6f\n", (g_get_monotonic_time () - t0) / 1e6);
+  if (msg)
+    gst_message_unref (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  return ok ? 0 : 1;
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc == 3 && !strcmp (argv[1], "--untraced"))
+    return run_untraced (argc, argv);
+  self_exe = g_file_read_link ("/proc/self/exe", NULL);
+  return gpuprof_test_main (&argc, &argv, "gpuprof", verdict_suite,
+      "verdict", __FILE__);
+}
