@@ -523,6 +523,73 @@ format_gpu (const GpuprofSnapshot * s, GString * out)
   format_gpu_devices (s, out);
 }
 
+/* "0.5 s" / "250 ms" */
+static gchar *
+period_text (guint64 ns)
+{
+  return ns >= 1000000000 ? g_strdup_printf ("%.1f s", ns / 1e9) :
+      g_strdup_printf ("%.0f ms", ns / 1e6);
+}
+
+/* a GPU's row of the resources table; "-" where NVML gave nothing */
+static void
+add_gpu_resource_row (GpuprofTable * t, const GpuprofGpuResourceRow * r)
+{
+  gchar *cells[] = {
+    g_strdup (r->name), u64 (r->readings), pct (r->sm), pct (r->sm_peak),
+    pct (r->mem), pct (r->dec), pct (r->dec_peak), pct (r->dec_saturated),
+    pct (r->enc), r->clock_max_mhz ? g_strdup_printf ("%.0f/%" G_GUINT64_FORMAT,
+        r->clock_mhz, r->clock_max_mhz) : g_strdup ("-"), pct (r->throttled),
+    r->mem_total ? g_strdup_printf ("%.0f/%.0f", r->mem_used_peak / 1048576.0,
+        r->mem_total / 1048576.0) : g_strdup ("-"),
+    r->self_known ? pct (r->self_sm) : g_strdup ("-"),
+    r->self_known ? pct (r->self_dec) : g_strdup ("-"), NULL
+  };
+
+  add_owned_row (t, cells);
+}
+
+/* The GPU's engines from NVML over the run (gpu_resources) */
+static void
+format_gpu_resources (const GpuprofSnapshot * s, GString * out)
+{
+  static const gchar *const headers[] = {
+    "GPU", "readings", "SM %", "SM peak %", "mem %", "NVDEC %",
+    "NVDEC peak %", "NVDEC >=90 %", "NVENC %", "SM MHz/max", "throttled %",
+    "mem used/total MiB", "ours SM %", "ours NVDEC %", NULL
+  };
+  const GpuprofGpuResourceRow *first;
+  GpuprofTable *t;
+  gchar *period;
+  guint i;
+
+  if (!s->gpu_resources || !s->gpu_resources->len)
+    return;
+  first = &g_array_index (s->gpu_resources, GpuprofGpuResourceRow, 0);
+  period = period_text (first->read_period_ns);
+  t = gpuprof_table_new (14, headers);
+  for (i = 0; i < s->gpu_resources->len; i++)
+    add_gpu_resource_row (t, &g_array_index (s->gpu_resources,
+            GpuprofGpuResourceRow, i));
+  g_string_append_printf (out, "\nGPU resources (NVML, read every %s, "
+      "%.2f ms CPU a reading; %% of NVML's sample period an engine was busy, "
+      "mean over the run; ours = this process's share of that time)\n",
+      period, first->read_cpu_ns / 1e6);
+  gpuprof_table_print (t, out);
+  gpuprof_table_free (t);
+  g_free (period);
+  for (i = 0; i < s->gpu_resources->len; i++) {
+    const GpuprofGpuResourceRow *r = &g_array_index (s->gpu_resources,
+        GpuprofGpuResourceRow, i);
+
+    g_string_append_printf (out, "  %s: used by the pipeline as %s; clock "
+        "event reasons: %s%s%s\n", r->name, r->used_by,
+        r->reasons && *r->reasons ? r->reasons : "none",
+        r->missing && *r->missing ? "; this driver's NVML lacks " : "",
+        r->missing && *r->missing ? r->missing : "");
+  }
+}
+
 /* "input-bound" comes first: then the bottleneck is only the busiest
  * stage while the pipeline waits for its source */
 static gchar *
@@ -572,6 +639,7 @@ gpuprof_report_format (const GpuprofSnapshot * s)
   format_threads (s, out);
   format_batches (s, out);
   format_streams (s, out);
+  format_gpu_resources (s, out);
   if (s->tracer_overhead_samples)
     g_string_append_printf (out, "\ngpuprof's own hooks: ~%.1f ms "
         "(estimated from %" G_GUINT64_FORMAT " sampled pushes)\n",

@@ -14,6 +14,7 @@
 #include "gpuprof-live.h"
 #include "gpuprof-metrics.h"
 #include "gpuprof-metrics-server.h"
+#include "gpuprof-nvml-sampler.h"
 #include "gpuprof-nvtx.h"
 #include "gpuprof-output.h"
 #include "gpuprof-report.h"
@@ -55,6 +56,14 @@ struct _GpuprofProfiler
   GpuprofTicker *live;          /* the live thread (gpuprof-ticker.h): the
                                  * stall watchdog, snapshots; NULL without
                                  * interval= or stall= */
+
+  /* the resource sampler's thread and its NVML registration (issue 23,
+   * docs/resources.md): started with the first run, as CUPTI */
+  GpuprofTicker *sampler;
+  gsize nvml_started;           /* g_once */
+  GpuprofNvmlSampler *nvml;     /* NULL: nvml=off, or NVML could not open */
+  gchar *nvml_off_reason;       /* nvml=on: why not, for each report */
+  guint nvml_tick;
 };
 
 /* ---------------------------------------------------------------- setup */
@@ -134,6 +143,47 @@ start_gpu (GpuprofProfiler * p)
 
 static void start_checkpoints (GpuprofProfiler * p);
 
+/* the sampler thread: periodic readings off the buffer path */
+static GpuprofTicker *
+sampler_ticker (GpuprofProfiler * p)
+{
+  if (!p->sampler)
+    p->sampler = gpuprof_ticker_new ("gpuprof-sampler");
+  return p->sampler;
+}
+
+/* nvml=: NVML read on the sampler thread, with or without CUPTI; auto is
+ * silent where it cannot run (no driver, no GPU), on says why once */
+static void
+start_nvml (GpuprofProfiler * p)
+{
+  gchar *reason = NULL;
+
+  if (p->params.nvml == GPUPROF_NVML_MODE_OFF || p->params.nvml_hz <= 0.0)
+    return;
+  p->nvml = gpuprof_nvml_sampler_new (NULL, p->params.nvml_hz, &reason);
+  if (p->nvml) {
+    p->nvml_tick = gpuprof_ticker_add (sampler_ticker (p),
+        gpuprof_nvml_sampler_period_us (p->nvml),
+        gpuprof_nvml_sampler_tick_func, p->nvml);
+  } else if (p->params.nvml == GPUPROF_NVML_MODE_ON) {
+    p->nvml_off_reason = reason ? reason : g_strdup ("NVML off");
+    GST_WARNING ("%s", p->nvml_off_reason);
+    g_printerr ("gpuprof: %s\n", p->nvml_off_reason);
+  } else {
+    GST_INFO ("%s", reason ? reason : "NVML off");
+    g_free (reason);
+  }
+}
+
+static void
+stop_nvml (GpuprofProfiler * p)
+{
+  if (p->nvml_tick)
+    gpuprof_ticker_remove (p->sampler, p->nvml_tick);
+  p->nvml_tick = 0;
+}
+
 /* an element leaves NULL (GpuprofMeasureFuncs), before the owners' scan of
  * its state change: the threads started here (CUPTI's collector, the
  * checkpoint thread) are the application's, no element's workers. The
@@ -153,6 +203,10 @@ starting (GstElement * element, gpointer user_data)
   if (g_once_init_enter (&p->gpu_started)) {
     start_gpu (p);
     g_once_init_leave (&p->gpu_started, 1);
+  }
+  if (g_once_init_enter (&p->nvml_started)) {
+    start_nvml (p);
+    g_once_init_leave (&p->nvml_started, 1);
   }
 }
 
@@ -200,6 +254,7 @@ void
 gpuprof_profiler_shutdown (GpuprofProfiler * p)
 {
   live_stop (p);
+  stop_nvml (p);
   g_clear_pointer (&p->checkpoint, gpuprof_ticker_free);
   g_clear_pointer (&p->metrics, gpuprof_metrics_server_stop);
   gpuprof_measure_end_queues (p->measure);
@@ -219,6 +274,9 @@ gpuprof_profiler_free (GpuprofProfiler * p)
   gpuprof_outputs_free (p->outputs);
   p->trace = NULL;
   g_free (p->gpu_off_reason);
+  g_clear_pointer (&p->sampler, gpuprof_ticker_free);
+  g_clear_pointer (&p->nvml, gpuprof_nvml_sampler_free);
+  g_free (p->nvml_off_reason);
   gpuprof_measure_free (p->measure);
   gpuprof_bus_free (p->bus);
   g_mutex_clear (&p->report_lock);
@@ -244,6 +302,26 @@ gpu_section (GpuprofProfiler * p, GpuprofSnapshot * snap, guint64 first,
       last ? start + last : 0);
 }
 
+/* The GPU's engines (NVML) over the run of @pl, [@first, @last] on the
+ * tracer clock (0: unbounded), for the devices it uses. Call after
+ * gpu_section: CUPTI's devices tell which. */
+static void
+resources_section (GpuprofProfiler * p, GpuprofPipeline * pl,
+    GpuprofSnapshot * snap, guint64 first, guint64 last)
+{
+  guint64 start = gpuprof_clock_start_monotonic ();
+  gchar *how = NULL;
+  guint64 mask;
+
+  if (!p->nvml)
+    return;
+  mask = gpuprof_nvml_sampler_pipeline_devices (p->nvml, p->measure->objects,
+      pl, snap, &how);
+  gpuprof_nvml_sampler_fill (p->nvml, snap, mask, how,
+      first ? start + first : 0, last ? start + last : 0);
+  g_free (how);
+}
+
 /* What only a live run knows: why GPU attribution is off, each output's
  * line (the trace file). */
 static void
@@ -251,6 +329,9 @@ append_live_sections (GpuprofProfiler * p, GString * out)
 {
   if (!p->gpu_on && p->gpu_off_reason)
     g_string_append_printf (out, "\nGPU: %s\n", p->gpu_off_reason);
+  if (p->nvml_off_reason)
+    g_string_append_printf (out, "\nGPU resources: %s\n",
+        p->nvml_off_reason);
   gpuprof_outputs_describe (p->outputs, out);
 }
 
@@ -359,10 +440,12 @@ live_tick_locked (GpuprofProfiler * p)
   for (i = 0; i < pipelines->len; i++) {
     GpuprofPipeline *pl = g_ptr_array_index (pipelines, i);
     GpuprofSnapshot *snap;
+    guint64 first = 0, last = 0;
 
     if (!gpuprof_measure_pipeline_active (p->measure, pl))
       continue;
-    snap = gpuprof_measure_snapshot (p->measure, pl, NULL, NULL);
+    snap = gpuprof_measure_snapshot (p->measure, pl, &first, &last);
+    resources_section (p, pl, snap, first, last);
     live_emit_locked (p, pl, snap, now, FALSE);
     g_hash_table_replace (p->live_previous, GUINT_TO_POINTER (pl->id), snap);
   }
@@ -469,6 +552,7 @@ report_pipeline_locked (GpuprofProfiler * p, GpuprofPipeline * pl)
   snap = gpuprof_measure_snapshot (p->measure, pl, &first, &last);
   if (p->gpu_on)
     gpu_section (p, snap, first, last);
+  resources_section (p, pl, snap, first, last);
   text = flowed ? gpuprof_report_format (snap) : nothing_flowed (p, pl,
       playing);
   {
@@ -524,6 +608,7 @@ snapshot_pipeline_gpu (GpuprofProfiler * p, GpuprofPipeline * pl)
 
   if (p->gpu_on)
     gpu_section (p, snap, first, last);
+  resources_section (p, pl, snap, first, last);
   return snap;
 }
 

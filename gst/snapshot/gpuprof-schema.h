@@ -259,6 +259,50 @@ G_BEGIN_DECLS
   F (graph_records, U64, "records launched by a CUDA graph") \
   F (early, U64, "records starting before their API call (clock mismatch; 0 expected)")
 
+/* the GPU's engines from NVML over the run (docs/resources.md): one row
+ * per device the pipeline uses, empty without NVML (nvml=off, no GPU) */
+#define GPUPROF_SCHEMA_GPU_RESOURCES(F) \
+  F (device, STRING, "the GPU's UUID, GPU-..., as NVML gives it") \
+  F (name, STRING, "GPU N and its product: GPU 0 NVIDIA H100 80GB HBM3 (N: NVML's index)") \
+  F (used_by, STRING, "how the pipeline was found to use it: CUDA device 0 (CUPTI), an element's property, or all devices when neither told") \
+  F (readings, U64, "NVML readings in the run (its window)") \
+  F (span_ns, U64, "first to last of those readings, ns") \
+  F (sm, DOUBLE, "mean SM utilisation: share of NVML's sample period in which a kernel ran (nvidia-smi dmon's sm), 0..1") \
+  F (sm_peak, DOUBLE, "highest SM reading, 0..1") \
+  F (sm_saturated, DOUBLE, "share of readings with SM at or above 90 %, 0..1") \
+  F (mem, DOUBLE, "mean memory utilisation: share of the period device memory was read or written (dmon's mem), 0..1") \
+  F (mem_peak, DOUBLE, "highest memory reading, 0..1") \
+  F (mem_saturated, DOUBLE, "share of readings with memory at or above 90 %, 0..1") \
+  F (dec, DOUBLE, "mean NVDEC utilisation (dmon's dec), 0..1") \
+  F (dec_peak, DOUBLE, "highest NVDEC reading, 0..1") \
+  F (dec_saturated, DOUBLE, "share of readings with NVDEC at or above 90 %, 0..1") \
+  F (enc, DOUBLE, "mean NVENC utilisation (dmon's enc), 0..1") \
+  F (enc_peak, DOUBLE, "highest NVENC reading, 0..1") \
+  F (enc_saturated, DOUBLE, "share of readings with NVENC at or above 90 %, 0..1") \
+  F (mem_used_peak, U64, "most device memory in use, all processes, bytes") \
+  F (mem_total, U64, "device memory, bytes") \
+  F (clock_mhz, DOUBLE, "mean SM clock, MHz") \
+  F (clock_max_mhz, U64, "its maximum, MHz") \
+  F (throttled, DOUBLE, "share of readings whose clocks were held down by power, heat or a hardware slowdown (not idle), 0..1") \
+  F (power_capped, DOUBLE, "share of readings with sw_power_cap or hw_power_brake, 0..1") \
+  F (thermal, DOUBLE, "share of readings with sw_thermal or hw_thermal, 0..1") \
+  F (hw_slowdown, DOUBLE, "share of readings with hw_slowdown, 0..1") \
+  F (reasons, STRING, "every clock event reason seen and its share of the readings: sw_power_cap 40%, gpu_idle 5%; empty when none") \
+  F (self_known, BOOLEAN, "NVML gave per-process samples: the self_ shares below are known") \
+  F (self_sm, DOUBLE, "this process's share of the device's SM time (its samples over all processes'), 0..1") \
+  F (self_dec, DOUBLE, "this process's share of the NVDEC time, 0..1") \
+  F (self_enc, DOUBLE, "this process's share of the NVENC time, 0..1") \
+  F (processes, U64, "most processes NVML saw using the GPU between two readings") \
+  F (last_sm, DOUBLE, "the newest reading's SM utilisation, 0..1") \
+  F (last_mem, DOUBLE, "the newest reading's memory utilisation, 0..1") \
+  F (last_dec, DOUBLE, "the newest reading's NVDEC utilisation, 0..1") \
+  F (last_enc, DOUBLE, "the newest reading's NVENC utilisation, 0..1") \
+  F (last_reasons, STRING, "the newest reading's clock event reasons; none") \
+  F (read_period_ns, U64, "NVML was read every this often: 1 / nvml-hz, longer when a reading cost more than 1 % of a core, ns") \
+  F (read_cpu_ns, U64, "mean CPU time of one reading of all devices on the sampler thread, ns") \
+  F (read_wall_ns, U64, "mean wall time of one reading, ns") \
+  F (missing, STRING, "NVML calls this driver lacks (their fields stay 0); empty when none")
+
 /* Live tables (interval=, docs/live.md): the figures of one interval, the
  * differences between two snapshots of a run. They are the "interval"
  * object of the JSON Lines, the interval columns of the live CSV files and
@@ -351,7 +395,8 @@ typedef struct
   T (GPU_ELEMENTS, gpu_elements, gpu-element, 1, FALSE) \
   T (GPU_KERNELS, gpu_kernels, gpu-kernel, 2, FALSE) \
   T (GPU_DEVICES, gpu_devices, gpu-device, 1, FALSE) \
-  T (GPU, gpu, gpu, 0, TRUE)
+  T (GPU, gpu, gpu, 0, TRUE) \
+  T (GPU_RESOURCES, gpu_resources, gpu-resource, 1, FALSE)
 
 #define GPUPROF_SCHEMA_ENUM(ID, name, record, n_key, single) \
   GPUPROF_SUMMARY_##ID,

@@ -42,6 +42,8 @@ gpuprof_snapshot_new (const gchar * pipeline)
   s->gpu_kernels = rows_new (sizeof (GpuprofGpuKernelRow), clear_gpu_kernels);
   s->gpu_devices = rows_new (sizeof (GpuprofGpuDeviceRow), clear_gpu_devices);
   s->gpu = rows_new (sizeof (GpuprofGpuRow), clear_gpu);
+  s->gpu_resources = rows_new (sizeof (GpuprofGpuResourceRow),
+      clear_gpu_resources);
   return s;
 }
 
@@ -85,6 +87,7 @@ gpuprof_snapshot_free (GpuprofSnapshot * s)
   g_array_unref (s->gpu_kernels);
   g_array_unref (s->gpu_devices);
   g_array_unref (s->gpu);
+  g_array_unref (s->gpu_resources);
   gpuprof_summary_row_clear (GPUPROF_SUMMARY_RUN, s);
   g_free (s);
 }

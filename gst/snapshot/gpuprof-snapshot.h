@@ -32,6 +32,7 @@ typedef struct { GPUPROF_SCHEMA_GPU_ELEMENTS (GPUPROF_SCHEMA_MEMBER) } GpuprofGp
 typedef struct { GPUPROF_SCHEMA_GPU_KERNELS (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuKernelRow;
 typedef struct { GPUPROF_SCHEMA_GPU_DEVICES (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuDeviceRow;
 typedef struct { GPUPROF_SCHEMA_GPU (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuRow;
+typedef struct { GPUPROF_SCHEMA_GPU_RESOURCES (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuResourceRow;
 
 /* the live tables' rows (interval=): path points into the snapshot */
 typedef struct { GPUPROF_SCHEMA_INTERVAL_ELEMENTS (GPUPROF_SCHEMA_MEMBER) } GpuprofIntervalElementRow;
@@ -59,6 +60,8 @@ typedef struct
   GArray *gpu_kernels;          /* GpuprofGpuKernelRow, most time first */
   GArray *gpu_devices;          /* GpuprofGpuDeviceRow, by device */
   GArray *gpu;                  /* GpuprofGpuRow: one row when GPU was on */
+  /* NVML (gpuprof-nvml-sampler.c), empty without it */
+  GArray *gpu_resources;        /* GpuprofGpuResourceRow, by NVML index */
 } GpuprofSnapshot;
 
 /* the row type of each table of GPUPROF_SCHEMA_TABLES, by its ID */
@@ -76,6 +79,7 @@ typedef struct
 #define GPUPROF_SCHEMA_ROW_GPU_KERNELS GpuprofGpuKernelRow
 #define GPUPROF_SCHEMA_ROW_GPU_DEVICES GpuprofGpuDeviceRow
 #define GPUPROF_SCHEMA_ROW_GPU GpuprofGpuRow
+#define GPUPROF_SCHEMA_ROW_GPU_RESOURCES GpuprofGpuResourceRow
 #define GPUPROF_SCHEMA_ROW_INTERVAL_ELEMENTS GpuprofIntervalElementRow
 #define GPUPROF_SCHEMA_ROW_INTERVAL_QUEUES GpuprofIntervalQueueRow
 #define GPUPROF_SCHEMA_ROW_INTERVAL_STREAMS GpuprofIntervalStreamRow
