@@ -2,6 +2,7 @@
 #include "gpuprof-report.h"
 
 #include "gpuprof-advice.h"
+#include "gpuprof-gpu-verdict.h"
 
 #include <string.h>
 
@@ -590,6 +591,25 @@ format_gpu_resources (const GpuprofSnapshot * s, GString * out)
   }
 }
 
+/* The GPU's engines in the verdict: what binds (decode-, encode-,
+ * compute-, copy-bound, throttled) with its advice, else the busiest
+ * engine */
+static void
+format_gpu_verdict (const GpuprofSnapshot * s, GString * out)
+{
+  GArray *c = gpuprof_gpu_verdict_candidates (s, NULL);
+  const GpuprofGpuCandidate *bound = gpuprof_gpu_verdict_bound (c);
+
+  if (bound)
+    g_string_append_printf (out, "gpu: %s — %s\nadvice: %s: %s\n",
+        bound->what, bound->evidence, bound->what, bound->advice);
+  else if (c->len)
+    g_string_append_printf (out, "gpu: not limiting — %s: %s\n",
+        g_array_index (c, GpuprofGpuCandidate, 0).what,
+        g_array_index (c, GpuprofGpuCandidate, 0).evidence);
+  g_array_unref (c);
+}
+
 /* "input-bound" comes first: then the bottleneck is only the busiest
  * stage while the pipeline waits for its source */
 static gchar *
@@ -645,6 +665,7 @@ gpuprof_report_format (const GpuprofSnapshot * s)
         "(estimated from %" G_GUINT64_FORMAT " sampled pushes)\n",
         s->tracer_overhead_ns / 1e6, s->tracer_overhead_samples);
   g_string_append_printf (out, "\n%s\n", verdict);
+  format_gpu_verdict (s, out);
   format_advice (s, out);
   g_free (verdict);
   if (s->gpu && s->gpu->len)
