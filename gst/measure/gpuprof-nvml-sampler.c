@@ -39,10 +39,15 @@ typedef struct
 
 struct _GpuprofNvmlSampler
 {
-  GpuprofNvml *nvml;
+  gchar *library;
+  GpuprofNvmlSamplerState state;        /* under the lock */
+  gchar *reason;                /* FAILED: why */
+  GCond opened;
+  GpuprofNvml *nvml;            /* set once, by the first tick */
   guint n_devices;
   Device *devices;
-  GMutex lock;                  /* the devices' figures, the cost */
+  GMutex lock;                  /* the state, the devices' figures, the
+                                 * cost */
   gint64 period_us;             /* asked: 1 / nvml-hz */
   gint64 next_us;               /* the next reading is due (sampler) */
   GpuprofNvmlSamplerCost cost;
@@ -51,22 +56,53 @@ struct _GpuprofNvmlSampler
 /* ---------------------------------------------------------- creation */
 
 GpuprofNvmlSampler *
-gpuprof_nvml_sampler_new (const gchar * library, gdouble hz, gchar ** reason)
+gpuprof_nvml_sampler_new (const gchar * library, gdouble hz)
 {
-  GpuprofNvml *nvml = gpuprof_nvml_open (library, reason);
-  GpuprofNvmlSampler *s;
+  GpuprofNvmlSampler *s = g_new0 (GpuprofNvmlSampler, 1);
 
-  if (!nvml)
-    return NULL;
-  s = g_new0 (GpuprofNvmlSampler, 1);
-  s->nvml = nvml;
-  s->n_devices = gpuprof_nvml_device_count (nvml);
-  s->devices = g_new0 (Device, s->n_devices);
+  s->library = g_strdup (library);
   g_mutex_init (&s->lock);
+  g_cond_init (&s->opened);
   s->period_us = (gint64) (G_USEC_PER_SEC / (hz > 0.0 ? hz : 1.0));
   s->period_us = MAX (s->period_us, 1000);
   s->cost.period_us = s->cost.effective_us = s->period_us;
   return s;
+}
+
+/* the first tick: NVML's loading and init on the sampler thread */
+static void
+open_nvml (GpuprofNvmlSampler * s)
+{
+  gchar *reason = NULL;
+  GpuprofNvml *nvml = gpuprof_nvml_open (s->library, &reason);
+  guint n = nvml ? gpuprof_nvml_device_count (nvml) : 0;
+  Device *devices = g_new0 (Device, MAX (n, 1));
+
+  g_mutex_lock (&s->lock);
+  s->nvml = nvml;
+  s->n_devices = n;
+  s->devices = devices;
+  s->reason = reason;
+  s->state = nvml ? GPUPROF_NVML_SAMPLER_OPEN : GPUPROF_NVML_SAMPLER_FAILED;
+  g_cond_broadcast (&s->opened);
+  g_mutex_unlock (&s->lock);
+}
+
+GpuprofNvmlSamplerState
+gpuprof_nvml_sampler_state (GpuprofNvmlSampler * s, gint64 timeout_us,
+    const gchar ** reason)
+{
+  gint64 until = g_get_monotonic_time () + timeout_us;
+  GpuprofNvmlSamplerState state;
+
+  g_mutex_lock (&s->lock);
+  while (s->state == GPUPROF_NVML_SAMPLER_PENDING && timeout_us > 0
+      && g_cond_wait_until (&s->opened, &s->lock, until));
+  state = s->state;
+  if (reason)
+    *reason = s->reason;
+  g_mutex_unlock (&s->lock);
+  return state;
 }
 
 void
@@ -79,8 +115,12 @@ gpuprof_nvml_sampler_free (GpuprofNvmlSampler * s)
   for (i = 0; i < s->n_devices; i++)
     g_free (s->devices[i].history);
   g_free (s->devices);
-  gpuprof_nvml_close (s->nvml);
+  if (s->nvml)
+    gpuprof_nvml_close (s->nvml);
   g_mutex_clear (&s->lock);
+  g_cond_clear (&s->opened);
+  g_free (s->reason);
+  g_free (s->library);
   g_free (s);
 }
 
@@ -90,22 +130,38 @@ gpuprof_nvml_sampler_period_us (const GpuprofNvmlSampler * s)
   return s->period_us;
 }
 
-guint
-gpuprof_nvml_sampler_device_count (const GpuprofNvmlSampler * s)
+/* NVML and its devices, once open (they do not change after) */
+static GpuprofNvml *
+opened (GpuprofNvmlSampler * s)
 {
-  return s->n_devices;
+  GpuprofNvml *nvml;
+
+  g_mutex_lock (&s->lock);
+  nvml = s->nvml;
+  g_mutex_unlock (&s->lock);
+  return nvml;
+}
+
+guint
+gpuprof_nvml_sampler_device_count (GpuprofNvmlSampler * s)
+{
+  return opened (s) ? s->n_devices : 0;
 }
 
 const GpuprofNvmlDevice *
-gpuprof_nvml_sampler_device (const GpuprofNvmlSampler * s, guint index)
+gpuprof_nvml_sampler_device (GpuprofNvmlSampler * s, guint index)
 {
-  return gpuprof_nvml_device (s->nvml, index);
+  GpuprofNvml *nvml = opened (s);
+
+  return nvml ? gpuprof_nvml_device (nvml, index) : NULL;
 }
 
 const gchar *
-gpuprof_nvml_sampler_missing (const GpuprofNvmlSampler * s)
+gpuprof_nvml_sampler_missing (GpuprofNvmlSampler * s)
 {
-  return gpuprof_nvml_missing (s->nvml);
+  GpuprofNvml *nvml = opened (s);
+
+  return nvml ? gpuprof_nvml_missing (nvml) : "";
 }
 
 void
@@ -255,6 +311,10 @@ gpuprof_nvml_sampler_tick (GpuprofNvmlSampler * s, gint64 now_us)
   guint64 cpu0, wall0, cpu, wall;
   guint i;
 
+  if (s->state == GPUPROF_NVML_SAMPLER_PENDING)
+    open_nvml (s);
+  if (!s->nvml)
+    return;
   /* a tick a little early still reads: the ticker wakes at its period */
   if (s->next_us && now_us + s->period_us / 4 < s->next_us)
     return;
@@ -375,10 +435,12 @@ gpuprof_nvml_sampler_figures (GpuprofNvmlSampler * s, guint index,
   gboolean found = FALSE;
 
   memset (out, 0, sizeof (*out));
-  if (index >= s->n_devices)
-    return FALSE;
-  d = &s->devices[index];
   g_mutex_lock (&s->lock);
+  if (index >= s->n_devices) {
+    g_mutex_unlock (&s->lock);
+    return FALSE;
+  }
+  d = &s->devices[index];
   if (d->n) {
     /* the totals before the window: the last entry before t0 */
     base = t0_ns ? at_or_before (d, t0_ns - 1) : -1;
@@ -399,10 +461,8 @@ gpuprof_nvml_sampler_last (GpuprofNvmlSampler * s, guint index,
 {
   gboolean have_last = FALSE;
 
-  if (index >= s->n_devices)
-    return FALSE;
   g_mutex_lock (&s->lock);
-  if (s->devices[index].have_last) {
+  if (index < s->n_devices && s->devices[index].have_last) {
     *out = s->devices[index].last;
     have_last = TRUE;
   }
@@ -468,6 +528,10 @@ gpuprof_nvml_sampler_pipeline_devices (GpuprofNvmlSampler * s,
   guint64 mask = 0;
   guint i;
 
+  if (!opened (s)) {
+    *how = g_string_free (text, FALSE);
+    return 0;
+  }
   for (i = 0; snap && i < snap->gpu_devices->len; i++)
     add_device (s, &mask, text, (gint) g_array_index (snap->gpu_devices,
             GpuprofGpuDeviceRow, i).device, "CUPTI");
@@ -610,6 +674,8 @@ gpuprof_nvml_sampler_fill (GpuprofNvmlSampler * s, GpuprofSnapshot * snap,
   guint i;
 
   g_array_set_size (snap->gpu_resources, 0);
+  if (!opened (s))
+    return;
   gpuprof_nvml_sampler_cost (s, &cost);
   for (i = 0; i < s->n_devices && i < 64; i++) {
     GpuprofNvmlFigures f;

@@ -88,11 +88,26 @@ typedef struct
   gint64 effective_us;          /* read every this often now */
 } GpuprofNvmlSamplerCost;
 
-/* Opens NVML (@library: as gpuprof_nvml_open()); %NULL with its one line
- * in @reason when it cannot. @hz: readings per second asked (> 0). */
+/* A sampler of NVML (@library: as gpuprof_nvml_open()), @hz readings per
+ * second asked (> 0). NVML is opened by the first tick, on the sampler
+ * thread: every NVML call of a run is made there. */
 GPUPROF_API
 GpuprofNvmlSampler *gpuprof_nvml_sampler_new (const gchar * library,
-    gdouble hz, gchar ** reason);
+    gdouble hz);
+
+typedef enum
+{
+  GPUPROF_NVML_SAMPLER_PENDING, /* the first tick has not run */
+  GPUPROF_NVML_SAMPLER_OPEN,
+  GPUPROF_NVML_SAMPLER_FAILED,  /* NVML could not open: see @reason */
+} GpuprofNvmlSamplerState;
+
+/* Where opening stands, waiting up to @timeout_us for the first tick
+ * (0: not at all); @reason (nullable): the one line when FAILED, owned by
+ * the sampler */
+GPUPROF_API
+GpuprofNvmlSamplerState gpuprof_nvml_sampler_state (GpuprofNvmlSampler * s,
+    gint64 timeout_us, const gchar ** reason);
 GPUPROF_API
 void gpuprof_nvml_sampler_free (GpuprofNvmlSampler * s);
 /* the ticker period to register at */
@@ -106,13 +121,13 @@ GPUPROF_API
 gboolean gpuprof_nvml_sampler_tick_func (gint64 now_us, gpointer sampler);
 
 GPUPROF_API
-guint gpuprof_nvml_sampler_device_count (const GpuprofNvmlSampler * s);
+guint gpuprof_nvml_sampler_device_count (GpuprofNvmlSampler * s);
 GPUPROF_API
-const GpuprofNvmlDevice *gpuprof_nvml_sampler_device (const GpuprofNvmlSampler
+const GpuprofNvmlDevice *gpuprof_nvml_sampler_device (GpuprofNvmlSampler
     * s, guint index);
 /* NVML's optional calls this driver lacks ("" when none) */
 GPUPROF_API
-const gchar *gpuprof_nvml_sampler_missing (const GpuprofNvmlSampler * s);
+const gchar *gpuprof_nvml_sampler_missing (GpuprofNvmlSampler * s);
 GPUPROF_API
 void gpuprof_nvml_sampler_cost (GpuprofNvmlSampler * s,
     GpuprofNvmlSamplerCost * out);

@@ -61,8 +61,8 @@ struct _GpuprofProfiler
    * docs/resources.md): started with the first run, as CUPTI */
   GpuprofTicker *sampler;
   gsize nvml_started;           /* g_once */
-  GpuprofNvmlSampler *nvml;     /* NULL: nvml=off, or NVML could not open */
-  gchar *nvml_off_reason;       /* nvml=on: why not, for each report */
+  GpuprofNvmlSampler *nvml;     /* NULL: nvml=off */
+  gboolean nvml_said;           /* why it could not open (sampler thread) */
   guint nvml_tick;
 };
 
@@ -152,28 +152,39 @@ sampler_ticker (GpuprofProfiler * p)
   return p->sampler;
 }
 
-/* nvml=: NVML read on the sampler thread, with or without CUPTI; auto is
- * silent where it cannot run (no driver, no GPU), on says why once */
+/* nvml=: NVML read on the sampler thread, with or without CUPTI; opened
+ * there too, so no NVML call happens on any other thread. auto is silent
+ * where it cannot run (no driver, no GPU), on says why once. */
+static gboolean
+nvml_tick (gint64 now_us, gpointer data)
+{
+  GpuprofProfiler *p = data;
+  const gchar *reason = NULL;
+
+  gpuprof_nvml_sampler_tick (p->nvml, now_us);
+  if (!p->nvml_said && gpuprof_nvml_sampler_state (p->nvml, 0, &reason) ==
+      GPUPROF_NVML_SAMPLER_FAILED) {
+    p->nvml_said = TRUE;
+    if (p->params.nvml == GPUPROF_NVML_MODE_ON) {
+      GST_WARNING ("%s", reason);
+      g_printerr ("gpuprof: %s\n", reason);
+    } else {
+      GST_INFO ("%s", reason);
+    }
+  }
+  return FALSE;
+}
+
 static void
 start_nvml (GpuprofProfiler * p)
 {
-  gchar *reason = NULL;
-
   if (p->params.nvml == GPUPROF_NVML_MODE_OFF || p->params.nvml_hz <= 0.0)
     return;
-  p->nvml = gpuprof_nvml_sampler_new (NULL, p->params.nvml_hz, &reason);
-  if (p->nvml) {
-    p->nvml_tick = gpuprof_ticker_add (sampler_ticker (p),
-        gpuprof_nvml_sampler_period_us (p->nvml),
-        gpuprof_nvml_sampler_tick_func, p->nvml);
-  } else if (p->params.nvml == GPUPROF_NVML_MODE_ON) {
-    p->nvml_off_reason = reason ? reason : g_strdup ("NVML off");
-    GST_WARNING ("%s", p->nvml_off_reason);
-    g_printerr ("gpuprof: %s\n", p->nvml_off_reason);
-  } else {
-    GST_INFO ("%s", reason ? reason : "NVML off");
-    g_free (reason);
-  }
+  p->nvml = gpuprof_nvml_sampler_new (NULL, p->params.nvml_hz);
+  p->nvml_tick = gpuprof_ticker_add (sampler_ticker (p),
+      gpuprof_nvml_sampler_period_us (p->nvml), nvml_tick, p);
+  /* opened now, not a period from now */
+  gpuprof_ticker_wake (p->sampler, p->nvml_tick);
 }
 
 static void
@@ -276,7 +287,6 @@ gpuprof_profiler_free (GpuprofProfiler * p)
   g_free (p->gpu_off_reason);
   g_clear_pointer (&p->sampler, gpuprof_ticker_free);
   g_clear_pointer (&p->nvml, gpuprof_nvml_sampler_free);
-  g_free (p->nvml_off_reason);
   gpuprof_measure_free (p->measure);
   gpuprof_bus_free (p->bus);
   g_mutex_clear (&p->report_lock);
@@ -329,9 +339,14 @@ append_live_sections (GpuprofProfiler * p, GString * out)
 {
   if (!p->gpu_on && p->gpu_off_reason)
     g_string_append_printf (out, "\nGPU: %s\n", p->gpu_off_reason);
-  if (p->nvml_off_reason)
-    g_string_append_printf (out, "\nGPU resources: %s\n",
-        p->nvml_off_reason);
+  if (p->nvml && p->params.nvml == GPUPROF_NVML_MODE_ON) {
+    const gchar *reason = NULL;
+
+    /* a run shorter than NVML's opening: wait for it, a report is rare */
+    if (gpuprof_nvml_sampler_state (p->nvml, 2 * G_USEC_PER_SEC, &reason) ==
+        GPUPROF_NVML_SAMPLER_FAILED)
+      g_string_append_printf (out, "\nGPU resources: %s\n", reason);
+  }
   gpuprof_outputs_describe (p->outputs, out);
 }
 
