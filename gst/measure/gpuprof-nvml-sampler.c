@@ -615,6 +615,7 @@ fill_last (GpuprofNvmlSampler * s, guint i, GpuprofGpuResourceRow * r)
   r->last_mem = last.mem_pct / 100.0;
   r->last_dec = last.dec_pct / 100.0;
   r->last_enc = last.enc_pct / 100.0;
+  r->last_mem_used = last.mem_used;
   r->last_reasons = g_strdup (have (&last, GPUPROF_NVML_REASONS) ?
       gpuprof_nvml_reasons_string (last.reasons, buf, sizeof (buf)) : "");
 }

@@ -11,6 +11,7 @@ G_BEGIN_DECLS
 /* The body of one /metrics answer: every family, each with the samples of
  * all 'snaps' (GpuprofSnapshot *, one per pipeline); 'scrape_ns' is what
  * the previous scrape cost (0: first). */
+GPUPROF_API
 gchar *gpuprof_metrics_format (GPtrArray * snaps, guint64 scrape_ns);
 
 /* get-metrics: a "gpuprof-metrics" structure with the pipeline's name and

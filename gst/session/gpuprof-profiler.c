@@ -320,11 +320,15 @@ resources_section (GpuprofProfiler * p, GpuprofPipeline * pl,
     GpuprofSnapshot * snap, guint64 first, guint64 last)
 {
   guint64 start = gpuprof_clock_start_monotonic ();
+  guint64 playing = __atomic_load_n (&pl->playing_since, __ATOMIC_RELAXED);
   gchar *how = NULL;
   guint64 mask;
 
   if (!p->nvml)
     return;
+  /* the run: from PLAYING (a thread of a pool may have been seen in an
+   * earlier run) */
+  first = MAX (first, playing);
   mask = gpuprof_nvml_sampler_pipeline_devices (p->nvml, p->measure->objects,
       pl, snap, &how);
   gpuprof_nvml_sampler_fill (p->nvml, snap, mask, how,

@@ -298,6 +298,7 @@ G_BEGIN_DECLS
   F (last_dec, DOUBLE, "the newest reading's NVDEC utilisation, 0..1") \
   F (last_enc, DOUBLE, "the newest reading's NVENC utilisation, 0..1") \
   F (last_reasons, STRING, "the newest reading's clock event reasons; none") \
+  F (last_mem_used, U64, "the newest reading's device memory in use, all processes, bytes") \
   F (read_period_ns, U64, "NVML was read every this often: 1 / nvml-hz, longer when a reading cost more than 1 % of a core, ns") \
   F (read_cpu_ns, U64, "mean CPU time of one reading of all devices on the sampler thread, ns") \
   F (read_wall_ns, U64, "mean wall time of one reading, ns") \
