@@ -389,6 +389,67 @@ format_streams (const GpuprofSnapshot * s, GString * out)
   gpuprof_table_free (t);
 }
 
+/* the shared resources the samplers read (the CPUs, GPU engines) */
+static void
+format_resources (const GpuprofSnapshot * s, GString * out)
+{
+  static const gchar *const headers[] = {
+    "resource", "kind", "util %", "peak %", "saturated %", "samples",
+    "detail", NULL
+  };
+  GpuprofTable *t;
+  guint i;
+
+  if (!s->resources || !s->resources->len)
+    return;
+  t = gpuprof_table_new (7, headers);
+  for (i = 0; i < s->resources->len; i++) {
+    const GpuprofResourceRow *r =
+        &g_array_index (s->resources, GpuprofResourceRow, i);
+    gchar *cells[] = {
+      g_strdup (r->name), g_strdup (r->kind), pct (r->utilisation),
+      pct (r->peak), pct (r->saturated), u64 (r->samples),
+      g_strdup (r->detail), NULL
+    };
+    add_owned_row (t, cells);
+  }
+  g_string_append (out, "\nResources (util = mean over the run; saturated = "
+      "share of samples at the kind's threshold)\n");
+  gpuprof_table_print (t, out);
+  gpuprof_table_free (t);
+}
+
+/* the ranked verdict: what limits, then the candidates behind it */
+static void
+format_limits (const GpuprofSnapshot * s, GString * out)
+{
+  static const gchar *const headers[] = {
+    "rank", "kind", "what", "util %", "headroom", "rate/s", "evidence", NULL
+  };
+  GpuprofTable *t;
+  guint i;
+
+  if (!s->limits || !s->limits->len)
+    return;
+  t = gpuprof_table_new (7, headers);
+  for (i = 0; i < s->limits->len; i++) {
+    const GpuprofLimitRow *r = &g_array_index (s->limits, GpuprofLimitRow, i);
+    gchar *cells[] = {
+      u64 (r->rank), g_strdup (r->kind), g_strdup (r->what),
+      pct (r->utilisation),
+      r->headroom > 0 ? g_strdup_printf ("%.2fx", r->headroom) :
+      g_strdup ("-"),
+      r->rate > 0 ? g_strdup_printf ("%.1f", r->rate) : g_strdup ("-"),
+      g_strdup (r->evidence), NULL
+    };
+    add_owned_row (t, cells);
+  }
+  g_string_append (out, "\nWhat limits (rank 1 limits the run; headroom = "
+      "how much faster it could go before this one limits)\n");
+  gpuprof_table_print (t, out);
+  gpuprof_table_free (t);
+}
+
 /* The per-batch verdict and the advice, under the bottleneck line. */
 static void
 format_advice (const GpuprofSnapshot * s, GString * out)
@@ -659,7 +720,9 @@ gpuprof_report_format (const GpuprofSnapshot * s)
   format_threads (s, out);
   format_batches (s, out);
   format_streams (s, out);
+  format_resources (s, out);
   format_gpu_resources (s, out);
+  format_limits (s, out);
   if (s->tracer_overhead_samples)
     g_string_append_printf (out, "\ngpuprof's own hooks: ~%.1f ms "
         "(estimated from %" G_GUINT64_FORMAT " sampled pushes)\n",

@@ -390,6 +390,8 @@ record_str (GPtrArray * pool, const gchar * s)
 #define PREFIX_SPEC_GPU_KERNELS PIPELINE_SPEC
 #define PREFIX_SPEC_GPU_DEVICES PIPELINE_SPEC
 #define PREFIX_SPEC_GPU PIPELINE_SPEC
+#define PREFIX_SPEC_RESOURCES PIPELINE_SPEC
+#define PREFIX_SPEC_LIMITS PIPELINE_SPEC
 #define PREFIX_SPEC_GPU_RESOURCES PIPELINE_SPEC
 #define PREFIX_VALUE_ELEMENTS , pipeline
 #define PREFIX_VALUE_QUEUES , pipeline
@@ -404,6 +406,8 @@ record_str (GPtrArray * pool, const gchar * s)
 #define PREFIX_VALUE_GPU_KERNELS , pipeline
 #define PREFIX_VALUE_GPU_DEVICES , pipeline
 #define PREFIX_VALUE_GPU , pipeline
+#define PREFIX_VALUE_RESOURCES , pipeline
+#define PREFIX_VALUE_LIMITS , pipeline
 #define PREFIX_VALUE_GPU_RESOURCES , pipeline
 /* a live record: which snapshot it belongs to */
 #define LIVE_SPEC PIPELINE_SPEC \

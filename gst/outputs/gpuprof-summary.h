@@ -15,8 +15,10 @@ G_BEGIN_DECLS
 #define GPUPROF_SUMMARY_SCHEMA "gpuprof-summary"
 /* bump when a field changes meaning or goes away; adding fields is fine.
  * 3: the run table ("run" object) replaces pipeline/wall_ns/verdict, typed
- * GPU tables replace the gpu_section text */
-#define GPUPROF_SUMMARY_VERSION 3
+ * GPU tables replace the gpu_section text.
+ * 4: the verdict is the limits table (run: limit_*, next_*); bottleneck_*
+ * is the busiest stage, not always what limits; resources table */
+#define GPUPROF_SUMMARY_VERSION 4
 
 GPUPROF_API
 gchar *gpuprof_summary_to_json (const GpuprofSnapshot * snap);

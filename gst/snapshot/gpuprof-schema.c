@@ -22,6 +22,8 @@
 #define F_GPU_KERNELS(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_GPU_KERNELS, m, t, d)
 #define F_GPU_DEVICES(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_GPU_DEVICES, m, t, d)
 #define F_GPU(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_GPU, m, t, d)
+#define F_RESOURCES(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_RESOURCES, m, t, d)
+#define F_LIMITS(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_LIMITS, m, t, d)
 #define F_GPU_RESOURCES(m, t, d) \
   FIELD (GPUPROF_SCHEMA_ROW_GPU_RESOURCES, m, t, d)
 #define F_INTERVAL_ELEMENTS(m, t, d) \
@@ -116,6 +118,10 @@ gpuprof_summary_rows (const GpuprofSnapshot * snap, GpuprofSummaryTableId id)
       return snap->gpu_devices;
     case GPUPROF_SUMMARY_GPU:
       return snap->gpu;
+    case GPUPROF_SUMMARY_RESOURCES:
+      return snap->resources;
+    case GPUPROF_SUMMARY_LIMITS:
+      return snap->limits;
     case GPUPROF_SUMMARY_GPU_RESOURCES:
       return snap->gpu_resources;
     default:

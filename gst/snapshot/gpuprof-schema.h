@@ -26,12 +26,13 @@ G_BEGIN_DECLS
 #define GPUPROF_SCHEMA_MEMBER(member, type, desc) \
   GPUPROF_SCHEMA_CTYPE_##type member;
 
-/* One row: the run itself (members of GpuprofSnapshot). The verdict is the
- * element whose thread is busiest. */
+/* One row: the run itself (members of GpuprofSnapshot). The verdict is
+ * rank 1 of the limits table (limit_*), then the runner-up (next_*); the
+ * bottleneck_* fields are the busiest stage, whether it limits or not. */
 #define GPUPROF_SCHEMA_RUN(F) \
   F (pipeline, STRING, "pipeline name") \
   F (wall_ns, U64, "first to last activity, ns") \
-  F (bottleneck, STRING, "element whose thread is busiest; null when none") \
+  F (bottleneck, STRING, "busiest stage: element whose thread is busiest (it limits only where limit_kind is \"stage\"); null when none") \
   F (bottleneck_thread, STRING, "that thread") \
   F (bottleneck_busy, DOUBLE, "busy fraction of that thread, 0..1") \
   F (bottleneck_ns_per_buffer, U64, "self time per buffer of the bottleneck, ns") \
@@ -42,7 +43,17 @@ G_BEGIN_DECLS
   F (tracer_overhead_samples, U64, "pushes sampled for it (1 in 1024 per thread); 0: no estimate") \
   F (checkpoint, BOOLEAN, "a checkpoint: the run so far, written while it went on (checkpoint=); false: the end of the run") \
   F (taken_ns, U64, "when the figures were taken, ns on the tracer clock (the trace's): they cover the run up to then") \
-  F (taken_utc, STRING, "the same moment, UTC, ISO 8601")
+  F (taken_utc, STRING, "the same moment, UTC, ISO 8601") \
+  F (limit_kind, STRING, "what limits the run (rank 1 of the limits table): stage, cpu, gpu, input or clock; null when nothing was measured") \
+  F (limit_what, STRING, "which: element path, \"cpus\", \"GPU 0 NVDEC\", source path, sink path") \
+  F (limit_utilisation, DOUBLE, "its utilisation, 0..1 (a pacer's: the busiest stage's)") \
+  F (limit_headroom, DOUBLE, "how much faster the pipeline could go before something else limits: 1 for a saturated stage or resource; a pacer's: 1 / the busiest stage's utilisation; 0 unknown") \
+  F (limit_rate, DOUBLE, "buffers per second through what limits (a pacer's rate), 0 unknown") \
+  F (next_kind, STRING, "the runner-up (rank 2): its kind; null when none") \
+  F (next_what, STRING, "the runner-up: which") \
+  F (next_utilisation, DOUBLE, "the runner-up's utilisation, 0..1") \
+  F (drops, U64, "buffers dropped on the way (leaky queues), all queues") \
+  F (drops_where, STRING, "where they were dropped: the queue that dropped most, null when none")
 
 #define GPUPROF_SCHEMA_ELEMENTS(F) \
   F (path, STRING, "element path, e.g. pipeline0/infer") \
@@ -71,7 +82,8 @@ G_BEGIN_DECLS
   F (residency_p99_ns, U64, "99th percentile of that residency, ns") \
   F (residency_mean_ns, U64, "mean residency, ns") \
   F (in_flight_mean, DOUBLE, "buffers inside it on average: total residency / time from its first arrival to its last push") \
-  F (in_flight_max, U64, "most buffers it held at once: its chain call returned, the push taking it out had not")
+  F (in_flight_max, U64, "most buffers it held at once: its chain call returned, the push taking it out had not") \
+  F (clock_wait_ns, U64, "time it waited on the clock (a synced sink, identity/clocksync sync=true, a live source's wait for its next frame): not in self_ns nor busy, ns")
 
 #define GPUPROF_SCHEMA_QUEUES(F) \
   F (path, STRING, "queue path") \
@@ -259,6 +271,32 @@ G_BEGIN_DECLS
   F (graph_records, U64, "records launched by a CUDA graph") \
   F (early, U64, "records starting before their API call (clock mismatch; 0 expected)")
 
+/* Shared resources (docs/summary-schema.md#resources): one row per
+ * resource, filled by the samplers (the CPUs; GPU engines from NVML),
+ * read by the verdict. */
+#define GPUPROF_SCHEMA_RESOURCES(F) \
+  F (kind, STRING, "cpu, gpu-sm, gpu-nvdec, gpu-nvenc, gpu-copy, gpu-memory or gpu-clock") \
+  F (name, STRING, "\"cpus\", or the GPU: \"GPU 0 NVIDIA H100 80GB HBM3\"") \
+  F (device, STRING, "the GPU's UUID; empty for cpu") \
+  F (utilisation, DOUBLE, "mean over the run window, 0..1 (cpu: cores used / cores available)") \
+  F (peak, DOUBLE, "highest sampled value, 0..1") \
+  F (saturated, DOUBLE, "share of the samples at or above the kind's saturation threshold, 0..1") \
+  F (samples, U64, "samples read") \
+  F (detail, STRING, "short evidence, e.g. \"1.97 of 2 cores (affinity 2 of 2, no quota)\"")
+
+/* The ranked verdict (docs/tracer.md#report-and-verdict): what limits the
+ * run, then the candidates behind it, from gpuprof_limits_rank()
+ * (gpuprof-limits.h) */
+#define GPUPROF_SCHEMA_LIMITS(F) \
+  F (rank, U64, "1 = what limits the run, 2 = the runner-up, ...") \
+  F (kind, STRING, "stage, cpu, gpu, input or clock") \
+  F (what, STRING, "element path, \"cpus\", \"GPU 0 NVDEC\", source path, sink path") \
+  F (utilisation, DOUBLE, "how busy it is, 0..1 (a pacer's: the busiest stage's)") \
+  F (headroom, DOUBLE, "how much faster the pipeline could go before this limits: 1 / utilisation; a pacer's: 1 / the busiest stage's utilisation; 0 unknown") \
+  F (rate, DOUBLE, "buffers per second through it, 0 unknown") \
+  F (evidence, STRING, "the figures it is judged on") \
+  F (advice, STRING, "what to do about it; empty when nothing")
+
 /* the GPU's engines from NVML over the run (docs/resources.md): one row
  * per device the pipeline uses, empty without NVML (nvml=off, no GPU) */
 #define GPUPROF_SCHEMA_GPU_RESOURCES(F) \
@@ -397,6 +435,8 @@ typedef struct
   T (GPU_KERNELS, gpu_kernels, gpu-kernel, 2, FALSE) \
   T (GPU_DEVICES, gpu_devices, gpu-device, 1, FALSE) \
   T (GPU, gpu, gpu, 0, TRUE) \
+  T (RESOURCES, resources, resource, 2, FALSE) \
+  T (LIMITS, limits, limit, 1, FALSE) \
   T (GPU_RESOURCES, gpu_resources, gpu-resource, 1, FALSE)
 
 #define GPUPROF_SCHEMA_ENUM(ID, name, record, n_key, single) \

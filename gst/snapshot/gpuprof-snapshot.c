@@ -42,6 +42,8 @@ gpuprof_snapshot_new (const gchar * pipeline)
   s->gpu_kernels = rows_new (sizeof (GpuprofGpuKernelRow), clear_gpu_kernels);
   s->gpu_devices = rows_new (sizeof (GpuprofGpuDeviceRow), clear_gpu_devices);
   s->gpu = rows_new (sizeof (GpuprofGpuRow), clear_gpu);
+  s->resources = rows_new (sizeof (GpuprofResourceRow), clear_resources);
+  s->limits = rows_new (sizeof (GpuprofLimitRow), clear_limits);
   s->gpu_resources = rows_new (sizeof (GpuprofGpuResourceRow),
       clear_gpu_resources);
   return s;
@@ -87,6 +89,8 @@ gpuprof_snapshot_free (GpuprofSnapshot * s)
   g_array_unref (s->gpu_kernels);
   g_array_unref (s->gpu_devices);
   g_array_unref (s->gpu);
+  g_array_unref (s->resources);
+  g_array_unref (s->limits);
   g_array_unref (s->gpu_resources);
   gpuprof_summary_row_clear (GPUPROF_SUMMARY_RUN, s);
   g_free (s);

@@ -32,6 +32,8 @@ typedef struct { GPUPROF_SCHEMA_GPU_ELEMENTS (GPUPROF_SCHEMA_MEMBER) } GpuprofGp
 typedef struct { GPUPROF_SCHEMA_GPU_KERNELS (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuKernelRow;
 typedef struct { GPUPROF_SCHEMA_GPU_DEVICES (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuDeviceRow;
 typedef struct { GPUPROF_SCHEMA_GPU (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuRow;
+typedef struct { GPUPROF_SCHEMA_RESOURCES (GPUPROF_SCHEMA_MEMBER) } GpuprofResourceRow;
+typedef struct { GPUPROF_SCHEMA_LIMITS (GPUPROF_SCHEMA_MEMBER) } GpuprofLimitRow;
 typedef struct { GPUPROF_SCHEMA_GPU_RESOURCES (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuResourceRow;
 
 /* the live tables' rows (interval=): path points into the snapshot */
@@ -60,6 +62,9 @@ typedef struct
   GArray *gpu_kernels;          /* GpuprofGpuKernelRow, most time first */
   GArray *gpu_devices;          /* GpuprofGpuDeviceRow, by device */
   GArray *gpu;                  /* GpuprofGpuRow: one row when GPU was on */
+  /* shared resources (the CPUs, GPU engines), filled by the samplers */
+  GArray *resources;            /* GpuprofResourceRow */
+  GArray *limits;               /* GpuprofLimitRow, by rank */
   /* NVML (gpuprof-nvml-sampler.c), empty without it */
   GArray *gpu_resources;        /* GpuprofGpuResourceRow, by NVML index */
 } GpuprofSnapshot;
@@ -79,6 +84,8 @@ typedef struct
 #define GPUPROF_SCHEMA_ROW_GPU_KERNELS GpuprofGpuKernelRow
 #define GPUPROF_SCHEMA_ROW_GPU_DEVICES GpuprofGpuDeviceRow
 #define GPUPROF_SCHEMA_ROW_GPU GpuprofGpuRow
+#define GPUPROF_SCHEMA_ROW_RESOURCES GpuprofResourceRow
+#define GPUPROF_SCHEMA_ROW_LIMITS GpuprofLimitRow
 #define GPUPROF_SCHEMA_ROW_GPU_RESOURCES GpuprofGpuResourceRow
 #define GPUPROF_SCHEMA_ROW_INTERVAL_ELEMENTS GpuprofIntervalElementRow
 #define GPUPROF_SCHEMA_ROW_INTERVAL_QUEUES GpuprofIntervalQueueRow
