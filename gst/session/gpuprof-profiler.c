@@ -9,6 +9,7 @@
 #include "gpuprof-cupti.h"
 #include "gpuprof-gpu.h"
 #include "gpuprof-gpu-tables.h"
+#include "gpuprof-gpu-verdict.h"
 #include "gpuprof-gputrace.h"
 #include "gpuprof-hooks.h"
 #include "gpuprof-live.h"
@@ -324,16 +325,18 @@ resources_section (GpuprofProfiler * p, GpuprofPipeline * pl,
   gchar *how = NULL;
   guint64 mask;
 
-  if (!p->nvml)
-    return;
-  /* the run: from PLAYING (a thread of a pool may have been seen in an
-   * earlier run) */
-  first = MAX (first, playing);
-  mask = gpuprof_nvml_sampler_pipeline_devices (p->nvml, p->measure->objects,
-      pl, snap, &how);
-  gpuprof_nvml_sampler_fill (p->nvml, snap, mask, how,
-      first ? start + first : 0, last ? start + last : 0);
-  g_free (how);
+  if (p->nvml) {
+    /* the run: from PLAYING (a thread of a pool may have been seen in an
+     * earlier run) */
+    first = MAX (first, playing);
+    mask = gpuprof_nvml_sampler_pipeline_devices (p->nvml,
+        p->measure->objects, pl, snap, &how);
+    gpuprof_nvml_sampler_fill (p->nvml, snap, mask, how,
+        first ? start + first : 0, last ? start + last : 0);
+    g_free (how);
+  }
+  /* the resources table's GPU rows: NVML's engines, CUPTI's copies */
+  gpuprof_gpu_verdict_fill_resources (snap);
 }
 
 /* What only a live run knows: why GPU attribution is off, each output's

@@ -477,3 +477,89 @@ gpuprof_gpu_ncu_command (const GpuprofSnapshot * snap, const gchar * stage,
   g_string_free (re, TRUE);
   return g_string_free (cmd, FALSE);
 }
+
+/* ---------------------------------------------------- resources rows */
+
+static void
+add_resource (GpuprofSnapshot * snap, const gchar * kind,
+    const GpuprofGpuResourceRow * r, gdouble utilisation, gdouble peak,
+    gdouble sat, guint64 samples, gchar * detail)
+{
+  GpuprofResourceRow *row = gpuprof_summary_add_row (snap,
+      GPUPROF_SUMMARY_RESOURCES);
+
+  row->kind = g_strdup (kind);
+  row->name = g_strdup (r ? r->name : "GPU");
+  row->device = g_strdup (r && r->device ? r->device : "");
+  row->utilisation = utilisation;
+  row->peak = peak;
+  row->saturated = sat;
+  row->samples = samples;
+  row->detail = detail;
+}
+
+static void
+engine_resources (GpuprofSnapshot * snap, const GpuprofGpuResourceRow * r)
+{
+  gchar *ours = r->self_known ? g_strdup_printf ("this process %.0f%% of "
+      "it", r->self_sm * 100) : g_strdup ("this process's share unknown");
+
+  add_resource (snap, "gpu-sm", r, r->sm, r->sm_peak, r->sm_saturated,
+      r->readings, g_strdup_printf ("SMs %.0f%% busy (NVML), %s",
+          r->sm * 100, ours));
+  g_free (ours);
+  add_resource (snap, "gpu-nvdec", r, r->dec, r->dec_peak, r->dec_saturated,
+      r->readings, g_strdup_printf ("NVDEC %.0f%% busy, at or above 90%% in "
+          "%.0f%% of the readings", r->dec * 100, r->dec_saturated * 100));
+  add_resource (snap, "gpu-nvenc", r, r->enc, r->enc_peak, r->enc_saturated,
+      r->readings, g_strdup_printf ("NVENC %.0f%% busy", r->enc * 100));
+  add_resource (snap, "gpu-memory", r, r->mem, r->mem_peak,
+      r->mem_saturated, r->readings, g_strdup_printf ("memory bandwidth "
+          "%.0f%% busy; %.0f of %.0f MiB used at most", r->mem * 100,
+          r->mem_used_peak / 1048576.0, r->mem_total / 1048576.0));
+  /* the clock: how far below its maximum it ran; saturated = held down */
+  add_resource (snap, "gpu-clock", r, r->clock_max_mhz ? r->clock_mhz /
+      r->clock_max_mhz : 0.0, r->clock_max_mhz ? r->clock_mhz /
+      r->clock_max_mhz : 0.0, r->throttled, r->readings,
+      r->throttled > 0.0 ? g_strdup_printf ("throttled: %s", r->reasons) :
+      g_strdup_printf ("SM clock %.0f of %" G_GUINT64_FORMAT " MHz, not "
+          "held down", r->clock_mhz, r->clock_max_mhz));
+}
+
+void
+gpuprof_gpu_verdict_fill_resources (GpuprofSnapshot * snap)
+{
+  const GpuprofGpuResourceRow *first = NULL;
+  guint64 copy = 0, copies = 0;
+  guint i;
+
+  /* the gpu-* rows go, the CPUs' stay */
+  for (i = snap->resources->len; i > 0; i--) {
+    const GpuprofResourceRow *row = &g_array_index (snap->resources,
+        GpuprofResourceRow, i - 1);
+
+    if (g_str_has_prefix (row->kind, "gpu-"))
+      g_array_remove_index (snap->resources, i - 1);
+  }
+  for (i = 0; i < snap->gpu_resources->len; i++) {
+    const GpuprofGpuResourceRow *r = &g_array_index (snap->gpu_resources,
+        GpuprofGpuResourceRow, i);
+
+    first = first ? first : r;
+    engine_resources (snap, r);
+  }
+  for (i = 0; i < snap->gpu_elements->len; i++) {
+    copy += g_array_index (snap->gpu_elements, GpuprofGpuElementRow,
+        i).copy_ns;
+    copies += g_array_index (snap->gpu_elements, GpuprofGpuElementRow,
+        i).copies;
+  }
+  if (copy && snap->wall_ns) {
+    gdouble share = MIN ((gdouble) copy / snap->wall_ns, 1.0);
+
+    add_resource (snap, "gpu-copy", first, share, share,
+        share >= GPUPROF_GPU_VERDICT_COPY_SHARE ? 1.0 : 0.0, copies,
+        g_strdup_printf ("copies %.0f%% of the wall (CUPTI: %.3f ms in %"
+            G_GUINT64_FORMAT " copies)", share * 100, copy / 1e6, copies));
+  }
+}

@@ -58,6 +58,12 @@ typedef struct
                                  * inference stage), NULL none */
 } GpuprofGpuCandidate;
 
+/* The snapshot's resources rows of the GPUs (kinds gpu-sm, gpu-nvdec,
+ * gpu-nvenc, gpu-memory, gpu-clock from gpu_resources; gpu-copy from
+ * CUPTI's copies), replacing the gpu-* rows there, the others (cpu) kept */
+GPUPROF_API
+void gpuprof_gpu_verdict_fill_resources (GpuprofSnapshot * snap);
+
 /* "decode-bound", ... ("" for NONE) */
 GPUPROF_API
 const gchar *gpuprof_gpu_bound_name (GpuprofGpuBound bound);
