@@ -67,6 +67,8 @@ typedef struct
  *   the live table of gpuprof-schema.h), row for row with @snapshot's
  * @queues: per queue (GpuprofIntervalQueueRow), likewise
  * @streams: per source (GpuprofIntervalStreamRow), likewise
+ * @gpus: per GPU (GpuprofIntervalGpuRow), row for row with @snapshot's
+ *   gpu_resources
  *
  * One live snapshot (interval=, docs/live.md).
  */
@@ -81,6 +83,7 @@ typedef struct
   GArray *elements;
   GArray *queues;
   GArray *streams;
+  GArray *gpus;
 } GpuprofInterval;
 
 /**

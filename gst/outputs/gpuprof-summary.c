@@ -416,9 +416,11 @@ record_str (GPtrArray * pool, const gchar * s)
 #define PREFIX_SPEC_INTERVAL_ELEMENTS LIVE_SPEC
 #define PREFIX_SPEC_INTERVAL_QUEUES LIVE_SPEC
 #define PREFIX_SPEC_INTERVAL_STREAMS LIVE_SPEC
+#define PREFIX_SPEC_INTERVAL_GPUS LIVE_SPEC
 #define PREFIX_VALUE_INTERVAL_ELEMENTS , pipeline, seq, t_s
 #define PREFIX_VALUE_INTERVAL_QUEUES , pipeline, seq, t_s
 #define PREFIX_VALUE_INTERVAL_STREAMS , pipeline, seq, t_s
+#define PREFIX_VALUE_INTERVAL_GPUS , pipeline, seq, t_s
 
 /* GStreamer 1.29.2 (towards 1.30) deprecates GstTracerRecord for
  * GstTraceFormat and gst_trace_event() ("tracer: Reimplement

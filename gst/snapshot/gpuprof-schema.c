@@ -32,6 +32,8 @@
   FIELD (GPUPROF_SCHEMA_ROW_INTERVAL_QUEUES, m, t, d)
 #define F_INTERVAL_STREAMS(m, t, d) \
   FIELD (GPUPROF_SCHEMA_ROW_INTERVAL_STREAMS, m, t, d)
+#define F_INTERVAL_GPUS(m, t, d) \
+  FIELD (GPUPROF_SCHEMA_ROW_INTERVAL_GPUS, m, t, d)
 
 #define FIELD_ARRAY(ID, name, record, n_key, single) \
   static const GpuprofSummaryField fields_##ID[] = { \

@@ -370,6 +370,19 @@ G_BEGIN_DECLS
   F (drops, U64, "frames newly counted as dropped in the interval") \
   F (latency_p50_ns, U64, "median source push -> sink latency so far (cumulative: the snapshot keeps no per-interval percentile), ns")
 
+/* per GPU, row for row with the gpu_resources table: NVML's figures of
+ * the readings in the interval (NVDEC % over time beside fps) */
+#define GPUPROF_SCHEMA_INTERVAL_GPUS(F) \
+  F (device, STRING, "the GPU's UUID, as in the gpu_resources table") \
+  F (name, STRING, "GPU N and its product") \
+  F (readings, U64, "NVML readings in the interval") \
+  F (sm, DOUBLE, "mean SM utilisation of those readings, 0..1") \
+  F (mem, DOUBLE, "mean memory utilisation, 0..1") \
+  F (dec, DOUBLE, "mean NVDEC utilisation, 0..1") \
+  F (enc, DOUBLE, "mean NVENC utilisation, 0..1") \
+  F (clock_mhz, DOUBLE, "mean SM clock, MHz") \
+  F (throttled, DOUBLE, "share of those readings with clocks held down, 0..1")
+
 typedef enum
 {
   GPUPROF_FIELD_STRING,         /* gchar *, may be NULL */
@@ -456,7 +469,8 @@ const GpuprofSummaryTable *gpuprof_summary_table (GpuprofSummaryTableId id);
 #define GPUPROF_SCHEMA_LIVE_TABLES(T) \
   T (INTERVAL_ELEMENTS, elements, interval-element, 1, FALSE) \
   T (INTERVAL_QUEUES, queues, interval-queue, 1, FALSE) \
-  T (INTERVAL_STREAMS, streams, interval-stream, 1, FALSE)
+  T (INTERVAL_STREAMS, streams, interval-stream, 1, FALSE) \
+  T (INTERVAL_GPUS, gpus, interval-gpu, 1, FALSE)
 
 #define GPUPROF_SCHEMA_LIVE_ENUM(ID, name, record, n_key, single) \
   GPUPROF_LIVE_##ID,

@@ -40,6 +40,7 @@ typedef struct { GPUPROF_SCHEMA_GPU_RESOURCES (GPUPROF_SCHEMA_MEMBER) } GpuprofG
 typedef struct { GPUPROF_SCHEMA_INTERVAL_ELEMENTS (GPUPROF_SCHEMA_MEMBER) } GpuprofIntervalElementRow;
 typedef struct { GPUPROF_SCHEMA_INTERVAL_QUEUES (GPUPROF_SCHEMA_MEMBER) } GpuprofIntervalQueueRow;
 typedef struct { GPUPROF_SCHEMA_INTERVAL_STREAMS (GPUPROF_SCHEMA_MEMBER) } GpuprofIntervalStreamRow;
+typedef struct { GPUPROF_SCHEMA_INTERVAL_GPUS (GPUPROF_SCHEMA_MEMBER) } GpuprofIntervalGpuRow;
 
 /* The run table's one row is the snapshot itself: its first members. */
 typedef struct
@@ -90,6 +91,7 @@ typedef struct
 #define GPUPROF_SCHEMA_ROW_INTERVAL_ELEMENTS GpuprofIntervalElementRow
 #define GPUPROF_SCHEMA_ROW_INTERVAL_QUEUES GpuprofIntervalQueueRow
 #define GPUPROF_SCHEMA_ROW_INTERVAL_STREAMS GpuprofIntervalStreamRow
+#define GPUPROF_SCHEMA_ROW_INTERVAL_GPUS GpuprofIntervalGpuRow
 
 GPUPROF_API
 GpuprofSnapshot *gpuprof_snapshot_new (const gchar * pipeline);
