@@ -59,6 +59,21 @@ fill_gpu_wait (GpuprofElementRow * row, GpuprofElement * e,
       (gdouble) row->thread_self_ns / row->thread_wall_ns : 0.0;
 }
 
+/* Start-up is not work of the steady state: the first call's wall time
+ * comes off the wall of the thread it ran on (outside a window; inside
+ * one, the wall starts at its opening already) */
+static guint64
+steady_wall_less (const GpuprofElementStats * s, const GpuprofThread * t,
+    guint64 wall)
+{
+  guint64 open_ts, close_ts;
+
+  gpuprof_stats_window_edges (&open_ts, &close_ts);
+  if (open_ts || __atomic_load_n (&s->first_thread, __ATOMIC_ACQUIRE) != t)
+    return 0;
+  return MIN (s->first_incl_ns, wall);
+}
+
 static void
 fill_element_row (GpuprofMeasure * m, GpuprofElementRow * row,
     GpuprofElement * e)
@@ -77,6 +92,8 @@ fill_element_row (GpuprofMeasure * m, GpuprofElementRow * row,
   row->self_p95_ns = gpuprof_histogram_percentile (&s->self_hist, 0.95);
   row->self_p99_ns = gpuprof_histogram_percentile (&s->self_hist, 0.99);
   row->self_max_ns = s->self_hist.max;
+  row->first_ns = __atomic_load_n (&s->first_ns, __ATOMIC_RELAXED);
+  row->first_calls = __atomic_load_n (&s->first_calls, __ATOMIC_RELAXED);
   row->waits_on_clock = e->waits_on_clock;
   row->blocked_ns = s->blocked_ns;
   row->wait_input_ns = __atomic_load_n (&s->wait_input_ns, __ATOMIC_RELAXED);
@@ -86,7 +103,9 @@ fill_element_row (GpuprofMeasure * m, GpuprofElementRow * row,
     guint64 last = __atomic_load_n (&t->last_ts, __ATOMIC_RELAXED);
     row->thread = gpuprof_thread_dup_name (t);
     row->thread_self_ns = slot->self_ns;
+    gpuprof_stats_window_clamp (&first, &last);
     row->thread_wall_ns = last > first ? last - first : 0;
+    row->thread_wall_ns -= steady_wall_less (s, t, row->thread_wall_ns);
     row->busy = row->thread_wall_ns ?
         (gdouble) row->thread_self_ns / row->thread_wall_ns : 0.0;
   } else {

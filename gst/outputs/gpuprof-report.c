@@ -129,6 +129,55 @@ add_owned_row (GpuprofTable * t, gchar ** cells)
     g_free (cells[i]);
 }
 
+/* window=: its edges on the tracer clock and the CUDA profiler's answer */
+static void
+format_window (const GpuprofSnapshot * s, GString * out)
+{
+  if (!s->window_profiler || !*s->window_profiler)
+    return;
+  g_string_append (out, "Window (window=): ");
+  if (!s->window_start_ns)
+    g_string_append (out, "never opened: every call was start-up");
+  else if (s->window_end_ns)
+    g_string_append_printf (out, "%.3f s to %.3f s (%.3f s)",
+        s->window_start_ns / 1e9, s->window_end_ns / 1e9,
+        (s->window_end_ns - s->window_start_ns) / 1e9);
+  else
+    g_string_append_printf (out, "from %.3f s to the end",
+        s->window_start_ns / 1e9);
+  g_string_append_printf (out, " of the tracer clock; the figures are of "
+      "the calls inside it, those before it start-up; %s\n",
+      s->window_profiler);
+}
+
+/* Start-up on its own line: the elements whose first call (or calls
+ * before the window) took a millisecond or more, kept out of per-call
+ * figures, percentiles, busy and the verdict */
+static void
+format_startup (const GpuprofSnapshot * s, GString * out)
+{
+  GString *line = g_string_new (NULL);
+  guint i, n = 0;
+
+  for (i = 0; i < s->elements->len; i++) {
+    const GpuprofElementRow *r =
+        &g_array_index (s->elements, GpuprofElementRow, i);
+
+    if (r->first_ns < 1000000)
+      continue;
+    g_string_append_printf (line, "%s %s %.1f ms", n++ ? "," : "", r->path,
+        r->first_ns / 1e6);
+    if (r->first_calls > 1)
+      g_string_append_printf (line, " (%" G_GUINT64_FORMAT " calls)",
+          r->first_calls);
+  }
+  if (n)
+    g_string_append_printf (out, "Start-up (first call%s; not in per-call "
+        "figures, percentiles, busy or the verdict):%s\n",
+        s->window_start_ns ? "s before the window" : "", line->str);
+  g_string_free (line, TRUE);
+}
+
 static void
 format_elements (const GpuprofSnapshot * s, GString * out)
 {
@@ -148,11 +197,13 @@ format_elements (const GpuprofSnapshot * s, GString * out)
   for (i = 0; i < s->elements->len; i++) {
     const GpuprofElementRow *r =
         &g_array_index (s->elements, GpuprofElementRow, i);
-    guint64 calls = MAX (r->calls, 1);
+    /* per call: the steady state's, start-up (first_ns) apart */
+    guint64 calls = MAX (r->calls - MIN (r->first_calls, r->calls), 1);
+    guint64 self = r->self_ns - MIN (r->first_ns, r->self_ns);
     gchar *cells[] = {
       g_strdup_printf ("%s%s", r->path, r->waits_on_clock ? " (clock)" : ""),
       g_strdup (r->role), g_strdup (r->thread), u64 (r->buffers_in),
-      u64 (r->buffers_out), ms (r->self_ns), us (r->self_ns / calls),
+      u64 (r->buffers_out), ms (r->self_ns), us (self / calls),
       us (r->self_p50_ns), us (r->self_p95_ns), us (r->self_p99_ns),
       us (r->self_max_ns), us (r->incl_ns / calls), pct (r->busy),
       ms (r->blocked_ns), gpu_wait ? ms (r->gpu_wait_ns) : NULL, NULL
@@ -166,6 +217,7 @@ format_elements (const GpuprofSnapshot * s, GString * out)
         "synchronize calls: not in self time nor busy)\n");
   gpuprof_table_print (t, out);
   gpuprof_table_free (t);
+  format_startup (s, out);
 }
 
 static void
@@ -714,6 +766,7 @@ gpuprof_report_format (const GpuprofSnapshot * s)
     g_string_append_printf (out, "Checkpoint taken at %s: the run up to "
         "then; it had not ended (the process was stopped, or still runs)\n",
         s->taken_utc ? s->taken_utc : "?");
+  format_window (s, out);
   format_elements (s, out);
   format_queues (s, out);
   format_async (s, out);

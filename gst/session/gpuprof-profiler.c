@@ -6,6 +6,7 @@
 
 #include "gpuprof-bus.h"
 #include "gpuprof-clock.h"
+#include "gpuprof-cuda-profiler.h"
 #include "gpuprof-cupti.h"
 #include "gpuprof-gpu.h"
 #include "gpuprof-gpu-tables.h"
@@ -20,10 +21,12 @@
 #include "gpuprof-output.h"
 #include "gpuprof-report.h"
 #include "gpuprof-stall.h"
+#include "gpuprof-stats.h"
 #include "gpuprof-thread.h"
 #include "gpuprof-ticker.h"
 #include "gpuprof-trace.h"
 
+#include <dlfcn.h>
 #include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (gpuprof_debug);
@@ -65,6 +68,13 @@ struct _GpuprofProfiler
   GpuprofNvmlSampler *nvml;     /* NULL: nvml=off */
   gboolean nvml_said;           /* why it could not open (sampler thread) */
   guint nvml_tick;
+
+  /* window=: its edges, checked on the sampler thread (docs/resources.md
+   * "The measurement window"); the process's, once */
+  guint window_tick;
+  guint64 window_sinks_at_open; /* buffers the sinks had received */
+  GMutex window_lock;           /* the lines below */
+  gchar *window_start_line, *window_stop_line;
 };
 
 /* ---------------------------------------------------------------- setup */
@@ -144,6 +154,9 @@ start_gpu (GpuprofProfiler * p)
 
 static void start_checkpoints (GpuprofProfiler * p);
 
+/* the window's edges are looked for this often */
+#define WINDOW_CHECK_US (G_USEC_PER_SEC / 50)
+
 /* the sampler thread: periodic readings off the buffer path */
 static GpuprofTicker *
 sampler_ticker (GpuprofProfiler * p)
@@ -151,6 +164,194 @@ sampler_ticker (GpuprofProfiler * p)
   if (!p->sampler)
     p->sampler = gpuprof_ticker_new ("gpuprof-sampler");
   return p->sampler;
+}
+
+/* ---------------------------------------------------------- window */
+
+/* buffers every sink of every pipeline has received in its run */
+static guint64
+sink_buffers (GpuprofProfiler * p)
+{
+  GPtrArray *all = gpuprof_objects_elements (p->measure->objects);
+  guint64 total = 0;
+  guint i;
+
+  for (i = 0; i < all->len; i++) {
+    GpuprofElement *e = g_ptr_array_index (all, i);
+    guint64 in = 0, out = 0;
+
+    if (e->role != GPUPROF_ROLE_SINK)
+      continue;
+    gpuprof_measure_buffer_counts (p->measure, e, &in, &out);
+    total += in;
+  }
+  g_ptr_array_unref (all);
+  return total;
+}
+
+/* when the first pipeline went to PLAYING (tracer clock), 0: none yet */
+static guint64
+first_playing (GpuprofProfiler * p)
+{
+  GPtrArray *pipelines = gpuprof_objects_pipelines (p->measure->objects);
+  guint64 first = 0;
+  guint i;
+
+  for (i = 0; i < pipelines->len; i++) {
+    GpuprofPipeline *pl = g_ptr_array_index (pipelines, i);
+    guint64 t = __atomic_load_n (&pl->playing_since, __ATOMIC_RELAXED);
+
+    if (t && (!first || t < first))
+      first = t;
+  }
+  g_ptr_array_unref (pipelines);
+  return first;
+}
+
+/* GStreamer's own CUDA contexts (gst.cuda.context on the elements: its
+ * nvcodec and cuda elements share one per device), their CUcontext
+ * handles through libgstcuda where the process has loaded it; @refs keeps
+ * the GstCudaContext objects alive over the calls */
+static GPtrArray *
+gst_cuda_contexts (GpuprofProfiler * p, GPtrArray * refs)
+{
+  gpointer (*get_handle) (gpointer) = dlsym (RTLD_DEFAULT,
+      "gst_cuda_context_get_handle");
+  GPtrArray *handles = g_ptr_array_new ();
+  GPtrArray *all;
+  guint i;
+
+  if (!get_handle)
+    return handles;
+  all = gpuprof_objects_elements (p->measure->objects);
+  for (i = 0; i < all->len; i++) {
+    GstElement *el = gpuprof_objects_ref_element (p->measure->objects,
+        g_ptr_array_index (all, i));
+    GstContext *ctx = el ? gst_element_get_context (el, "gst.cuda.context") :
+        NULL;
+    const GValue *v = ctx ? gst_structure_get_value
+        (gst_context_get_structure (ctx), "gst.cuda.context") : NULL;
+
+    if (v && G_VALUE_HOLDS_OBJECT (v) && g_value_get_object (v)) {
+      GObject *cuda = g_value_get_object (v);
+      gpointer h = get_handle (cuda);
+
+      if (h && !g_ptr_array_find (handles, h, NULL)) {
+        g_ptr_array_add (handles, h);
+        g_ptr_array_add (refs, g_object_ref (cuda));
+      }
+    }
+    if (ctx)
+      gst_context_unref (ctx);
+    if (el)
+      gst_object_unref (el);
+  }
+  g_ptr_array_unref (all);
+  return handles;
+}
+
+/* cuProfilerStart/Stop on the contexts known; its line kept */
+static void
+window_profiler (GpuprofProfiler * p, gboolean start)
+{
+  GPtrArray *refs = g_ptr_array_new_with_free_func (g_object_unref);
+  GPtrArray *handles = gst_cuda_contexts (p, refs);
+  gchar *line = gpuprof_cuda_profiler_call (start, handles);
+
+  GST_INFO ("window: %s", line);
+  g_mutex_lock (&p->window_lock);
+  g_free (start ? p->window_start_line : p->window_stop_line);
+  if (start)
+    p->window_start_line = line;
+  else
+    p->window_stop_line = line;
+  g_mutex_unlock (&p->window_lock);
+  g_ptr_array_unref (handles);
+  g_ptr_array_unref (refs);
+}
+
+static gboolean
+window_opens (GpuprofProfiler * p, guint64 now)
+{
+  const GpuprofWindowSpec *w = &p->params.window_spec;
+  guint64 playing = first_playing (p);
+
+  if (!playing)
+    return FALSE;
+  if (w->skip_buffers)
+    return sink_buffers (p) >= w->skip_buffers;
+  return now >= playing + (guint64) (w->skip_s * GST_SECOND);
+}
+
+static gboolean
+window_closes (GpuprofProfiler * p, guint64 now)
+{
+  const GpuprofWindowSpec *w = &p->params.window_spec;
+  guint64 open_ts, close_ts;
+
+  gpuprof_stats_window_edges (&open_ts, &close_ts);
+  if (w->length_buffers)
+    return sink_buffers (p) >= p->window_sinks_at_open + w->length_buffers;
+  return w->length_s > 0.0
+      && now >= open_ts + (guint64) (w->length_s * GST_SECOND);
+}
+
+/* Closes the window: gpuprof stops measuring first, then the profilers */
+static void
+window_close (GpuprofProfiler * p)
+{
+  gpuprof_stats_set_window (GPUPROF_STATS_WINDOW_CLOSED,
+      gpuprof_clock_now ());
+  window_profiler (p, FALSE);
+}
+
+/* The edges, on the sampler thread: off the buffer path (a context push
+ * takes CUDA's locks), at most a tick late; the profilers start before
+ * gpuprof measures and stop after it stopped, so theirs covers ours */
+static gboolean
+window_tick (gint64 now_us, gpointer data)
+{
+  GpuprofProfiler *p = data;
+  GpuprofStatsWindow phase = gpuprof_stats_get_window ();
+
+  if (phase == GPUPROF_STATS_WINDOW_BEFORE
+      && window_opens (p, gpuprof_clock_now ())) {
+    window_profiler (p, TRUE);
+    p->window_sinks_at_open = sink_buffers (p);
+    gpuprof_stats_set_window (GPUPROF_STATS_WINDOW_OPEN,
+        gpuprof_clock_now ());
+  } else if (phase == GPUPROF_STATS_WINDOW_OPEN
+      && window_closes (p, gpuprof_clock_now ())) {
+    window_close (p);
+  }
+  return FALSE;
+}
+
+/* window=: gpuprof measures nothing but start-up until it opens */
+static void
+start_window (GpuprofProfiler * p)
+{
+  if (!p->params.window)
+    return;
+  gpuprof_stats_set_window (GPUPROF_STATS_WINDOW_BEFORE, 0);
+  p->window_tick = gpuprof_ticker_add (sampler_ticker (p),
+      WINDOW_CHECK_US, window_tick, p);
+}
+
+/* the window in a snapshot: its edges and what the profiler API said */
+static void
+window_section (GpuprofProfiler * p, GpuprofSnapshot * snap)
+{
+  if (!p->params.window)
+    return;
+  gpuprof_stats_window_edges (&snap->window_start_ns, &snap->window_end_ns);
+  g_mutex_lock (&p->window_lock);
+  g_free (snap->window_profiler);
+  snap->window_profiler = g_strdup_printf ("%s%s%s",
+      p->window_start_line ? p->window_start_line : "not opened yet",
+      p->window_stop_line ? "; " : "",
+      p->window_stop_line ? p->window_stop_line : "");
+  g_mutex_unlock (&p->window_lock);
 }
 
 /* nvml=: NVML read on the sampler thread, with or without CUPTI; opened
@@ -194,6 +395,9 @@ stop_nvml (GpuprofProfiler * p)
   if (p->nvml_tick)
     gpuprof_ticker_remove (p->sampler, p->nvml_tick);
   p->nvml_tick = 0;
+  if (p->window_tick)
+    gpuprof_ticker_remove (p->sampler, p->window_tick);
+  p->window_tick = 0;
 }
 
 /* an element leaves NULL (GpuprofMeasureFuncs), before the owners' scan of
@@ -218,6 +422,7 @@ starting (GstElement * element, gpointer user_data)
   }
   if (g_once_init_enter (&p->nvml_started)) {
     start_nvml (p);
+    start_window (p);
     g_once_init_leave (&p->nvml_started, 1);
   }
 }
@@ -243,6 +448,7 @@ gpuprof_profiler_new (const GpuprofParams * params)
   if (p->params.nvtx && !gpuprof_nvtx_available ())
     GST_INFO ("built without NVTX headers: nvtx=on has no effect");
   g_mutex_init (&p->report_lock);
+  g_mutex_init (&p->window_lock);
   p->bus = gpuprof_bus_new ();
   p->measure = gpuprof_measure_new (p->params.nvtx, p->bus);
   gpuprof_measure_set_funcs (p->measure, &funcs, p);
@@ -288,6 +494,9 @@ gpuprof_profiler_free (GpuprofProfiler * p)
   g_free (p->gpu_off_reason);
   g_clear_pointer (&p->sampler, gpuprof_ticker_free);
   g_clear_pointer (&p->nvml, gpuprof_nvml_sampler_free);
+  g_free (p->window_start_line);
+  g_free (p->window_stop_line);
+  g_mutex_clear (&p->window_lock);
   gpuprof_measure_free (p->measure);
   gpuprof_bus_free (p->bus);
   g_mutex_clear (&p->report_lock);
@@ -327,8 +536,9 @@ resources_section (GpuprofProfiler * p, GpuprofPipeline * pl,
 
   if (p->nvml) {
     /* the run: from PLAYING (a thread of a pool may have been seen in an
-     * earlier run) */
+     * earlier run), within the window */
     first = MAX (first, playing);
+    gpuprof_stats_window_clamp (&first, &last);
     mask = gpuprof_nvml_sampler_pipeline_devices (p->nvml,
         p->measure->objects, pl, snap, &how);
     gpuprof_nvml_sampler_fill (p->nvml, snap, mask, how,
@@ -571,10 +781,15 @@ report_pipeline_locked (GpuprofProfiler * p, GpuprofPipeline * pl)
     gpuprof_stall_run_end (p->stall, pl);
   if (p->gpu_on)
     gpuprof_cupti_flush (TRUE);
+  /* the window ends with the run at the latest (the process's window:
+   * runs after it are not measured) */
+  if (gpuprof_stats_get_window () == GPUPROF_STATS_WINDOW_OPEN)
+    window_close (p);
   snap = gpuprof_measure_snapshot (p->measure, pl, &first, &last);
   if (p->gpu_on)
     gpu_section (p, snap, first, last);
   resources_section (p, pl, snap, first, last);
+  window_section (p, snap);
   text = flowed ? gpuprof_report_format (snap) : nothing_flowed (p, pl,
       playing);
   {
@@ -631,6 +846,7 @@ snapshot_pipeline_gpu (GpuprofProfiler * p, GpuprofPipeline * pl)
   if (p->gpu_on)
     gpu_section (p, snap, first, last);
   resources_section (p, pl, snap, first, last);
+  window_section (p, snap);
   return snap;
 }
 

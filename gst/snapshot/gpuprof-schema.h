@@ -53,7 +53,10 @@ G_BEGIN_DECLS
   F (next_what, STRING, "the runner-up: which") \
   F (next_utilisation, DOUBLE, "the runner-up's utilisation, 0..1") \
   F (drops, U64, "buffers dropped on the way (leaky queues), all queues") \
-  F (drops_where, STRING, "where they were dropped: the queue that dropped most, null when none")
+  F (drops_where, STRING, "where they were dropped: the queue that dropped most, null when none") \
+  F (window_start_ns, U64, "window=: when the measurement window opened, ns on the tracer clock; 0: no window (the whole run)") \
+  F (window_end_ns, U64, "when it closed; 0: open to the end") \
+  F (window_profiler, STRING, "what the CUDA profiler API said at its edges: cuProfilerStart/Stop on which contexts, or why not; empty without a window")
 
 #define GPUPROF_SCHEMA_ELEMENTS(F) \
   F (path, STRING, "element path, e.g. pipeline0/infer") \
@@ -83,7 +86,9 @@ G_BEGIN_DECLS
   F (residency_mean_ns, U64, "mean residency, ns") \
   F (in_flight_mean, DOUBLE, "buffers inside it on average: total residency / time from its first arrival to its last push") \
   F (in_flight_max, U64, "most buffers it held at once: its chain call returned, the push taking it out had not") \
-  F (clock_wait_ns, U64, "time it waited on the clock (a synced sink, identity/clocksync sync=true, a live source's wait for its next frame): not in self_ns nor busy, ns")
+  F (clock_wait_ns, U64, "time it waited on the clock (a synced sink, identity/clocksync sync=true, a live source's wait for its next frame): not in self_ns nor busy, ns") \
+  F (first_ns, U64, "its start-up: self time of its first call (a decoder's or engine's creation) and, with window=, of every call before the window opened; part of self_ns, not in the percentiles, busy nor the verdict, ns") \
+  F (first_calls, U64, "the calls of first_ns")
 
 #define GPUPROF_SCHEMA_QUEUES(F) \
   F (path, STRING, "queue path") \

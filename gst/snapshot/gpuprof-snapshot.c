@@ -210,7 +210,10 @@ gpuprof_snapshot_compute_verdict (GpuprofSnapshot * s)
   s->bottleneck = g_strdup (best->path);
   s->bottleneck_thread = g_strdup (best->thread);
   s->bottleneck_busy = best->busy;
-  s->bottleneck_ns_per_buffer = best->self_ns / best->calls;
+  /* the steady state's: start-up (first_ns) apart */
+  s->bottleneck_ns_per_buffer = best->calls > best->first_calls ?
+      (best->self_ns - MIN (best->first_ns, best->self_ns)) /
+      (best->calls - best->first_calls) : best->self_ns / best->calls;
 }
 
 const GpuprofElementRow *
