@@ -40,6 +40,26 @@ fill_async_row (GpuprofElementRow * row, GpuprofAsync * a)
   }
 }
 
+/* busy in the steady state: start-up is no part of it. Its self time
+ * comes off the thread's (when it ran there, or before the window), and
+ * the first call's wall time off the thread's wall (inside a window the
+ * wall starts at its opening already) */
+static gdouble
+steady_busy (const GpuprofElementStats * s, const GpuprofThread * t,
+    guint64 self, guint64 wall)
+{
+  guint64 open_ts, close_ts, first = 0, first_wall = 0;
+
+  gpuprof_stats_window_edges (&open_ts, &close_ts);
+  if (open_ts || __atomic_load_n (&s->first_thread, __ATOMIC_ACQUIRE) == t)
+    first = __atomic_load_n (&s->first_ns, __ATOMIC_RELAXED);
+  if (!open_ts && __atomic_load_n (&s->first_thread, __ATOMIC_ACQUIRE) == t)
+    first_wall = s->first_incl_ns;
+  self -= MIN (first, self);
+  wall -= MIN (first_wall, wall);
+  return wall ? (gdouble) self / wall : 0.0;
+}
+
 /* Waiting on the GPU is not work: the self time of the calls it happened
  * in (wall clock) loses it, and so does its main thread's, for what waited
  * there; the percentiles keep it. Waits on its own threads outside calls
@@ -55,23 +75,8 @@ fill_gpu_wait (GpuprofElementRow * row, GpuprofElement * e,
   row->gpu_wait_ns = w.wait_ns;
   row->self_ns -= MIN (w.in_call_ns, row->self_ns);
   row->thread_self_ns -= MIN (w.in_call_tid_ns, row->thread_self_ns);
-  row->busy = row->thread_wall_ns ?
-      (gdouble) row->thread_self_ns / row->thread_wall_ns : 0.0;
-}
-
-/* Start-up is not work of the steady state: the first call's wall time
- * comes off the wall of the thread it ran on (outside a window; inside
- * one, the wall starts at its opening already) */
-static guint64
-steady_wall_less (const GpuprofElementStats * s, const GpuprofThread * t,
-    guint64 wall)
-{
-  guint64 open_ts, close_ts;
-
-  gpuprof_stats_window_edges (&open_ts, &close_ts);
-  if (open_ts || __atomic_load_n (&s->first_thread, __ATOMIC_ACQUIRE) != t)
-    return 0;
-  return MIN (s->first_incl_ns, wall);
+  row->busy = slot ? steady_busy (e->stats, slot->thread,
+      row->thread_self_ns, row->thread_wall_ns) : 0.0;
 }
 
 static void
@@ -105,9 +110,7 @@ fill_element_row (GpuprofMeasure * m, GpuprofElementRow * row,
     row->thread_self_ns = slot->self_ns;
     gpuprof_stats_window_clamp (&first, &last);
     row->thread_wall_ns = last > first ? last - first : 0;
-    row->thread_wall_ns -= steady_wall_less (s, t, row->thread_wall_ns);
-    row->busy = row->thread_wall_ns ?
-        (gdouble) row->thread_self_ns / row->thread_wall_ns : 0.0;
+    row->busy = steady_busy (s, t, row->thread_self_ns, row->thread_wall_ns);
   } else {
     row->thread = g_strdup ("");
   }

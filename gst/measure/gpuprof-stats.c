@@ -115,6 +115,9 @@ take_first (GpuprofElementStats * s, GpuprofThread * thread, gint phase,
   }
   __atomic_fetch_add (&s->first_ns, self_ns, __ATOMIC_RELAXED);
   __atomic_fetch_add (&s->first_calls, 1, __ATOMIC_RELAXED);
+  /* its thread's self time keeps it (the rows take it out of busy) */
+  if (self_ns)
+    add_to_thread_slot (s, thread, self_ns);
   gpuprof_thread_add_busy (thread, self_ns);
   return TRUE;
 }
