@@ -634,6 +634,9 @@ format_gpu (const GpuprofSnapshot * s, GString * out)
       MS (t->external_ns), gpu_call_source (t->path), MS (t->thread_ns),
       MS (t->unattributed_ns));
   format_gpu_kernels (s, out);
+  if (t->ncu && *t->ncu)
+    g_string_append_printf (out, "  Nsight Compute, the top kernels of the "
+        "stage with the most kernel time:\n    %s\n", t->ncu);
   format_gpu_devices (s, out);
 }
 
@@ -710,7 +713,7 @@ format_gpu_resources (const GpuprofSnapshot * s, GString * out)
 static void
 format_gpu_verdict (const GpuprofSnapshot * s, GString * out)
 {
-  GArray *c = gpuprof_gpu_verdict_candidates (s, NULL);
+  GArray *c = gpuprof_gpu_verdict_candidates (s);
   const GpuprofGpuCandidate *bound = gpuprof_gpu_verdict_bound (c);
 
   if (bound)

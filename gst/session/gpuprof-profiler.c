@@ -75,6 +75,7 @@ struct _GpuprofProfiler
   guint64 window_sinks_at_open; /* buffers the sinks had received */
   GMutex window_lock;           /* the lines below */
   gchar *window_start_line, *window_stop_line;
+  gchar **argv;                 /* this process's command line (ncu's) */
 };
 
 /* ---------------------------------------------------------------- setup */
@@ -427,6 +428,26 @@ starting (GstElement * element, gpointer user_data)
   }
 }
 
+/* /proc/self/cmdline: the command to hand to ncu; NULL when unreadable */
+static gchar **
+read_cmdline (void)
+{
+  gchar *text = NULL;
+  gsize len = 0, i;
+  GPtrArray *args;
+
+  if (!g_file_get_contents ("/proc/self/cmdline", &text, &len, NULL) || !len) {
+    g_free (text);
+    return NULL;
+  }
+  args = g_ptr_array_new ();
+  for (i = 0; i < len; i += strlen (text + i) + 1)
+    g_ptr_array_add (args, g_strdup (text + i));
+  g_ptr_array_add (args, NULL);
+  g_free (text);
+  return (gchar **) g_ptr_array_free (args, FALSE);
+}
+
 static void run_end (GpuprofPipeline * pl, gpointer user_data);
 static void pipeline_destroyed (gpointer user_data);
 static void live_start (GpuprofProfiler * p);
@@ -449,6 +470,7 @@ gpuprof_profiler_new (const GpuprofParams * params)
     GST_INFO ("built without NVTX headers: nvtx=on has no effect");
   g_mutex_init (&p->report_lock);
   g_mutex_init (&p->window_lock);
+  p->argv = read_cmdline ();
   p->bus = gpuprof_bus_new ();
   p->measure = gpuprof_measure_new (p->params.nvtx, p->bus);
   gpuprof_measure_set_funcs (p->measure, &funcs, p);
@@ -496,6 +518,7 @@ gpuprof_profiler_free (GpuprofProfiler * p)
   g_clear_pointer (&p->nvml, gpuprof_nvml_sampler_free);
   g_free (p->window_start_line);
   g_free (p->window_stop_line);
+  g_strfreev (p->argv);
   g_mutex_clear (&p->window_lock);
   gpuprof_measure_free (p->measure);
   gpuprof_bus_free (p->bus);
@@ -517,9 +540,21 @@ gpu_section (GpuprofProfiler * p, GpuprofSnapshot * snap, guint64 first,
   /* GPU records are on the monotonic clock */
   guint64 start = gpuprof_clock_start_monotonic ();
 
+  const GpuprofGpuElementRow *top;
+
   gpuprof_gpu_tables_fill (snap, GPUPROF_GPU_CHANNEL_TRACER,
       gpuprof_measure_element_path, p->measure, first ? start + first : 0,
       last ? start + last : 0);
+  /* the next step, Nsight Compute on the top stage's kernels: this very
+   * command line, inside the window */
+  top = gpuprof_gpu_verdict_top_stage (snap, NULL);
+  if (top && snap->gpu->len) {
+    GpuprofGpuRow *row = &g_array_index (snap->gpu, GpuprofGpuRow, 0);
+
+    g_free (row->ncu);
+    row->ncu = gpuprof_gpu_ncu_command (snap, top->path, p->params.window,
+        (const gchar * const *) p->argv);
+  }
 }
 
 /* The GPU's engines (NVML) over the run of @pl, [@first, @last] on the

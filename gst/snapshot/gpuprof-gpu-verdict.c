@@ -219,7 +219,8 @@ compute_candidate (const GpuprofSnapshot * snap, GArray * out,
         "per frame (batch-size; gst-gpuprof sweep finds the knee), lower "
         "precision (FP16/INT8), a smaller model, or fewer streams per "
         "GPU%s%s", top ? "" : "the inference stage", top ? top->path : "",
-        ncu ? "; its kernels in Nsight Compute: " : "", ncu ? ncu : "");
+        ncu && *ncu ? "; its kernels in Nsight Compute: " : "",
+        ncu && *ncu ? ncu : "");
   } else {
     c->evidence = g_strdup_printf ("SMs %.0f%% busy; %s", mean * 100, who);
     c->advice = g_strdup ("");
@@ -370,10 +371,11 @@ by_utilisation (gconstpointer a, gconstpointer b)
 }
 
 GArray *
-gpuprof_gpu_verdict_candidates (const GpuprofSnapshot * snap,
-    const gchar * ncu)
+gpuprof_gpu_verdict_candidates (const GpuprofSnapshot * snap)
 {
   GArray *out = g_array_new (FALSE, TRUE, sizeof (GpuprofGpuCandidate));
+  const gchar *ncu = snap->gpu->len ? g_array_index (snap->gpu, GpuprofGpuRow,
+      0).ncu : NULL;
   guint i, n = snap->gpu_resources ? snap->gpu_resources->len : 0;
 
   g_array_set_clear_func (out, candidate_clear);
@@ -426,6 +428,22 @@ append_regex_escaped (GString * s, const gchar * name)
   }
 }
 
+/* @word as a shell reads it back: quoted only when it must be */
+static void
+append_shell_word (GString * s, const gchar * word)
+{
+  gchar *q;
+
+  if (*word && strspn (word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrs"
+          "tuvwxyz0123456789_./:=,+-@%") == strlen (word)) {
+    g_string_append (s, word);
+    return;
+  }
+  q = g_shell_quote (word);
+  g_string_append (s, q);
+  g_free (q);
+}
+
 gchar *
 gpuprof_gpu_ncu_command (const GpuprofSnapshot * snap, const gchar * stage,
     const gchar * window, const gchar * const *argv)
@@ -468,9 +486,8 @@ gpuprof_gpu_ncu_command (const GpuprofSnapshot * snap, const gchar * stage,
       "gpuprof-kernels", q, skip, n);
   g_free (q);
   for (i = 0; argv && argv[i]; i++) {
-    q = g_shell_quote (argv[i]);
-    g_string_append_printf (cmd, " %s", q);
-    g_free (q);
+    g_string_append_c (cmd, ' ');
+    append_shell_word (cmd, argv[i]);
   }
   if (!argv || !argv[0])
     g_string_append (cmd, " <your command>");

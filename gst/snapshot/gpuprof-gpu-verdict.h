@@ -69,12 +69,10 @@ GPUPROF_API
 const gchar *gpuprof_gpu_bound_name (GpuprofGpuBound bound);
 
 /* The GPU candidates of @snap, most utilised first (GpuprofGpuCandidate,
- * cleared by the array). @ncu: the Nsight Compute command for the top
- * kernels of the compute-bound stage, or %NULL (gpuprof_gpu_ncu_command);
- * it goes into that candidate's advice. */
+ * cleared by the array). The gpu row's ncu command (the top kernels of
+ * the compute-bound stage) goes into that candidate's advice. */
 GPUPROF_API
-GArray *gpuprof_gpu_verdict_candidates (const GpuprofSnapshot * snap,
-    const gchar * ncu);
+GArray *gpuprof_gpu_verdict_candidates (const GpuprofSnapshot * snap);
 
 /* The one a pipeline is bound by, the first saturated candidate of
  * @candidates; %NULL none */

@@ -274,7 +274,8 @@ G_BEGIN_DECLS
   F (unattributed_ns, U64, "neither, ns") \
   F (untimed, U64, "records without timestamps (counted, 0 ns)") \
   F (graph_records, U64, "records launched by a CUDA graph") \
-  F (early, U64, "records starting before their API call (clock mismatch; 0 expected)")
+  F (early, U64, "records starting before their API call (clock mismatch; 0 expected)") \
+  F (ncu, STRING, "the Nsight Compute command that profiles the top kernels of the stage with the most kernel time, inside the window (docs/resources.md); empty when no kernel was listed")
 
 /* Shared resources (docs/summary-schema.md#resources): one row per
  * resource, filled by the samplers (the CPUs; GPU engines from NVML),
