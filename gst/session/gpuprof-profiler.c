@@ -13,6 +13,9 @@
 #include "gpuprof-gpu-verdict.h"
 #include "gpuprof-gputrace.h"
 #include "gpuprof-hooks.h"
+#if __has_include ("gpuprof-limits.h")
+#include "gpuprof-limits.h"
+#endif
 #include "gpuprof-live.h"
 #include "gpuprof-metrics.h"
 #include "gpuprof-metrics-server.h"
@@ -582,6 +585,10 @@ resources_section (GpuprofProfiler * p, GpuprofPipeline * pl,
   }
   /* the resources table's GPU rows: NVML's engines, CUPTI's copies */
   gpuprof_gpu_verdict_fill_resources (snap);
+#if __has_include ("gpuprof-limits.h")
+  /* the verdict again, with the GPU tables filled after the snapshot's */
+  gpuprof_limits_compute (snap);
+#endif
 }
 
 /* What only a live run knows: why GPU attribution is off, each output's
