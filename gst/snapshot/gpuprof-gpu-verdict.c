@@ -34,6 +34,18 @@ is_codec (const gchar * factory, const gchar * suffix, const gchar * word)
       && (g_str_has_suffix (factory, suffix) || strstr (factory, word));
 }
 
+/* How much of its thread's time a stage spends in its calls, waits on the
+ * GPU included: a decoder waiting for NVDEC is occupied though its CPU
+ * rests (busy may count the CPU's work alone) */
+static gdouble
+occupancy (const GpuprofElementRow * r)
+{
+  if (!r->thread_wall_ns)
+    return r->busy;
+  return MIN ((gdouble) (r->thread_self_ns + r->gpu_wait_ns) /
+      r->thread_wall_ns, 1.0);
+}
+
 typedef struct
 {
   const GpuprofElementRow *busiest;     /* of all stages */
@@ -56,11 +68,11 @@ busiest_stages (const GpuprofSnapshot * snap, const gchar * suffix,
 
     if (r->waits_on_clock)
       continue;
-    if (!st.busiest || r->busy > st.busiest->busy)
+    if (!st.busiest || occupancy (r) > occupancy (st.busiest))
       st.busiest = r;
     if (is_codec (r->factory, suffix, word)) {
       st.n_codecs++;
-      if (!st.codec || r->busy > st.codec->busy)
+      if (!st.codec || occupancy (r) > occupancy (st.codec))
         st.codec = r;
     }
   }
@@ -70,8 +82,9 @@ busiest_stages (const GpuprofSnapshot * snap, const gchar * suffix,
 static gboolean
 codecs_busiest (const Stages * st)
 {
-  return st->codec && st->busiest && st->codec->busy > 0.0
-      && st->codec->busy >= GPUPROF_GPU_VERDICT_BUSIEST * st->busiest->busy;
+  return st->codec && st->busiest && occupancy (st->codec) > 0.0
+      && occupancy (st->codec) >= GPUPROF_GPU_VERDICT_BUSIEST *
+      occupancy (st->busiest);
 }
 
 static GpuprofGpuCandidate *
@@ -130,10 +143,10 @@ codec_candidate (const GpuprofSnapshot * snap, GArray * out,
     c->bound = decode ? GPUPROF_GPU_BOUND_DECODE : GPUPROF_GPU_BOUND_ENCODE;
     c->stage = g_strdup (st.codec->path);
     c->evidence = g_strdup_printf ("%s: %s %s while the %ss are the "
-        "busiest stages (%u %s%s, %s %.0f%% busy); SMs %.0f%%",
-        gpuprof_gpu_bound_name (c->bound), engine, busy, kind, st.n_codecs,
-        kind, st.n_codecs == 1 ? "" : "s", st.codec->path,
-        st.codec->busy * 100, r->sm * 100);
+        "busiest stages (%u %s%s, %s in its calls %.0f%% of its thread's "
+        "time); SMs %.0f%%", gpuprof_gpu_bound_name (c->bound), engine, busy,
+        kind, st.n_codecs, kind, st.n_codecs == 1 ? "" : "s", st.codec->path,
+        occupancy (st.codec) * 100, r->sm * 100);
     c->advice = decode ?
         g_strdup_printf ("fewer or smaller streams per GPU: NVDEC decodes "
         "at its limit (%u stream%s here) — lower resolution or frame rate, "

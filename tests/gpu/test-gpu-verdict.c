@@ -200,7 +200,7 @@ test_decode (void)
   g_assert_true (g_str_has_prefix (find (c, "GPU 0 NVDEC")->evidence,
           "decode-bound: NVDEC 99% busy"));
   g_assert_nonnull (strstr (find (c, "GPU 0 NVDEC")->evidence,
-          "2 decoders, p/dec0 97% busy"));
+          "2 decoders, p/dec0 in its calls 97% of its thread's time"));
   g_assert_nonnull (strstr (find (c, "GPU 0 NVDEC")->advice,
           "batch size and inference settings do not help"));
   g_array_unref (c);
