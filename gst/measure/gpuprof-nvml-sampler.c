@@ -306,8 +306,8 @@ effective_period (const GpuprofNvmlSampler * s)
 void
 gpuprof_nvml_sampler_tick (GpuprofNvmlSampler * s, gint64 now_us)
 {
-  GpuprofNvmlReading *r = g_newa (GpuprofNvmlReading, MAX (s->n_devices, 1));
-  gboolean *ok = g_newa (gboolean, MAX (s->n_devices, 1));
+  GpuprofNvmlReading *r;
+  gboolean *ok;
   guint64 cpu0, wall0, cpu, wall;
   guint i;
 
@@ -315,6 +315,9 @@ gpuprof_nvml_sampler_tick (GpuprofNvmlSampler * s, gint64 now_us)
     open_nvml (s);
   if (!s->nvml)
     return;
+  /* the devices are known once open */
+  r = g_newa (GpuprofNvmlReading, MAX (s->n_devices, 1));
+  ok = g_newa (gboolean, MAX (s->n_devices, 1));
   /* a tick a little early still reads: the ticker wakes at its period */
   if (s->next_us && now_us + s->period_us / 4 < s->next_us)
     return;

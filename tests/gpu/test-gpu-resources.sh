@@ -49,6 +49,14 @@ grep -q "this driver's NVML lacks nvmlDeviceGetPcieThroughput, nvmlDeviceGetProc
 awk '$1 == "GPU" && $2 == 0 && $9 == "97.0" && $(NF) == "-" && $(NF - 1) == "-"' \
   "$out" | grep -q . || fail "old driver: no row with NVDEC 97 and our share '-'"
 
+# three GPUs, none named by the pipeline: every one read, said so
+FAKE_NVML_DEVICES=3 run "$FAKE_NVML_PATH" on
+[ ! -s "$err" ] || fail "three GPUs: said something on stderr"
+for i in 0 1 2; do
+  grep -q "^  GPU $i Fake GPU: used by the pipeline as all 3 devices: which the pipeline uses is not known" \
+    "$out" || fail "three GPUs: no line for GPU $i"
+done
+
 # off: the library is never loaded
 GPUPROF_NVML_LIBRARY=$FAKE_NVML_PATH LD_DEBUG=files \
   GST_TRACERS="gpuprof(nvml=off,cupti=off,report=stdout)" \
