@@ -367,6 +367,11 @@ nvml_tick (gint64 now_us, gpointer data)
   GpuprofProfiler *p = data;
   const gchar *reason = NULL;
 
+  /* NVML is read while a pipeline plays (and opened at once): a process
+   * whose pipelines rest pays nothing */
+  if (gpuprof_nvml_sampler_state (p->nvml, 0, NULL) !=
+      GPUPROF_NVML_SAMPLER_PENDING && !first_playing (p))
+    return FALSE;
   gpuprof_nvml_sampler_tick (p->nvml, now_us);
   if (!p->nvml_said && gpuprof_nvml_sampler_state (p->nvml, 0, &reason) ==
       GPUPROF_NVML_SAMPLER_FAILED) {
