@@ -18,6 +18,7 @@ typedef enum
   PARAM_OUTPUT,                 /* a path an output writes: placeholders */
   PARAM_REGEX,                  /* a GRegex pattern, NULL = unset */
   PARAM_REPORT,                 /* stderr|stdout|off|<path> */
+  PARAM_WINDOW,                 /* SKIP[+LENGTH]: a string, parsed */
 } ParamKind;
 
 typedef struct
@@ -153,6 +154,39 @@ static const ParamDef params[] = {
    "([metrics.md](metrics.md)). The host defaults to 127.0.0.1. A bad "
    "address or a port in use gives one stderr line naming it; the "
    "pipeline runs on without the endpoint."},
+  {"nvml", PARAM_ENUM, FIELD (nvml), GPUPROF_NVML_AUTO,
+   gpuprof_nvml_mode_get_type, NULL, NULL,
+   "The GPU's engines from NVML (SMs, NVDEC, NVENC, memory, clocks)",
+   "See [resources.md](resources.md#gpu-engines-in-the-run). Read on the "
+   "sampler thread, never on the buffer path, with or without `cupti`: "
+   "the report's GPU resources table, the verdict's decode-, encode-, "
+   "compute-bound and throttled GPU. `auto`: on when "
+   "`libnvidia-ml.so.1` loads and finds a GPU, silently off otherwise; "
+   "`on`: says once why it cannot be on (stderr and the report); `off`: "
+   "NVML is never loaded. Starts with the first run, as `cupti`."},
+  {"nvml-hz", PARAM_SECONDS, FIELD (nvml_hz), 2, NULL,
+   "<readings per second, fractional, 0 = off>", NULL,
+   "NVML readings per second",
+   "One reading of a device costs ~4.4 ms on an H100 (measured): at 2 a "
+   "second about 1 % of the sampler thread's time. A reading that costs "
+   "more than 1 % of a core at this rate is made less often (the report "
+   "says the rate it kept). NVML averages its own figures over 1/6 s to "
+   "1 s, so more than 6 a second repeats them."},
+  {"window", PARAM_WINDOW, FIELD (window), 0, NULL,
+   "<skip>[+<length>], each seconds (2.5) or buffers at the sinks (300b)",
+   "the whole run",
+   "Measure only a window of the run: start-up left out, and the CUDA "
+   "profiler started and stopped at its edges",
+   "`window=5+10`: from 5 s after the first pipeline went to PLAYING, "
+   "for 10 s; `window=300b`: from when the sinks have received 300 "
+   "buffers to the end. Calls before the window are start-up (each "
+   "element's `first_ns`), calls after it are not measured; percentiles, "
+   "busy, the verdict and the GPU resources cover the window. At its "
+   "edges the sampler thread calls `cuProfilerStart` / `cuProfilerStop` "
+   "(libcuda loaded at run time), so `nsys profile "
+   "--capture-range=cudaProfilerApi` and `ncu --profile-from-start off` "
+   "capture the same window ([resources.md](resources.md#the-measurement-"
+   "window))."},
 };
 /* *INDENT-ON* */
 
@@ -205,6 +239,64 @@ gpuprof_cupti_path_get_type (void)
     g_once_init_leave (&type, g_enum_register_static ("GpuprofCuptiPath",
             values));
   return type;
+}
+
+GType
+gpuprof_nvml_mode_get_type (void)
+{
+  static gsize type = 0;
+  static const GEnumValue values[] = {
+    {GPUPROF_NVML_AUTO, "On when NVML and a GPU are there, silently off "
+          "otherwise", "auto"},
+    {GPUPROF_NVML_MODE_ON, "On, or say once why not", "on"},
+    {GPUPROF_NVML_MODE_OFF, "Never load NVML", "off"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GpuprofNvmlMode",
+            values));
+  return type;
+}
+
+/* "2.5" seconds or "300b" buffers */
+static gboolean
+parse_window_part (const gchar * v, gdouble * seconds, guint64 * buffers)
+{
+  gchar *end = NULL;
+
+  if (!*v || g_ascii_isspace (*v) || *v == '-' || *v == '+')
+    return FALSE;
+  if (g_str_has_suffix (v, "b")) {
+    guint64 n = g_ascii_strtoull (v, &end, 10);
+
+    if (end == v || strcmp (end, "b") || !n)
+      return FALSE;
+    *buffers = n;
+    return TRUE;
+  }
+  *seconds = g_ascii_strtod (v, &end);
+  return end != v && !*end && *seconds >= 0.0 && *seconds <= 1e6;
+}
+
+gboolean
+gpuprof_window_spec_parse (const gchar * text, GpuprofWindowSpec * out)
+{
+  GpuprofWindowSpec w = { 0 };
+  gchar **parts;
+  gboolean ok;
+
+  if (!text || !*text)
+    return FALSE;
+  parts = g_strsplit (text, "+", 3);
+  ok = parts[0] && parse_window_part (parts[0], &w.skip_s, &w.skip_buffers)
+      && (!parts[1] || (parse_window_part (parts[1], &w.length_s,
+                  &w.length_buffers) && (w.length_s > 0.0
+                  || w.length_buffers))) && (!parts[1] || !parts[2]);
+  g_strfreev (parts);
+  if (ok)
+    *out = w;
+  return ok;
 }
 
 static gboolean
@@ -321,6 +413,11 @@ param_parse (const ParamDef * d, GpuprofParams * p, const gchar * v)
       return TRUE;
     case PARAM_REPORT:
       return set_report (p, v);
+    case PARAM_WINDOW:
+      if (!gpuprof_window_spec_parse (v, &p->window_spec))
+        return FALSE;
+      set_string (&MEMBER (gchar *, p, d), v);
+      return TRUE;
   }
   return FALSE;
 }
@@ -348,6 +445,10 @@ param_set_default (const ParamDef * d, GpuprofParams * p)
       break;
     case PARAM_REPORT:
       set_report (p, report_words[0].word);
+      break;
+    case PARAM_WINDOW:
+      g_clear_pointer (&MEMBER (gchar *, p, d), g_free);
+      memset (&p->window_spec, 0, sizeof (p->window_spec));
       break;
   }
 }
@@ -419,6 +520,7 @@ param_spec (const ParamDef * d)
     case PARAM_PATH:
     case PARAM_OUTPUT:
     case PARAM_REGEX:
+    case PARAM_WINDOW:
       spec = g_param_spec_string (d->name, d->name, blurb, NULL, flags);
       break;
     case PARAM_REPORT:
@@ -452,6 +554,7 @@ gpuprof_params_clear (GpuprofParams * p)
   g_free (p->stats_dir);
   g_free (p->cupti_lib);
   g_free (p->metrics);
+  g_free (p->window);
   memset (p, 0, sizeof (*p));
 }
 
@@ -467,6 +570,7 @@ gpuprof_params_copy (GpuprofParams * dest, const GpuprofParams * src)
   dest->stats_dir = g_strdup (src->stats_dir);
   dest->cupti_lib = g_strdup (src->cupti_lib);
   dest->metrics = g_strdup (src->metrics);
+  dest->window = g_strdup (src->window);
 }
 
 /* ------------------------------------------------------------ properties */
@@ -559,6 +663,7 @@ gpuprof_params_get_property (const GpuprofParams * p, guint index,
     case PARAM_PATH:
     case PARAM_OUTPUT:
     case PARAM_REGEX:
+    case PARAM_WINDOW:
       g_value_set_string (value, MEMBER (gchar *, p, d));
       break;
     case PARAM_REPORT:

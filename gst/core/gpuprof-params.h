@@ -47,6 +47,28 @@ typedef enum
 } GpuprofCuptiPath;
 
 
+/**
+ * GpuprofNvmlMode:
+ * @GPUPROF_NVML_AUTO: read the GPU's engines when NVML loads and finds a
+ *   GPU, else silently not
+ * @GPUPROF_NVML_MODE_ON: the same, but say once why it cannot
+ * @GPUPROF_NVML_MODE_OFF: never load NVML
+ */
+typedef enum
+{
+  GPUPROF_NVML_AUTO = 0,
+  GPUPROF_NVML_MODE_ON,
+  GPUPROF_NVML_MODE_OFF,
+} GpuprofNvmlMode;
+
+/* window=SKIP[+LENGTH] (docs/parameters.md): each in seconds, or in
+ * buffers at the sinks with a "b"; 0 / unset = from the start, to the end */
+typedef struct
+{
+  gdouble skip_s, length_s;
+  guint64 skip_buffers, length_buffers;
+} GpuprofWindowSpec;
+
 typedef enum
 {
   GPUPROF_REPORT_OFF,
@@ -75,11 +97,21 @@ typedef struct
   gdouble stall;                /* stall=<seconds>, 0 = auto */
   gdouble sample_hz;            /* sample-hz=<passes a second>, 0 = off */
   gchar *metrics;               /* metrics=[HOST:]PORT, NULL = no endpoint */
+  GpuprofNvmlMode nvml;         /* nvml=auto|on|off */
+  gdouble nvml_hz;              /* nvml-hz=<readings per second> */
+  gchar *window;                /* window=SKIP[+LENGTH], NULL = whole run */
+  GpuprofWindowSpec window_spec;        /* window=, parsed */
 } GpuprofParams;
 
 #define GPUPROF_TYPE_CUPTI_MODE (gpuprof_cupti_mode_get_type ())
 GType gpuprof_cupti_mode_get_type (void);
 GType gpuprof_cupti_path_get_type (void);
+GType gpuprof_nvml_mode_get_type (void);
+
+/* Parses a window= value into @out; FALSE when malformed */
+GPUPROF_API
+gboolean gpuprof_window_spec_parse (const gchar * text,
+    GpuprofWindowSpec * out);
 
 /* defaults, from the table */
 GPUPROF_API

@@ -42,6 +42,26 @@ fill_async_row (GpuprofElementRow * row, GpuprofAsync * a)
   }
 }
 
+/* busy in the steady state: start-up is no part of it. Its self time
+ * comes off the thread's (when it ran there, or before the window), and
+ * the first call's wall time off the thread's wall (inside a window the
+ * wall starts at its opening already) */
+static gdouble
+steady_busy (const GpuprofElementStats * s, const GpuprofThread * t,
+    guint64 self, guint64 wall)
+{
+  guint64 open_ts, close_ts, first = 0, first_wall = 0;
+
+  gpuprof_stats_window_edges (&open_ts, &close_ts);
+  if (open_ts || __atomic_load_n (&s->first_thread, __ATOMIC_ACQUIRE) == t)
+    first = __atomic_load_n (&s->first_ns, __ATOMIC_RELAXED);
+  if (!open_ts && __atomic_load_n (&s->first_thread, __ATOMIC_ACQUIRE) == t)
+    first_wall = s->first_incl_ns;
+  self -= MIN (first, self);
+  wall -= MIN (first_wall, wall);
+  return wall ? (gdouble) self / wall : 0.0;
+}
+
 /* Waiting on the GPU is not work: the self time of the calls it happened
  * in (wall clock) loses it, and so does its main thread's, for what waited
  * there; the percentiles keep it. Waits on its own threads outside calls
@@ -63,8 +83,8 @@ fill_gpu_wait (GpuprofElementRow * row, GpuprofElement * e,
   }
   row->self_ns -= MIN (w.in_call_ns, row->self_ns);
   row->thread_self_ns -= MIN (w.in_call_tid_ns, row->thread_self_ns);
-  row->busy = row->thread_wall_ns ?
-      (gdouble) row->thread_self_ns / row->thread_wall_ns : 0.0;
+  row->busy = slot ? steady_busy (e->stats, slot->thread,
+      row->thread_self_ns, row->thread_wall_ns) : 0.0;
 }
 
 static void
@@ -85,6 +105,8 @@ fill_element_row (GpuprofMeasure * m, GpuprofElementRow * row,
   row->self_p95_ns = gpuprof_histogram_percentile (&s->self_hist, 0.95);
   row->self_p99_ns = gpuprof_histogram_percentile (&s->self_hist, 0.99);
   row->self_max_ns = s->self_hist.max;
+  row->first_ns = __atomic_load_n (&s->first_ns, __ATOMIC_RELAXED);
+  row->first_calls = __atomic_load_n (&s->first_calls, __ATOMIC_RELAXED);
   row->waits_on_clock = e->waits_on_clock;
   row->blocked_ns = s->blocked_ns;
   row->wait_input_ns = __atomic_load_n (&s->wait_input_ns, __ATOMIC_RELAXED);
@@ -95,9 +117,9 @@ fill_element_row (GpuprofMeasure * m, GpuprofElementRow * row,
     guint64 last = __atomic_load_n (&t->last_ts, __ATOMIC_RELAXED);
     row->thread = gpuprof_thread_dup_name (t);
     row->thread_self_ns = slot->self_ns;
+    gpuprof_stats_window_clamp (&first, &last);
     row->thread_wall_ns = last > first ? last - first : 0;
-    row->busy = row->thread_wall_ns ?
-        (gdouble) row->thread_self_ns / row->thread_wall_ns : 0.0;
+    row->busy = steady_busy (s, t, row->thread_self_ns, row->thread_wall_ns);
   } else {
     row->thread = g_strdup ("");
   }

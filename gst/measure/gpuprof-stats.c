@@ -56,11 +56,84 @@ add_to_thread_slot (GpuprofElementStats * s, GpuprofThread * thread,
   return NULL;
 }
 
+static gint window_phase;       /* GpuprofStatsWindow (atomic) */
+static guint64 window_open_ts, window_close_ts;        /* atomic */
+
+void
+gpuprof_stats_set_window (GpuprofStatsWindow phase, guint64 ts)
+{
+  if (phase == GPUPROF_STATS_WINDOW_OPEN)
+    __atomic_store_n (&window_open_ts, ts, __ATOMIC_RELAXED);
+  else if (phase == GPUPROF_STATS_WINDOW_CLOSED)
+    __atomic_store_n (&window_close_ts, ts, __ATOMIC_RELAXED);
+  else
+    window_open_ts = window_close_ts = 0;
+  __atomic_store_n (&window_phase, phase, __ATOMIC_RELAXED);
+}
+
+void
+gpuprof_stats_window_edges (guint64 * open_ts, guint64 * close_ts)
+{
+  *open_ts = __atomic_load_n (&window_open_ts, __ATOMIC_RELAXED);
+  *close_ts = __atomic_load_n (&window_close_ts, __ATOMIC_RELAXED);
+}
+
+void
+gpuprof_stats_window_clamp (guint64 * first, guint64 * last)
+{
+  guint64 open_ts, close_ts;
+
+  gpuprof_stats_window_edges (&open_ts, &close_ts);
+  if (open_ts && *first < open_ts)
+    *first = MIN (open_ts, *last);
+  if (close_ts && *last > close_ts)
+    *last = MAX (close_ts, *first);
+}
+
+GpuprofStatsWindow
+gpuprof_stats_get_window (void)
+{
+  return __atomic_load_n (&window_phase, __ATOMIC_RELAXED);
+}
+
+/* a start-up call: its first, or any before the window opened */
+static gboolean
+take_first (GpuprofElementStats * s, GpuprofThread * thread, gint phase,
+    guint64 self_ns, guint64 incl_ns)
+{
+  gint expected = 0;
+
+  if (G_LIKELY (__atomic_load_n (&s->first_done, __ATOMIC_RELAXED))
+      && phase != GPUPROF_STATS_WINDOW_BEFORE)
+    return FALSE;
+  if (__atomic_compare_exchange_n (&s->first_done, &expected, 1, FALSE,
+          __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    /* the one first call: its wall time comes off its thread's */
+    s->first_incl_ns = incl_ns;
+    __atomic_store_n (&s->first_thread, thread, __ATOMIC_RELEASE);
+  } else if (phase != GPUPROF_STATS_WINDOW_BEFORE) {
+    return FALSE;
+  }
+  __atomic_fetch_add (&s->first_ns, self_ns, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&s->first_calls, 1, __ATOMIC_RELAXED);
+  /* its thread's self time keeps it (the rows take it out of busy) */
+  if (self_ns)
+    add_to_thread_slot (s, thread, self_ns);
+  gpuprof_thread_add_busy (thread, self_ns);
+  return TRUE;
+}
+
 void
 gpuprof_stats_add_call (GpuprofElementStats * s, GpuprofThread * thread,
     guint64 self_ns, guint64 incl_ns)
 {
+  gint phase = __atomic_load_n (&window_phase, __ATOMIC_RELAXED);
+
+  if (G_UNLIKELY (phase == GPUPROF_STATS_WINDOW_CLOSED))
+    return;
   __atomic_fetch_add (&s->incl_ns, incl_ns, __ATOMIC_RELAXED);
+  if (G_UNLIKELY (take_first (s, thread, phase, self_ns, incl_ns)))
+    return;
   gpuprof_histogram_record (&s->self_hist, self_ns);
   /* threads that only handed buffers over do not take a slot */
   if (self_ns)
@@ -87,7 +160,8 @@ gpuprof_stats_add_work (GpuprofElementStats * s, GpuprofThread * thread,
 {
   GpuprofThreadSlot *slot;
 
-  if (!ns)
+  if (!ns || G_UNLIKELY (gpuprof_stats_get_window () ==
+          GPUPROF_STATS_WINDOW_CLOSED))
     return;
   __atomic_fetch_add (&s->self_hist.sum, ns, __ATOMIC_RELAXED);
   /* an asynchronous element's output loop: read on the CPU clock */

@@ -43,22 +43,52 @@ struct _GpuprofElementStats
                                  * element that pushes from its own task */
   gint first_calls;             /* calls and events that opened a call
                                  * window (gpuprof-owners.h; atomic) */
+  /* start-up (issue 23): its first call — a decoder's or an engine's
+   * creation — and, with a measurement window, every call before it
+   * opened; in its self time, not in the histogram (percentiles), the
+   * thread slots (busy) nor the verdict */
+  gint first_done;              /* the first call was taken (atomic) */
+  guint64 first_ns;             /* their self time */
+  guint64 first_calls;
+  guint64 first_incl_ns;        /* the first call's wall time, on ... */
+  GpuprofThread *first_thread;  /* ... this thread */
 };
+
+/* The measurement window (window=, process-wide like CUDA's profiler):
+ * before it opens every call is start-up, after it closes none is
+ * measured. OPEN when there is no window. */
+typedef enum
+{
+  GPUPROF_STATS_WINDOW_OPEN = 0,
+  GPUPROF_STATS_WINDOW_BEFORE,
+  GPUPROF_STATS_WINDOW_CLOSED,
+} GpuprofStatsWindow;
+
+/* @ts: when it opened (OPEN) or closed (CLOSED), tracer clock */
+void gpuprof_stats_set_window (GpuprofStatsWindow phase, guint64 ts);
+GpuprofStatsWindow gpuprof_stats_get_window (void);
+/* when the window opened and closed (0: not yet, or no window) */
+void gpuprof_stats_window_edges (guint64 * open_ts, guint64 * close_ts);
+/* @first..@last of a thread clamped to the window */
+void gpuprof_stats_window_clamp (guint64 * first, guint64 * last);
 
 GpuprofElementStats *gpuprof_stats_new (void);
 void gpuprof_stats_free (GpuprofElementStats * s);
 void gpuprof_stats_reset (GpuprofElementStats * s);
 
+/* every call, start-up included */
 static inline guint64
 gpuprof_stats_calls (const GpuprofElementStats * s)
 {
-  return __atomic_load_n (&s->self_hist.count, __ATOMIC_RELAXED);
+  return __atomic_load_n (&s->self_hist.count, __ATOMIC_RELAXED) +
+      __atomic_load_n (&s->first_calls, __ATOMIC_RELAXED);
 }
 
 static inline guint64
 gpuprof_stats_self_ns (const GpuprofElementStats * s)
 {
-  return __atomic_load_n (&s->self_hist.sum, __ATOMIC_RELAXED);
+  return __atomic_load_n (&s->self_hist.sum, __ATOMIC_RELAXED) +
+      __atomic_load_n (&s->first_ns, __ATOMIC_RELAXED);
 }
 void gpuprof_stats_add_call (GpuprofElementStats * s, GpuprofThread * thread,
     guint64 self_ns, guint64 incl_ns);

@@ -32,6 +32,50 @@ rate (guint64 n, gdouble seconds)
   return seconds > 0.0 ? n / seconds : 0.0;
 }
 
+/* the mean of the readings between two cumulative means */
+static gdouble
+interval_mean (gdouble now, guint64 n_now, gdouble before, guint64 n_before,
+    guint64 n)
+{
+  return n ? MAX ((now * n_now - before * n_before) / n, 0.0) : 0.0;
+}
+
+static void
+fill_gpu_rows (GpuprofInterval * iv)
+{
+  const GpuprofSnapshot *snap = iv->snapshot;
+  guint i, j;
+
+  for (i = 0; snap->gpu_resources && i < snap->gpu_resources->len; i++) {
+    const GpuprofGpuResourceRow *row = &g_array_index (snap->gpu_resources,
+        GpuprofGpuResourceRow, i);
+    const GpuprofGpuResourceRow *prev = NULL;
+    GpuprofIntervalGpuRow r = { row->device, row->name };
+    guint64 b;
+
+    for (j = 0; iv->previous && iv->previous->gpu_resources
+        && j < iv->previous->gpu_resources->len && !prev; j++) {
+      const GpuprofGpuResourceRow *x =
+          &g_array_index (iv->previous->gpu_resources, GpuprofGpuResourceRow,
+          j);
+      if (!g_strcmp0 (x->device, row->device))
+        prev = x;
+    }
+    b = prev ? prev->readings : 0;
+    r.readings = delta (row->readings, b);
+#define MEAN(f) interval_mean (row->f, row->readings, prev ? prev->f : 0.0, \
+    b, r.readings)
+    r.sm = MEAN (sm);
+    r.mem = MEAN (mem);
+    r.dec = MEAN (dec);
+    r.enc = MEAN (enc);
+    r.clock_mhz = MEAN (clock_mhz);
+    r.throttled = MEAN (throttled);
+#undef MEAN
+    g_array_append_val (iv->gpus, r);
+  }
+}
+
 void
 gpuprof_live_interval_fill (GpuprofInterval * iv)
 {
@@ -41,6 +85,8 @@ gpuprof_live_interval_fill (GpuprofInterval * iv)
   iv->elements = g_array_new (FALSE, TRUE, sizeof (GpuprofIntervalElementRow));
   iv->queues = g_array_new (FALSE, TRUE, sizeof (GpuprofIntervalQueueRow));
   iv->streams = g_array_new (FALSE, TRUE, sizeof (GpuprofIntervalStreamRow));
+  iv->gpus = g_array_new (FALSE, TRUE, sizeof (GpuprofIntervalGpuRow));
+  fill_gpu_rows (iv);
   for (i = 0; i < snap->elements->len; i++) {
     const GpuprofElementRow *row =
         &g_array_index (snap->elements, GpuprofElementRow, i);
@@ -91,6 +137,7 @@ gpuprof_live_interval_clear (GpuprofInterval * iv)
   g_clear_pointer (&iv->queues, g_array_unref);
   g_clear_pointer (&iv->streams, g_array_unref);
   g_clear_pointer (&iv->verdict, gpuprof_snapshot_free);
+  g_clear_pointer (&iv->gpus, g_array_unref);
 }
 
 static GArray *
@@ -101,6 +148,8 @@ live_rows (const GpuprofInterval * iv, GpuprofLiveTableId id)
       return iv->elements;
     case GPUPROF_LIVE_INTERVAL_QUEUES:
       return iv->queues;
+    case GPUPROF_LIVE_INTERVAL_GPUS:
+      return iv->gpus;
     default:
       return iv->streams;
   }
@@ -115,6 +164,8 @@ cumulative_table (GpuprofLiveTableId id)
       return GPUPROF_SUMMARY_ELEMENTS;
     case GPUPROF_LIVE_INTERVAL_QUEUES:
       return GPUPROF_SUMMARY_QUEUES;
+    case GPUPROF_LIVE_INTERVAL_GPUS:
+      return GPUPROF_SUMMARY_GPU_RESOURCES;
     default:
       return GPUPROF_SUMMARY_STREAMS;
   }
@@ -270,6 +321,18 @@ gpuprof_live_csv_path (const gchar * json_path, GpuprofLiveTableId id)
   return path;
 }
 
+/* "GPU 0" of "GPU 0 NVIDIA H100 80GB HBM3": up to the second space */
+static gint
+gpu_label_len (const gchar * name)
+{
+  const gchar *sp = name ? strchr (name, ' ') : NULL;
+
+  if (!name)
+    return 0;
+  sp = sp ? strchr (sp + 1, ' ') : NULL;
+  return sp ? (gint) (sp - name) : (gint) strlen (name);
+}
+
 /* "gpuprof live 12.5 s pipeline0: sink 30.0 fps (1500 buffers); busiest
  * infer 4.1 ms self in 0.5 s; queue q 10 buffers (most 10)" */
 gchar *
@@ -310,6 +373,16 @@ gpuprof_live_report (const GpuprofInterval * iv)
     g_string_append_printf (s, "; limit: %s %s %.0f%% (headroom %.2fx)",
         iv->verdict->limit_kind, iv->verdict->limit_what,
         iv->verdict->limit_utilisation * 100, iv->verdict->limit_headroom);
+  /* each GPU's engines over the interval (NVML) */
+  for (i = 0; iv->gpus && i < iv->gpus->len; i++) {
+    const GpuprofIntervalGpuRow *r =
+        &g_array_index (iv->gpus, GpuprofIntervalGpuRow, i);
+
+    if (r->readings)
+      g_string_append_printf (s, "; %.*s NVDEC %.0f%% SM %.0f%%%s",
+          gpu_label_len (r->name), r->name, r->dec * 100, r->sm * 100,
+          r->throttled >= 0.5 ? " (throttled)" : "");
+  }
   /* queues holding buffers now, against the most they held in the run */
   for (i = 0; i < iv->queues->len; i++) {
     const GpuprofQueueRow *row =

@@ -347,6 +347,115 @@ format_family (GString * out, const Family * fam, GPtrArray * snaps)
   }
 }
 
+/* ---- the GPU's engines (NVML: gpu_resources rows), docs/metrics.md#gpu ----
+ * Labels from fixed sets (engine, reason) times the devices: the number
+ * of series is bounded whatever the run's length. */
+
+typedef enum
+{
+  GPU_UTILIZATION,              /* gpuprof_gpu_utilization{engine} */
+  GPU_THROTTLE,                 /* gpuprof_gpu_throttle_ratio{reason} */
+  GPU_MEMORY,                   /* gpuprof_gpu_memory_used_bytes */
+  DS_UTILIZATION,               /* DeepStream's utilization_metrics */
+  DS_MEMORY,                    /* DeepStream's memory_metrics */
+} GpuFamily;
+
+static void
+gpu_sample (GString * out, const gchar * name, const GpuprofSnapshot * snap,
+    const GpuprofGpuResourceRow * r, const gchar * key, const gchar * value,
+    const gchar * ds_metric, gdouble v)
+{
+  gchar num[G_ASCII_DTOSTR_BUF_SIZE];
+
+  g_string_append_printf (out, "%s{", name);
+  label (out, "pipeline", snap->pipeline);
+  if (ds_metric) {
+    label (out, "app_name", "ds");
+    label (out, "metric_name", ds_metric);
+  }
+  label (out, "device", r->device);
+  label (out, "name", r->name);
+  if (key)
+    label (out, key, value);
+  g_string_append_printf (out, "} %s\n",
+      g_ascii_formatd (num, sizeof (num), "%.6g", v));
+}
+
+static void
+gpu_row_samples (GString * out, GpuFamily f, const gchar * name,
+    const GpuprofSnapshot * snap, const GpuprofGpuResourceRow * r)
+{
+  switch (f) {
+    case GPU_UTILIZATION:
+      gpu_sample (out, name, snap, r, "engine", "sm", NULL, r->last_sm);
+      gpu_sample (out, name, snap, r, "engine", "memory", NULL, r->last_mem);
+      gpu_sample (out, name, snap, r, "engine", "nvdec", NULL, r->last_dec);
+      gpu_sample (out, name, snap, r, "engine", "nvenc", NULL, r->last_enc);
+      break;
+    case GPU_THROTTLE:
+      gpu_sample (out, name, snap, r, "reason", "power_cap", NULL,
+          r->power_capped);
+      gpu_sample (out, name, snap, r, "reason", "thermal", NULL, r->thermal);
+      gpu_sample (out, name, snap, r, "reason", "hw_slowdown", NULL,
+          r->hw_slowdown);
+      break;
+    case GPU_MEMORY:
+      gpu_sample (out, name, snap, r, NULL, NULL, NULL,
+          (gdouble) r->last_mem_used);
+      break;
+    case DS_UTILIZATION:
+      /* DeepStream's is a percentage */
+      gpu_sample (out, name, snap, r, NULL, NULL, "system_gpu_utilization",
+          r->last_sm * 100.0);
+      break;
+    case DS_MEMORY:
+      gpu_sample (out, name, snap, r, NULL, NULL, "system_gpu_memory_gb",
+          r->last_mem_used / 1e9);
+      break;
+  }
+}
+
+static void
+format_gpu_families (GString * out, GPtrArray * snaps)
+{
+  static const struct
+  {
+    GpuFamily f;
+    const gchar *name, *help;
+  } fams[] = {
+    {GPU_UTILIZATION, "gpuprof_gpu_utilization",
+        "Newest NVML reading of each engine of a GPU the pipeline uses: "
+          "share of NVML's sample period it was busy, 0..1"},
+    {GPU_THROTTLE, "gpuprof_gpu_throttle_ratio",
+        "Share of the run's NVML readings whose clocks were held down, by "
+          "reason family, 0..1"},
+    {GPU_MEMORY, "gpuprof_gpu_memory_used_bytes",
+        "Device memory in use at the newest reading, all processes"},
+    {DS_UTILIZATION, "utilization_metrics",
+        "Utilization metrics (DeepStream's family): the GPU's SM %"},
+    {DS_MEMORY, "memory_metrics",
+        "Memory metrics (DeepStream's family): the GPU's memory used, GB"},
+  };
+  guint k, s, i;
+
+  for (k = 0; k < G_N_ELEMENTS (fams); k++) {
+    gboolean any = FALSE;
+
+    for (s = 0; s < snaps->len; s++) {
+      const GpuprofSnapshot *snap = g_ptr_array_index (snaps, s);
+
+      for (i = 0; snap->gpu_resources && i < snap->gpu_resources->len; i++) {
+        if (!any)
+          g_string_append_printf (out, "# HELP %s %s\n# TYPE %s gauge\n",
+              fams[k].name, fams[k].help, fams[k].name);
+        any = TRUE;
+        gpu_row_samples (out, fams[k].f, fams[k].name, snap,
+            &g_array_index (snap->gpu_resources, GpuprofGpuResourceRow, i));
+      }
+    }
+  }
+}
+
 gchar *
 gpuprof_metrics_format (GPtrArray * snaps, guint64 scrape_ns)
 {
@@ -356,6 +465,7 @@ gpuprof_metrics_format (GPtrArray * snaps, guint64 scrape_ns)
 
   for (i = 0; i < G_N_ELEMENTS (families); i++)
     format_family (out, &families[i], snaps);
+  format_gpu_families (out, snaps);
   g_string_append_printf (out, "# HELP gpuprof_scrape_duration_seconds "
       "What the previous scrape cost the tracer (snapshots and text)\n"
       "# TYPE gpuprof_scrape_duration_seconds gauge\n"

@@ -69,6 +69,8 @@ typedef struct
  * @streams: per source (GpuprofIntervalStreamRow), likewise
  * @verdict: the interval's own figures as a snapshot, with what limited
  *   the run in the interval (gpuprof_snapshot_delta())
+ * @gpus: per GPU (GpuprofIntervalGpuRow), row for row with @snapshot's
+ *   gpu_resources
  *
  * One live snapshot (interval=, docs/live.md).
  */
@@ -84,6 +86,7 @@ typedef struct
   GArray *queues;
   GArray *streams;
   GpuprofSnapshot *verdict;
+  GArray *gpus;
 } GpuprofInterval;
 
 /**

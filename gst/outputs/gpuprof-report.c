@@ -2,6 +2,7 @@
 #include "gpuprof-report.h"
 
 #include "gpuprof-advice.h"
+#include "gpuprof-gpu-verdict.h"
 
 #include <string.h>
 
@@ -128,6 +129,55 @@ add_owned_row (GpuprofTable * t, gchar ** cells)
     g_free (cells[i]);
 }
 
+/* window=: its edges on the tracer clock and the CUDA profiler's answer */
+static void
+format_window (const GpuprofSnapshot * s, GString * out)
+{
+  if (!s->window_profiler || !*s->window_profiler)
+    return;
+  g_string_append (out, "Window (window=): ");
+  if (!s->window_start_ns)
+    g_string_append (out, "never opened: every call was start-up");
+  else if (s->window_end_ns)
+    g_string_append_printf (out, "%.3f s to %.3f s (%.3f s)",
+        s->window_start_ns / 1e9, s->window_end_ns / 1e9,
+        (s->window_end_ns - s->window_start_ns) / 1e9);
+  else
+    g_string_append_printf (out, "from %.3f s to the end",
+        s->window_start_ns / 1e9);
+  g_string_append_printf (out, " of the tracer clock; the figures are of "
+      "the calls inside it, those before it start-up; %s\n",
+      s->window_profiler);
+}
+
+/* Start-up on its own line: the elements whose first call (or calls
+ * before the window) took a millisecond or more, kept out of per-call
+ * figures, percentiles, busy and the verdict */
+static void
+format_startup (const GpuprofSnapshot * s, GString * out)
+{
+  GString *line = g_string_new (NULL);
+  guint i, n = 0;
+
+  for (i = 0; i < s->elements->len; i++) {
+    const GpuprofElementRow *r =
+        &g_array_index (s->elements, GpuprofElementRow, i);
+
+    if (r->first_ns < 1000000)
+      continue;
+    g_string_append_printf (line, "%s %s %.1f ms", n++ ? "," : "", r->path,
+        r->first_ns / 1e6);
+    if (r->first_calls > 1)
+      g_string_append_printf (line, " (%" G_GUINT64_FORMAT " calls)",
+          r->first_calls);
+  }
+  if (n)
+    g_string_append_printf (out, "Start-up (first call%s; not in per-call "
+        "figures, percentiles, busy or the verdict):%s\n",
+        s->window_start_ns ? "s before the window" : "", line->str);
+  g_string_free (line, TRUE);
+}
+
 static void
 format_elements (const GpuprofSnapshot * s, GString * out)
 {
@@ -148,11 +198,13 @@ format_elements (const GpuprofSnapshot * s, GString * out)
   for (i = 0; i < s->elements->len; i++) {
     const GpuprofElementRow *r =
         &g_array_index (s->elements, GpuprofElementRow, i);
-    guint64 calls = MAX (r->calls, 1);
+    /* per call: the steady state's, start-up (first_ns) apart */
+    guint64 calls = MAX (r->calls - MIN (r->first_calls, r->calls), 1);
+    guint64 self = r->self_ns - MIN (r->first_ns, r->self_ns);
     gchar *cells[] = {
       g_strdup_printf ("%s%s", r->path, r->waits_on_clock ? " (clock)" : ""),
       g_strdup (r->role), g_strdup (r->thread), u64 (r->buffers_in),
-      u64 (r->buffers_out), ms (r->self_ns), us (r->self_ns / calls),
+      u64 (r->buffers_out), ms (r->self_ns), us (self / calls),
       us (r->self_p50_ns), us (r->self_p95_ns), us (r->self_p99_ns),
       us (r->self_max_ns), us (r->incl_ns / calls), pct (r->busy),
       ms (r->cpu_ns), ms (r->wait_core_ns), u64 (r->threads),
@@ -171,6 +223,7 @@ format_elements (const GpuprofSnapshot * s, GString * out)
         "synchronize calls: not in self time nor busy)\n");
   gpuprof_table_print (t, out);
   gpuprof_table_free (t);
+  format_startup (s, out);
 }
 
 static void
@@ -647,7 +700,96 @@ format_gpu (const GpuprofSnapshot * s, GString * out)
       MS (t->external_ns), gpu_call_source (t->path), MS (t->thread_ns),
       MS (t->unattributed_ns));
   format_gpu_kernels (s, out);
+  if (t->ncu && *t->ncu)
+    g_string_append_printf (out, "  Nsight Compute, the top kernels of the "
+        "stage with the most kernel time:\n    %s\n", t->ncu);
   format_gpu_devices (s, out);
+}
+
+/* "0.5 s" / "250 ms" */
+static gchar *
+period_text (guint64 ns)
+{
+  return ns >= 1000000000 ? g_strdup_printf ("%.1f s", ns / 1e9) :
+      g_strdup_printf ("%.0f ms", ns / 1e6);
+}
+
+/* a GPU's row of the resources table; "-" where NVML gave nothing */
+static void
+add_gpu_resource_row (GpuprofTable * t, const GpuprofGpuResourceRow * r)
+{
+  gchar *cells[] = {
+    g_strdup (r->name), u64 (r->readings), pct (r->sm), pct (r->sm_peak),
+    pct (r->mem), pct (r->dec), pct (r->dec_peak), pct (r->dec_saturated),
+    pct (r->enc), r->clock_max_mhz ? g_strdup_printf ("%.0f/%" G_GUINT64_FORMAT,
+        r->clock_mhz, r->clock_max_mhz) : g_strdup ("-"), pct (r->throttled),
+    r->mem_total ? g_strdup_printf ("%.0f/%.0f", r->mem_used_peak / 1048576.0,
+        r->mem_total / 1048576.0) : g_strdup ("-"),
+    r->self_known ? pct (r->self_sm) : g_strdup ("-"),
+    r->self_known ? pct (r->self_dec) : g_strdup ("-"), NULL
+  };
+
+  add_owned_row (t, cells);
+}
+
+/* The GPU's engines from NVML over the run (gpu_resources) */
+static void
+format_gpu_resources (const GpuprofSnapshot * s, GString * out)
+{
+  static const gchar *const headers[] = {
+    "GPU", "readings", "SM %", "SM peak %", "mem %", "NVDEC %",
+    "NVDEC peak %", "NVDEC >=90 %", "NVENC %", "SM MHz/max", "throttled %",
+    "mem used/total MiB", "ours SM %", "ours NVDEC %", NULL
+  };
+  const GpuprofGpuResourceRow *first;
+  GpuprofTable *t;
+  gchar *period;
+  guint i;
+
+  if (!s->gpu_resources || !s->gpu_resources->len)
+    return;
+  first = &g_array_index (s->gpu_resources, GpuprofGpuResourceRow, 0);
+  period = period_text (first->read_period_ns);
+  t = gpuprof_table_new (14, headers);
+  for (i = 0; i < s->gpu_resources->len; i++)
+    add_gpu_resource_row (t, &g_array_index (s->gpu_resources,
+            GpuprofGpuResourceRow, i));
+  g_string_append_printf (out, "\nGPU resources (NVML, read every %s, "
+      "%.2f ms CPU a reading; %% of NVML's sample period an engine was busy, "
+      "mean over the run; ours = this process's share of that time)\n",
+      period, first->read_cpu_ns / 1e6);
+  gpuprof_table_print (t, out);
+  gpuprof_table_free (t);
+  g_free (period);
+  for (i = 0; i < s->gpu_resources->len; i++) {
+    const GpuprofGpuResourceRow *r = &g_array_index (s->gpu_resources,
+        GpuprofGpuResourceRow, i);
+
+    g_string_append_printf (out, "  %s: used by the pipeline as %s; clock "
+        "event reasons: %s%s%s\n", r->name, r->used_by,
+        r->reasons && *r->reasons ? r->reasons : "none",
+        r->missing && *r->missing ? "; this driver's NVML lacks " : "",
+        r->missing && *r->missing ? r->missing : "");
+  }
+}
+
+/* The GPU's engines in the verdict: what binds (decode-, encode-,
+ * compute-, copy-bound, throttled) with its advice, else the busiest
+ * engine */
+static void
+format_gpu_verdict (const GpuprofSnapshot * s, GString * out)
+{
+  GArray *c = gpuprof_gpu_verdict_candidates (s);
+  const GpuprofGpuCandidate *bound = gpuprof_gpu_verdict_bound (c);
+
+  if (bound)
+    g_string_append_printf (out, "gpu: %s — %s\nadvice: %s: %s\n",
+        bound->what, bound->evidence, bound->what, bound->advice);
+  else if (c->len)
+    g_string_append_printf (out, "gpu: not limiting — %s: %s\n",
+        g_array_index (c, GpuprofGpuCandidate, 0).what,
+        g_array_index (c, GpuprofGpuCandidate, 0).evidence);
+  g_array_unref (c);
 }
 
 /* the busiest stage (run.bottleneck), told where the limit lines do not
@@ -709,6 +851,7 @@ gpuprof_report_format (const GpuprofSnapshot * s)
     g_string_append_printf (out, "Checkpoint taken at %s: the run up to "
         "then; it had not ended (the process was stopped, or still runs)\n",
         s->taken_utc ? s->taken_utc : "?");
+  format_window (s, out);
   format_elements (s, out);
   format_queues (s, out);
   format_async (s, out);
@@ -716,6 +859,7 @@ gpuprof_report_format (const GpuprofSnapshot * s)
   format_batches (s, out);
   format_streams (s, out);
   format_resources (s, out);
+  format_gpu_resources (s, out);
   format_limits (s, out);
   format_removed (s, out);
   if (s->tracer_overhead_samples)
@@ -723,6 +867,7 @@ gpuprof_report_format (const GpuprofSnapshot * s)
         "(estimated from %" G_GUINT64_FORMAT " sampled pushes)\n",
         s->tracer_overhead_ns / 1e6, s->tracer_overhead_samples);
   g_string_append_printf (out, "\n%s\n", verdict);
+  format_gpu_verdict (s, out);
   format_advice (s, out);
   g_free (verdict);
   if (s->gpu && s->gpu->len)

@@ -393,6 +393,7 @@ record_str (GPtrArray * pool, const gchar * s)
 #define PREFIX_SPEC_GPU PIPELINE_SPEC
 #define PREFIX_SPEC_RESOURCES PIPELINE_SPEC
 #define PREFIX_SPEC_LIMITS PIPELINE_SPEC
+#define PREFIX_SPEC_GPU_RESOURCES PIPELINE_SPEC
 #define PREFIX_VALUE_ELEMENTS , pipeline
 #define PREFIX_VALUE_QUEUES , pipeline
 #define PREFIX_VALUE_THREADS , pipeline
@@ -409,6 +410,7 @@ record_str (GPtrArray * pool, const gchar * s)
 #define PREFIX_VALUE_GPU , pipeline
 #define PREFIX_VALUE_RESOURCES , pipeline
 #define PREFIX_VALUE_LIMITS , pipeline
+#define PREFIX_VALUE_GPU_RESOURCES , pipeline
 /* a live record: which snapshot it belongs to */
 #define LIVE_SPEC PIPELINE_SPEC \
   "seq", GST_TYPE_STRUCTURE, value_spec (G_TYPE_UINT64, "snapshot number"), \
@@ -416,9 +418,11 @@ record_str (GPtrArray * pool, const gchar * s)
 #define PREFIX_SPEC_INTERVAL_ELEMENTS LIVE_SPEC
 #define PREFIX_SPEC_INTERVAL_QUEUES LIVE_SPEC
 #define PREFIX_SPEC_INTERVAL_STREAMS LIVE_SPEC
+#define PREFIX_SPEC_INTERVAL_GPUS LIVE_SPEC
 #define PREFIX_VALUE_INTERVAL_ELEMENTS , pipeline, seq, t_s
 #define PREFIX_VALUE_INTERVAL_QUEUES , pipeline, seq, t_s
 #define PREFIX_VALUE_INTERVAL_STREAMS , pipeline, seq, t_s
+#define PREFIX_VALUE_INTERVAL_GPUS , pipeline, seq, t_s
 
 /* GStreamer 1.29.2 (towards 1.30) deprecates GstTracerRecord for
  * GstTraceFormat and gst_trace_event() ("tracer: Reimplement

@@ -7,22 +7,28 @@
 #include "gpuprof-bus.h"
 #include "gpuprof-clock.h"
 #include "gpuprof-cpu-sampler.h"
+#include "gpuprof-cuda-profiler.h"
 #include "gpuprof-cupti.h"
 #include "gpuprof-gpu.h"
 #include "gpuprof-gpu-tables.h"
+#include "gpuprof-gpu-verdict.h"
 #include "gpuprof-gputrace.h"
 #include "gpuprof-hooks.h"
+#include "gpuprof-limits.h"
 #include "gpuprof-live.h"
 #include "gpuprof-metrics.h"
 #include "gpuprof-metrics-server.h"
+#include "gpuprof-nvml-sampler.h"
 #include "gpuprof-nvtx.h"
 #include "gpuprof-output.h"
 #include "gpuprof-report.h"
 #include "gpuprof-stall.h"
+#include "gpuprof-stats.h"
 #include "gpuprof-thread.h"
 #include "gpuprof-ticker.h"
 #include "gpuprof-trace.h"
 
+#include <dlfcn.h>
 #include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (gpuprof_debug);
@@ -62,6 +68,21 @@ struct _GpuprofProfiler
   GpuprofTicker *sampler;
   gsize cpu_started;            /* g_once */
   guint cpu_tick;
+  /* the resource sampler's thread and its NVML registration (issue 23,
+   * docs/resources.md): started with the first run, as CUPTI */
+  GpuprofTicker *sampler;
+  gsize nvml_started;           /* g_once */
+  GpuprofNvmlSampler *nvml;     /* NULL: nvml=off */
+  gboolean nvml_said;           /* why it could not open (sampler thread) */
+  guint nvml_tick;
+
+  /* window=: its edges, checked on the sampler thread (docs/resources.md
+   * "The measurement window"); the process's, once */
+  guint window_tick;
+  guint64 window_sinks_at_open; /* buffers the sinks had received */
+  GMutex window_lock;           /* the lines below */
+  gchar *window_start_line, *window_stop_line;
+  gchar **argv;                 /* this process's command line (ncu's) */
 };
 
 /* ---------------------------------------------------------------- setup */
@@ -141,6 +162,9 @@ start_gpu (GpuprofProfiler * p)
 
 static void start_checkpoints (GpuprofProfiler * p);
 
+/* the window's edges are looked for this often */
+#define WINDOW_CHECK_US (G_USEC_PER_SEC / 50)
+
 /* the sampler thread: periodic readings off the buffer path */
 static GpuprofTicker *
 sampler_ticker (GpuprofProfiler * p)
@@ -178,6 +202,243 @@ stop_cpu_sampler (GpuprofProfiler * p)
   if (p->cpu_tick)
     gpuprof_ticker_remove (p->sampler, p->cpu_tick);
   p->cpu_tick = 0;
+/* ---------------------------------------------------------- window */
+
+/* buffers every sink of every pipeline has received in its run */
+static guint64
+sink_buffers (GpuprofProfiler * p)
+{
+  GPtrArray *all = gpuprof_objects_elements (p->measure->objects);
+  guint64 total = 0;
+  guint i;
+
+  for (i = 0; i < all->len; i++) {
+    GpuprofElement *e = g_ptr_array_index (all, i);
+    guint64 in = 0, out = 0;
+
+    if (e->role != GPUPROF_ROLE_SINK)
+      continue;
+    gpuprof_measure_buffer_counts (p->measure, e, &in, &out);
+    total += in;
+  }
+  g_ptr_array_unref (all);
+  return total;
+}
+
+/* when the first pipeline went to PLAYING (tracer clock), 0: none yet */
+static guint64
+first_playing (GpuprofProfiler * p)
+{
+  GPtrArray *pipelines = gpuprof_objects_pipelines (p->measure->objects);
+  guint64 first = 0;
+  guint i;
+
+  for (i = 0; i < pipelines->len; i++) {
+    GpuprofPipeline *pl = g_ptr_array_index (pipelines, i);
+    guint64 t = __atomic_load_n (&pl->playing_since, __ATOMIC_RELAXED);
+
+    if (t && (!first || t < first))
+      first = t;
+  }
+  g_ptr_array_unref (pipelines);
+  return first;
+}
+
+/* GStreamer's own CUDA contexts (gst.cuda.context on the elements: its
+ * nvcodec and cuda elements share one per device), their CUcontext
+ * handles through libgstcuda where the process has loaded it; @refs keeps
+ * the GstCudaContext objects alive over the calls */
+static GPtrArray *
+gst_cuda_contexts (GpuprofProfiler * p, GPtrArray * refs)
+{
+  gpointer (*get_handle) (gpointer) = dlsym (RTLD_DEFAULT,
+      "gst_cuda_context_get_handle");
+  GPtrArray *handles = g_ptr_array_new ();
+  GPtrArray *all;
+  guint i;
+
+  if (!get_handle)
+    return handles;
+  all = gpuprof_objects_elements (p->measure->objects);
+  for (i = 0; i < all->len; i++) {
+    GstElement *el = gpuprof_objects_ref_element (p->measure->objects,
+        g_ptr_array_index (all, i));
+    GstContext *ctx = el ? gst_element_get_context (el, "gst.cuda.context") :
+        NULL;
+    const GValue *v = ctx ? gst_structure_get_value
+        (gst_context_get_structure (ctx), "gst.cuda.context") : NULL;
+
+    if (v && G_VALUE_HOLDS_OBJECT (v) && g_value_get_object (v)) {
+      GObject *cuda = g_value_get_object (v);
+      gpointer h = get_handle (cuda);
+
+      if (h && !g_ptr_array_find (handles, h, NULL)) {
+        g_ptr_array_add (handles, h);
+        g_ptr_array_add (refs, g_object_ref (cuda));
+      }
+    }
+    if (ctx)
+      gst_context_unref (ctx);
+    if (el)
+      gst_object_unref (el);
+  }
+  g_ptr_array_unref (all);
+  return handles;
+}
+
+/* cuProfilerStart/Stop on the contexts known; its line kept */
+static void
+window_profiler (GpuprofProfiler * p, gboolean start)
+{
+  GPtrArray *refs = g_ptr_array_new_with_free_func (g_object_unref);
+  GPtrArray *handles = gst_cuda_contexts (p, refs);
+  gchar *line = gpuprof_cuda_profiler_call (start, handles);
+
+  GST_INFO ("window: %s", line);
+  g_mutex_lock (&p->window_lock);
+  g_free (start ? p->window_start_line : p->window_stop_line);
+  if (start)
+    p->window_start_line = line;
+  else
+    p->window_stop_line = line;
+  g_mutex_unlock (&p->window_lock);
+  g_ptr_array_unref (handles);
+  g_ptr_array_unref (refs);
+}
+
+static gboolean
+window_opens (GpuprofProfiler * p, guint64 now)
+{
+  const GpuprofWindowSpec *w = &p->params.window_spec;
+  guint64 playing = first_playing (p);
+
+  if (!playing)
+    return FALSE;
+  if (w->skip_buffers)
+    return sink_buffers (p) >= w->skip_buffers;
+  return now >= playing + (guint64) (w->skip_s * GST_SECOND);
+}
+
+static gboolean
+window_closes (GpuprofProfiler * p, guint64 now)
+{
+  const GpuprofWindowSpec *w = &p->params.window_spec;
+  guint64 open_ts, close_ts;
+
+  gpuprof_stats_window_edges (&open_ts, &close_ts);
+  if (w->length_buffers)
+    return sink_buffers (p) >= p->window_sinks_at_open + w->length_buffers;
+  return w->length_s > 0.0
+      && now >= open_ts + (guint64) (w->length_s * GST_SECOND);
+}
+
+/* Closes the window: gpuprof stops measuring first, then the profilers */
+static void
+window_close (GpuprofProfiler * p)
+{
+  gpuprof_stats_set_window (GPUPROF_STATS_WINDOW_CLOSED,
+      gpuprof_clock_now ());
+  window_profiler (p, FALSE);
+}
+
+/* The edges, on the sampler thread: off the buffer path (a context push
+ * takes CUDA's locks), at most a tick late; the profilers start before
+ * gpuprof measures and stop after it stopped, so theirs covers ours */
+static gboolean
+window_tick (gint64 now_us, gpointer data)
+{
+  GpuprofProfiler *p = data;
+  GpuprofStatsWindow phase = gpuprof_stats_get_window ();
+
+  if (phase == GPUPROF_STATS_WINDOW_BEFORE
+      && window_opens (p, gpuprof_clock_now ())) {
+    window_profiler (p, TRUE);
+    p->window_sinks_at_open = sink_buffers (p);
+    gpuprof_stats_set_window (GPUPROF_STATS_WINDOW_OPEN,
+        gpuprof_clock_now ());
+  } else if (phase == GPUPROF_STATS_WINDOW_OPEN
+      && window_closes (p, gpuprof_clock_now ())) {
+    window_close (p);
+  }
+  return FALSE;
+}
+
+/* window=: gpuprof measures nothing but start-up until it opens */
+static void
+start_window (GpuprofProfiler * p)
+{
+  if (!p->params.window)
+    return;
+  gpuprof_stats_set_window (GPUPROF_STATS_WINDOW_BEFORE, 0);
+  p->window_tick = gpuprof_ticker_add (sampler_ticker (p),
+      WINDOW_CHECK_US, window_tick, p);
+}
+
+/* the window in a snapshot: its edges and what the profiler API said */
+static void
+window_section (GpuprofProfiler * p, GpuprofSnapshot * snap)
+{
+  if (!p->params.window)
+    return;
+  gpuprof_stats_window_edges (&snap->window_start_ns, &snap->window_end_ns);
+  g_mutex_lock (&p->window_lock);
+  g_free (snap->window_profiler);
+  snap->window_profiler = g_strdup_printf ("%s%s%s",
+      p->window_start_line ? p->window_start_line : "not opened yet",
+      p->window_stop_line ? "; " : "",
+      p->window_stop_line ? p->window_stop_line : "");
+  g_mutex_unlock (&p->window_lock);
+}
+
+/* nvml=: NVML read on the sampler thread, with or without CUPTI; opened
+ * there too, so no NVML call happens on any other thread. auto is silent
+ * where it cannot run (no driver, no GPU), on says why once. */
+static gboolean
+nvml_tick (gint64 now_us, gpointer data)
+{
+  GpuprofProfiler *p = data;
+  const gchar *reason = NULL;
+
+  /* NVML is read while a pipeline plays (and opened at once): a process
+   * whose pipelines rest pays nothing */
+  if (gpuprof_nvml_sampler_state (p->nvml, 0, NULL) !=
+      GPUPROF_NVML_SAMPLER_PENDING && !first_playing (p))
+    return FALSE;
+  gpuprof_nvml_sampler_tick (p->nvml, now_us);
+  if (!p->nvml_said && gpuprof_nvml_sampler_state (p->nvml, 0, &reason) ==
+      GPUPROF_NVML_SAMPLER_FAILED) {
+    p->nvml_said = TRUE;
+    if (p->params.nvml == GPUPROF_NVML_MODE_ON) {
+      GST_WARNING ("%s", reason);
+      g_printerr ("gpuprof: %s\n", reason);
+    } else {
+      GST_INFO ("%s", reason);
+    }
+  }
+  return FALSE;
+}
+
+static void
+start_nvml (GpuprofProfiler * p)
+{
+  if (p->params.nvml == GPUPROF_NVML_MODE_OFF || p->params.nvml_hz <= 0.0)
+    return;
+  p->nvml = gpuprof_nvml_sampler_new (NULL, p->params.nvml_hz);
+  p->nvml_tick = gpuprof_ticker_add (sampler_ticker (p),
+      gpuprof_nvml_sampler_period_us (p->nvml), nvml_tick, p);
+  /* opened now, not a period from now */
+  gpuprof_ticker_wake (p->sampler, p->nvml_tick);
+}
+
+static void
+stop_nvml (GpuprofProfiler * p)
+{
+  if (p->nvml_tick)
+    gpuprof_ticker_remove (p->sampler, p->nvml_tick);
+  p->nvml_tick = 0;
+  if (p->window_tick)
+    gpuprof_ticker_remove (p->sampler, p->window_tick);
+  p->window_tick = 0;
 }
 
 /* an element leaves NULL (GpuprofMeasureFuncs), before the owners' scan of
@@ -204,6 +465,31 @@ starting (GstElement * element, gpointer user_data)
     start_cpu_sampler (p);
     g_once_init_leave (&p->cpu_started, 1);
   }
+  if (g_once_init_enter (&p->nvml_started)) {
+    start_nvml (p);
+    start_window (p);
+    g_once_init_leave (&p->nvml_started, 1);
+  }
+}
+
+/* /proc/self/cmdline: the command to hand to ncu; NULL when unreadable */
+static gchar **
+read_cmdline (void)
+{
+  gchar *text = NULL;
+  gsize len = 0, i;
+  GPtrArray *args;
+
+  if (!g_file_get_contents ("/proc/self/cmdline", &text, &len, NULL) || !len) {
+    g_free (text);
+    return NULL;
+  }
+  args = g_ptr_array_new ();
+  for (i = 0; i < len; i += strlen (text + i) + 1)
+    g_ptr_array_add (args, g_strdup (text + i));
+  g_ptr_array_add (args, NULL);
+  g_free (text);
+  return (gchar **) g_ptr_array_free (args, FALSE);
 }
 
 static void run_end (GpuprofPipeline * pl, gpointer user_data);
@@ -227,6 +513,8 @@ gpuprof_profiler_new (const GpuprofParams * params)
   if (p->params.nvtx && !gpuprof_nvtx_available ())
     GST_INFO ("built without NVTX headers: nvtx=on has no effect");
   g_mutex_init (&p->report_lock);
+  g_mutex_init (&p->window_lock);
+  p->argv = read_cmdline ();
   p->bus = gpuprof_bus_new ();
   p->measure = gpuprof_measure_new (p->params.nvtx, p->bus);
   gpuprof_measure_set_funcs (p->measure, &funcs, p);
@@ -250,6 +538,7 @@ void
 gpuprof_profiler_shutdown (GpuprofProfiler * p)
 {
   live_stop (p);
+  stop_nvml (p);
   g_clear_pointer (&p->checkpoint, gpuprof_ticker_free);
   g_clear_pointer (&p->metrics, gpuprof_metrics_server_stop);
   gpuprof_measure_end_queues (p->measure);
@@ -272,6 +561,11 @@ gpuprof_profiler_free (GpuprofProfiler * p)
   g_free (p->gpu_off_reason);
   g_clear_pointer (&p->sampler, gpuprof_ticker_free);
   g_clear_pointer (&p->measure->cpu, gpuprof_cpu_sampler_free);
+  g_clear_pointer (&p->nvml, gpuprof_nvml_sampler_free);
+  g_free (p->window_start_line);
+  g_free (p->window_stop_line);
+  g_strfreev (p->argv);
+  g_mutex_clear (&p->window_lock);
   gpuprof_measure_free (p->measure);
   gpuprof_bus_free (p->bus);
   g_mutex_clear (&p->report_lock);
@@ -292,9 +586,50 @@ gpu_section (GpuprofProfiler * p, GpuprofSnapshot * snap, guint64 first,
   /* GPU records are on the monotonic clock */
   guint64 start = gpuprof_clock_start_monotonic ();
 
+  const GpuprofGpuElementRow *top;
+
   gpuprof_gpu_tables_fill (snap, GPUPROF_GPU_CHANNEL_TRACER,
       gpuprof_measure_element_path, p->measure, first ? start + first : 0,
       last ? start + last : 0);
+  /* the next step, Nsight Compute on the top stage's kernels: this very
+   * command line, inside the window */
+  top = gpuprof_gpu_verdict_top_stage (snap, NULL);
+  if (top && snap->gpu->len) {
+    GpuprofGpuRow *row = &g_array_index (snap->gpu, GpuprofGpuRow, 0);
+
+    g_free (row->ncu);
+    row->ncu = gpuprof_gpu_ncu_command (snap, top->path, p->params.window,
+        (const gchar * const *) p->argv);
+  }
+}
+
+/* The GPU's engines (NVML) over the run of @pl, [@first, @last] on the
+ * tracer clock (0: unbounded), for the devices it uses. Call after
+ * gpu_section: CUPTI's devices tell which. */
+static void
+resources_section (GpuprofProfiler * p, GpuprofPipeline * pl,
+    GpuprofSnapshot * snap, guint64 first, guint64 last)
+{
+  guint64 start = gpuprof_clock_start_monotonic ();
+  guint64 playing = __atomic_load_n (&pl->playing_since, __ATOMIC_RELAXED);
+  gchar *how = NULL;
+  guint64 mask;
+
+  if (p->nvml) {
+    /* the run: from PLAYING (a thread of a pool may have been seen in an
+     * earlier run), within the window */
+    first = MAX (first, playing);
+    gpuprof_stats_window_clamp (&first, &last);
+    mask = gpuprof_nvml_sampler_pipeline_devices (p->nvml,
+        p->measure->objects, pl, snap, &how);
+    gpuprof_nvml_sampler_fill (p->nvml, snap, mask, how,
+        first ? start + first : 0, last ? start + last : 0);
+    g_free (how);
+  }
+  /* the resources table's GPU rows: NVML's engines, CUPTI's copies */
+  gpuprof_gpu_verdict_fill_resources (snap);
+  /* the verdict again, with the GPU tables filled after the snapshot's */
+  gpuprof_limits_compute (snap);
 }
 
 /* What only a live run knows: why GPU attribution is off, each output's
@@ -304,6 +639,14 @@ append_live_sections (GpuprofProfiler * p, GString * out)
 {
   if (!p->gpu_on && p->gpu_off_reason)
     g_string_append_printf (out, "\nGPU: %s\n", p->gpu_off_reason);
+  if (p->nvml && p->params.nvml == GPUPROF_NVML_MODE_ON) {
+    const gchar *reason = NULL;
+
+    /* a run shorter than NVML's opening: wait for it, a report is rare */
+    if (gpuprof_nvml_sampler_state (p->nvml, 2 * G_USEC_PER_SEC, &reason) ==
+        GPUPROF_NVML_SAMPLER_FAILED)
+      g_string_append_printf (out, "\nGPU resources: %s\n", reason);
+  }
   gpuprof_outputs_describe (p->outputs, out);
 }
 
@@ -428,10 +771,12 @@ live_tick_locked (GpuprofProfiler * p)
   for (i = 0; i < pipelines->len; i++) {
     GpuprofPipeline *pl = g_ptr_array_index (pipelines, i);
     GpuprofSnapshot *snap;
+    guint64 first = 0, last = 0;
 
     if (!gpuprof_measure_pipeline_active (p->measure, pl))
       continue;
-    snap = gpuprof_measure_snapshot (p->measure, pl, NULL, NULL);
+    snap = gpuprof_measure_snapshot (p->measure, pl, &first, &last);
+    resources_section (p, pl, snap, first, last);
     live_emit_locked (p, pl, snap, now, FALSE);
     g_hash_table_replace (p->live_previous, GUINT_TO_POINTER (pl->id), snap);
   }
@@ -539,9 +884,15 @@ report_pipeline_locked (GpuprofProfiler * p, GpuprofPipeline * pl)
     gpuprof_stall_run_end (p->stall, pl);
   if (p->gpu_on)
     gpuprof_cupti_flush (TRUE);
+  /* the window ends with the run at the latest (the process's window:
+   * runs after it are not measured) */
+  if (gpuprof_stats_get_window () == GPUPROF_STATS_WINDOW_OPEN)
+    window_close (p);
   snap = gpuprof_measure_snapshot (p->measure, pl, &first, &last);
   if (p->gpu_on)
     gpu_section (p, snap, first, last);
+  resources_section (p, pl, snap, first, last);
+  window_section (p, snap);
   text = flowed ? gpuprof_report_format (snap) : nothing_flowed (p, pl,
       playing);
   {
@@ -597,6 +948,8 @@ snapshot_pipeline_gpu (GpuprofProfiler * p, GpuprofPipeline * pl)
 
   if (p->gpu_on)
     gpu_section (p, snap, first, last);
+  resources_section (p, pl, snap, first, last);
+  window_section (p, snap);
   return snap;
 }
 

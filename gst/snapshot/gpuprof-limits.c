@@ -507,8 +507,8 @@ cpu_candidates (const GpuprofSnapshot * s, GpuprofLimitCandidates * c)
   }
 }
 
-/* The candidate sources, in no particular order (the ranking orders);
- * the GPU engines' (issue 23) go here */
+/* The candidate sources of the snapshot's CPU-side rows, in no particular
+ * order (the ranking orders); the GPU engines' are gpuprof-gpu-limits.c's */
 static const GpuprofLimitsSource sources[] = {
   stage_candidates,
   input_candidates,
@@ -722,12 +722,11 @@ gpuprof_limits_rank (GpuprofSnapshot * s, GpuprofLimitCandidates * c)
 }
 
 void
-gpuprof_limits_compute (GpuprofSnapshot * s)
+gpuprof_limits_builtin_candidates (const GpuprofSnapshot * s,
+    GpuprofLimitCandidates * c)
 {
-  GpuprofLimitCandidates *c = gpuprof_limits_candidates_new ();
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (sources); i++)
     sources[i] (s, c);
-  gpuprof_limits_rank (s, c);
 }

@@ -22,7 +22,8 @@
  *
  * in gst/snapshot/, reading snap->resources (the gpu-* rows the sampler
  * filled) and snap->elements, calling gpuprof_limits_add() for each
- * engine worth naming, and list it in `sources[]` of gpuprof-limits.c. The
+ * engine worth naming (gpuprof-gpu-limits.c, which also holds
+ * gpuprof_limits_compute(): the calls go one way). The
  * resources table must be filled before gpuprof_snapshot_compute_verdict()
  * runs (gpuprof-rows.c fills it before the verdict).
  */
@@ -122,6 +123,13 @@ typedef void (*GpuprofLimitsSource) (const GpuprofSnapshot * snap,
  */
 GPUPROF_API
 void gpuprof_limits_compute (GpuprofSnapshot * snap);
+
+/* the candidates of the CPU side's rows: stages, input, clock, the CPUs */
+void gpuprof_limits_builtin_candidates (const GpuprofSnapshot * snap,
+    GpuprofLimitCandidates * c);
+/* the GPU engines' (gpuprof-gpu-limits.c) */
+void gpuprof_limits_gpu_candidates (const GpuprofSnapshot * snap,
+    GpuprofLimitCandidates * c);
 
 /**
  * gpuprof_limits_rank:

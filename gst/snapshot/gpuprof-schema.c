@@ -25,12 +25,16 @@
 #define F_GPU(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_GPU, m, t, d)
 #define F_RESOURCES(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_RESOURCES, m, t, d)
 #define F_LIMITS(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_LIMITS, m, t, d)
+#define F_GPU_RESOURCES(m, t, d) \
+  FIELD (GPUPROF_SCHEMA_ROW_GPU_RESOURCES, m, t, d)
 #define F_INTERVAL_ELEMENTS(m, t, d) \
   FIELD (GPUPROF_SCHEMA_ROW_INTERVAL_ELEMENTS, m, t, d)
 #define F_INTERVAL_QUEUES(m, t, d) \
   FIELD (GPUPROF_SCHEMA_ROW_INTERVAL_QUEUES, m, t, d)
 #define F_INTERVAL_STREAMS(m, t, d) \
   FIELD (GPUPROF_SCHEMA_ROW_INTERVAL_STREAMS, m, t, d)
+#define F_INTERVAL_GPUS(m, t, d) \
+  FIELD (GPUPROF_SCHEMA_ROW_INTERVAL_GPUS, m, t, d)
 
 #define FIELD_ARRAY(ID, name, record, n_key, single) \
   static const GpuprofSummaryField fields_##ID[] = { \
@@ -123,6 +127,8 @@ gpuprof_summary_rows (const GpuprofSnapshot * snap, GpuprofSummaryTableId id)
       return snap->resources;
     case GPUPROF_SUMMARY_LIMITS:
       return snap->limits;
+    case GPUPROF_SUMMARY_GPU_RESOURCES:
+      return snap->gpu_resources;
     default:
       g_return_val_if_reached (NULL);
   }

@@ -60,7 +60,10 @@ G_BEGIN_DECLS
   F (next_what, STRING, "the runner-up: which") \
   F (next_utilisation, DOUBLE, "the runner-up's utilisation, 0..1") \
   F (drops, U64, "buffers dropped on the way (leaky queues), all queues") \
-  F (drops_where, STRING, "where they were dropped: the queue that dropped most, null when none")
+  F (drops_where, STRING, "where they were dropped: the queue that dropped most, null when none") \
+  F (window_start_ns, U64, "window=: when the measurement window opened, ns on the tracer clock; 0: no window (the whole run)") \
+  F (window_end_ns, U64, "when it closed; 0: open to the end") \
+  F (window_profiler, STRING, "what the CUDA profiler API said at its edges: cuProfilerStart/Stop on which contexts, or why not; empty without a window")
 
 #define GPUPROF_SCHEMA_ELEMENTS(F) \
   F (path, STRING, "element path, e.g. pipeline0/infer") \
@@ -93,7 +96,9 @@ G_BEGIN_DECLS
   F (residency_mean_ns, U64, "mean residency, ns") \
   F (in_flight_mean, DOUBLE, "buffers inside it on average: total residency / time from its first arrival to its last push") \
   F (in_flight_max, U64, "most buffers it held at once: its chain call returned, the push taking it out had not") \
-  F (clock_wait_ns, U64, "time it waited on the clock (a synced sink, identity/clocksync sync=true, a live source's wait for its next frame): not in self_ns nor busy, ns")
+  F (clock_wait_ns, U64, "time it waited on the clock (a synced sink, identity/clocksync sync=true, a live source's wait for its next frame): not in self_ns nor busy, ns") \
+  F (first_ns, U64, "its start-up: self time of its first call (a decoder's or engine's creation) and, with window=, of every call before the window opened; part of self_ns, not in the percentiles, busy nor the verdict, ns") \
+  F (first_calls, U64, "the calls of first_ns")
 
 #define GPUPROF_SCHEMA_QUEUES(F) \
   F (path, STRING, "queue path") \
@@ -304,7 +309,8 @@ G_BEGIN_DECLS
   F (unattributed_ns, U64, "neither, ns") \
   F (untimed, U64, "records without timestamps (counted, 0 ns)") \
   F (graph_records, U64, "records launched by a CUDA graph") \
-  F (early, U64, "records starting before their API call (clock mismatch; 0 expected)")
+  F (early, U64, "records starting before their API call (clock mismatch; 0 expected)") \
+  F (ncu, STRING, "the Nsight Compute command that profiles the top kernels of the stage with the most kernel time, inside the window (docs/resources.md); empty when no kernel was listed")
 
 /* Shared resources (docs/summary-schema.md#resources): one row per
  * resource, filled by the samplers (the CPUs; GPU engines from NVML),
@@ -331,6 +337,51 @@ G_BEGIN_DECLS
   F (rate, DOUBLE, "buffers per second through it, 0 unknown") \
   F (evidence, STRING, "the figures it is judged on") \
   F (advice, STRING, "what to do about it; empty when nothing")
+
+/* the GPU's engines from NVML over the run (docs/resources.md): one row
+ * per device the pipeline uses, empty without NVML (nvml=off, no GPU) */
+#define GPUPROF_SCHEMA_GPU_RESOURCES(F) \
+  F (device, STRING, "the GPU's UUID, GPU-..., as NVML gives it") \
+  F (name, STRING, "GPU N and its product: GPU 0 NVIDIA H100 80GB HBM3 (N: NVML's index)") \
+  F (used_by, STRING, "how the pipeline was found to use it: CUDA device 0 (CUPTI), an element's property, or all devices when neither told") \
+  F (readings, U64, "NVML readings in the run (its window)") \
+  F (span_ns, U64, "first to last of those readings, ns") \
+  F (sm, DOUBLE, "mean SM utilisation: share of NVML's sample period in which a kernel ran (nvidia-smi dmon's sm), 0..1") \
+  F (sm_peak, DOUBLE, "highest SM reading, 0..1") \
+  F (sm_saturated, DOUBLE, "share of readings with SM at or above 90 %, 0..1") \
+  F (mem, DOUBLE, "mean memory utilisation: share of the period device memory was read or written (dmon's mem), 0..1") \
+  F (mem_peak, DOUBLE, "highest memory reading, 0..1") \
+  F (mem_saturated, DOUBLE, "share of readings with memory at or above 90 %, 0..1") \
+  F (dec, DOUBLE, "mean NVDEC utilisation (dmon's dec), 0..1") \
+  F (dec_peak, DOUBLE, "highest NVDEC reading, 0..1") \
+  F (dec_saturated, DOUBLE, "share of readings with NVDEC at or above 90 %, 0..1") \
+  F (enc, DOUBLE, "mean NVENC utilisation (dmon's enc), 0..1") \
+  F (enc_peak, DOUBLE, "highest NVENC reading, 0..1") \
+  F (enc_saturated, DOUBLE, "share of readings with NVENC at or above 90 %, 0..1") \
+  F (mem_used_peak, U64, "most device memory in use, all processes, bytes") \
+  F (mem_total, U64, "device memory, bytes") \
+  F (clock_mhz, DOUBLE, "mean SM clock, MHz") \
+  F (clock_max_mhz, U64, "its maximum, MHz") \
+  F (throttled, DOUBLE, "share of readings whose clocks were held down by power, heat or a hardware slowdown (not idle), 0..1") \
+  F (power_capped, DOUBLE, "share of readings with sw_power_cap or hw_power_brake, 0..1") \
+  F (thermal, DOUBLE, "share of readings with sw_thermal or hw_thermal, 0..1") \
+  F (hw_slowdown, DOUBLE, "share of readings with hw_slowdown, 0..1") \
+  F (reasons, STRING, "every clock event reason seen and its share of the readings: sw_power_cap 40%, gpu_idle 5%; empty when none") \
+  F (self_known, BOOLEAN, "NVML gave per-process samples: the self_ shares below are known") \
+  F (self_sm, DOUBLE, "this process's share of the device's SM time (its samples over all processes'), 0..1") \
+  F (self_dec, DOUBLE, "this process's share of the NVDEC time, 0..1") \
+  F (self_enc, DOUBLE, "this process's share of the NVENC time, 0..1") \
+  F (processes, U64, "most processes NVML saw using the GPU between two readings") \
+  F (last_sm, DOUBLE, "the newest reading's SM utilisation, 0..1") \
+  F (last_mem, DOUBLE, "the newest reading's memory utilisation, 0..1") \
+  F (last_dec, DOUBLE, "the newest reading's NVDEC utilisation, 0..1") \
+  F (last_enc, DOUBLE, "the newest reading's NVENC utilisation, 0..1") \
+  F (last_reasons, STRING, "the newest reading's clock event reasons; none") \
+  F (last_mem_used, U64, "the newest reading's device memory in use, all processes, bytes") \
+  F (read_period_ns, U64, "NVML was read every this often: 1 / nvml-hz, longer when a reading cost more than 1 % of a core, ns") \
+  F (read_cpu_ns, U64, "mean CPU time of one reading of all devices on the sampler thread, ns") \
+  F (read_wall_ns, U64, "mean wall time of one reading, ns") \
+  F (missing, STRING, "NVML calls this driver lacks (their fields stay 0); empty when none")
 
 /* Live tables (interval=, docs/live.md): the figures of one interval, the
  * differences between two snapshots of a run. They are the "interval"
@@ -359,6 +410,19 @@ G_BEGIN_DECLS
   F (delivered, U64, "frames of the stream that reached a sink in the interval") \
   F (drops, U64, "frames newly counted as dropped in the interval") \
   F (latency_p50_ns, U64, "median source push -> sink latency so far (cumulative: the snapshot keeps no per-interval percentile), ns")
+
+/* per GPU, row for row with the gpu_resources table: NVML's figures of
+ * the readings in the interval (NVDEC % over time beside fps) */
+#define GPUPROF_SCHEMA_INTERVAL_GPUS(F) \
+  F (device, STRING, "the GPU's UUID, as in the gpu_resources table") \
+  F (name, STRING, "GPU N and its product") \
+  F (readings, U64, "NVML readings in the interval") \
+  F (sm, DOUBLE, "mean SM utilisation of those readings, 0..1") \
+  F (mem, DOUBLE, "mean memory utilisation, 0..1") \
+  F (dec, DOUBLE, "mean NVDEC utilisation, 0..1") \
+  F (enc, DOUBLE, "mean NVENC utilisation, 0..1") \
+  F (clock_mhz, DOUBLE, "mean SM clock, MHz") \
+  F (throttled, DOUBLE, "share of those readings with clocks held down, 0..1")
 
 typedef enum
 {
@@ -427,7 +491,8 @@ typedef struct
   T (GPU_DEVICES, gpu_devices, gpu-device, 1, FALSE) \
   T (GPU, gpu, gpu, 0, TRUE) \
   T (RESOURCES, resources, resource, 2, FALSE) \
-  T (LIMITS, limits, limit, 1, FALSE)
+  T (LIMITS, limits, limit, 1, FALSE) \
+  T (GPU_RESOURCES, gpu_resources, gpu-resource, 1, FALSE)
 
 #define GPUPROF_SCHEMA_ENUM(ID, name, record, n_key, single) \
   GPUPROF_SUMMARY_##ID,
@@ -446,7 +511,8 @@ const GpuprofSummaryTable *gpuprof_summary_table (GpuprofSummaryTableId id);
 #define GPUPROF_SCHEMA_LIVE_TABLES(T) \
   T (INTERVAL_ELEMENTS, elements, interval-element, 1, FALSE) \
   T (INTERVAL_QUEUES, queues, interval-queue, 1, FALSE) \
-  T (INTERVAL_STREAMS, streams, interval-stream, 1, FALSE)
+  T (INTERVAL_STREAMS, streams, interval-stream, 1, FALSE) \
+  T (INTERVAL_GPUS, gpus, interval-gpu, 1, FALSE)
 
 #define GPUPROF_SCHEMA_LIVE_ENUM(ID, name, record, n_key, single) \
   GPUPROF_LIVE_##ID,

@@ -46,6 +46,8 @@ gpuprof_snapshot_new (const gchar * pipeline)
   s->gpu = rows_new (sizeof (GpuprofGpuRow), clear_gpu);
   s->resources = rows_new (sizeof (GpuprofResourceRow), clear_resources);
   s->limits = rows_new (sizeof (GpuprofLimitRow), clear_limits);
+  s->gpu_resources = rows_new (sizeof (GpuprofGpuResourceRow),
+      clear_gpu_resources);
   return s;
 }
 
@@ -92,6 +94,7 @@ gpuprof_snapshot_free (GpuprofSnapshot * s)
   g_array_unref (s->gpu);
   g_array_unref (s->resources);
   g_array_unref (s->limits);
+  g_array_unref (s->gpu_resources);
   gpuprof_summary_row_clear (GPUPROF_SUMMARY_RUN, s);
   g_free (s);
 }
@@ -184,17 +187,6 @@ compute_input_bound (GpuprofSnapshot * s)
       && src->wait_input_ns * 2 > src->thread_wall_ns;
 }
 
-/* the share of its thread's wall time in its work (self time: on a CPU,
- * waiting for a core or blocked inside its calls; clock, input and GPU
- * waits are not in it): what ranks stages. busy is the on-CPU part (the
- * CPU sampler's) */
-gdouble
-gpuprof_element_row_occupancy (const GpuprofElementRow * r)
-{
-  return r->thread_wall_ns ? MIN (1.0, (gdouble) r->thread_self_ns /
-      r->thread_wall_ns) : r->busy;
-}
-
 #define occupancy gpuprof_element_row_occupancy
 
 /* The busiest stage: the element whose thread it occupies most, then what
@@ -223,7 +215,10 @@ gpuprof_snapshot_compute_verdict (GpuprofSnapshot * s)
     s->bottleneck = g_strdup (best->path);
     s->bottleneck_thread = g_strdup (best->thread);
     s->bottleneck_busy = occupancy (best);
-    s->bottleneck_ns_per_buffer = best->self_ns / best->calls;
+    /* the steady state's: start-up (first_ns) apart */
+    s->bottleneck_ns_per_buffer = best->calls > best->first_calls ?
+        (best->self_ns - MIN (best->first_ns, best->self_ns)) /
+        (best->calls - best->first_calls) : best->self_ns / best->calls;
   }
   gpuprof_limits_compute (s);
 }

@@ -35,11 +35,13 @@ typedef struct { GPUPROF_SCHEMA_GPU_DEVICES (GPUPROF_SCHEMA_MEMBER) } GpuprofGpu
 typedef struct { GPUPROF_SCHEMA_GPU (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuRow;
 typedef struct { GPUPROF_SCHEMA_RESOURCES (GPUPROF_SCHEMA_MEMBER) } GpuprofResourceRow;
 typedef struct { GPUPROF_SCHEMA_LIMITS (GPUPROF_SCHEMA_MEMBER) } GpuprofLimitRow;
+typedef struct { GPUPROF_SCHEMA_GPU_RESOURCES (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuResourceRow;
 
 /* the live tables' rows (interval=): path points into the snapshot */
 typedef struct { GPUPROF_SCHEMA_INTERVAL_ELEMENTS (GPUPROF_SCHEMA_MEMBER) } GpuprofIntervalElementRow;
 typedef struct { GPUPROF_SCHEMA_INTERVAL_QUEUES (GPUPROF_SCHEMA_MEMBER) } GpuprofIntervalQueueRow;
 typedef struct { GPUPROF_SCHEMA_INTERVAL_STREAMS (GPUPROF_SCHEMA_MEMBER) } GpuprofIntervalStreamRow;
+typedef struct { GPUPROF_SCHEMA_INTERVAL_GPUS (GPUPROF_SCHEMA_MEMBER) } GpuprofIntervalGpuRow;
 
 /* The run table's one row is the snapshot itself: its first members. */
 typedef struct
@@ -67,6 +69,8 @@ typedef struct
   /* shared resources (the CPUs, GPU engines), filled by the samplers */
   GArray *resources;            /* GpuprofResourceRow */
   GArray *limits;               /* GpuprofLimitRow, by rank */
+  /* NVML (gpuprof-nvml-sampler.c), empty without it */
+  GArray *gpu_resources;        /* GpuprofGpuResourceRow, by NVML index */
 } GpuprofSnapshot;
 
 /* the row type of each table of GPUPROF_SCHEMA_TABLES, by its ID */
@@ -87,9 +91,11 @@ typedef struct
 #define GPUPROF_SCHEMA_ROW_GPU GpuprofGpuRow
 #define GPUPROF_SCHEMA_ROW_RESOURCES GpuprofResourceRow
 #define GPUPROF_SCHEMA_ROW_LIMITS GpuprofLimitRow
+#define GPUPROF_SCHEMA_ROW_GPU_RESOURCES GpuprofGpuResourceRow
 #define GPUPROF_SCHEMA_ROW_INTERVAL_ELEMENTS GpuprofIntervalElementRow
 #define GPUPROF_SCHEMA_ROW_INTERVAL_QUEUES GpuprofIntervalQueueRow
 #define GPUPROF_SCHEMA_ROW_INTERVAL_STREAMS GpuprofIntervalStreamRow
+#define GPUPROF_SCHEMA_ROW_INTERVAL_GPUS GpuprofIntervalGpuRow
 
 GPUPROF_API
 GpuprofSnapshot *gpuprof_snapshot_new (const gchar * pipeline);
@@ -100,8 +106,16 @@ GPUPROF_API
 void gpuprof_snapshot_sort (GpuprofSnapshot * snap);
 GPUPROF_API
 void gpuprof_snapshot_compute_verdict (GpuprofSnapshot * snap);
-/* the share of its thread's wall in its work (self over wall), else busy */
-gdouble gpuprof_element_row_occupancy (const GpuprofElementRow * r);
+/* the share of its thread's wall in its work (self time: on a CPU, waiting
+ * for a core or blocked inside its calls; clock, input and GPU waits are
+ * not in it): what ranks stages. busy is the on-CPU part (the CPU
+ * sampler's), or the same without the sampler */
+static inline gdouble
+gpuprof_element_row_occupancy (const GpuprofElementRow * r)
+{
+  return r->thread_wall_ns ? MIN (1.0, (gdouble) r->thread_self_ns /
+      r->thread_wall_ns) : r->busy;
+}
 GPUPROF_API
 const GpuprofElementRow *gpuprof_snapshot_find_element (const GpuprofSnapshot *
     snap, const gchar * path);

@@ -1,0 +1,149 @@
+/* The measurement window (window=, issue 23) with a fake libcuda
+ * (tests/gpu/fake-cuda.c) standing in for the driver: cuProfilerStart and
+ * cuProfilerStop are called once each, at the window's edges, on an
+ * active primary context (none created), from the sampler thread; the
+ * element's figures are of exactly the calls that ended between the two
+ * calls (the element's own push ends, timed by it), the calls before are
+ * its start-up, those after are not measured; the report says so. */
+#include "gpuprof-test-util.h"
+
+#include <dlfcn.h>
+
+#define SKIP_S 0.6
+#define LENGTH_S 0.8
+
+typedef int (*CallsFunc) (int *start, unsigned long long *ns, int *ok,
+    int max);
+typedef int (*CreatedFunc) (void);
+
+static gpointer
+fake_cuda (const gchar * name)
+{
+  const gchar *path = g_getenv ("FAKE_CUDA_PATH");
+  void *m = path ? dlopen (path, RTLD_NOW | RTLD_NOLOAD) : NULL;
+  gpointer f = m ? dlsym (m, name) : NULL;
+
+  fail_unless (f != NULL, "the fake libcuda (%s) was not loaded by the "
+      "tracer, or lacks %s", path, name);
+  return f;
+}
+
+/* when the pipeline reached PLAYING (its own message, on the thread that
+ * changed the state), monotonic ns */
+static guint64 playing_ns;
+
+static GstBusSyncReply
+note_playing (GstBus * bus, GstMessage * msg, gpointer pipeline)
+{
+  GstState old, now;
+
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_STATE_CHANGED
+      && GST_MESSAGE_SRC (msg) == GST_OBJECT (pipeline)) {
+    gst_message_parse_state_changed (msg, &old, &now, NULL);
+    if (now == GST_STATE_PLAYING && !playing_ns)
+      playing_ns = gpuprof_test_now_ns ();
+  }
+  return GST_BUS_PASS;
+}
+
+static guint
+count_between (GArray * ends, guint64 from, guint64 to)
+{
+  guint i, n = 0;
+
+  for (i = 0; i < ends->len; i++) {
+    guint64 t = g_array_index (ends, guint64, i);
+
+    n += t > from && t <= to;
+  }
+  return n;
+}
+
+GST_START_TEST (test_window_edges)
+{
+  GstElement *p = gpuprof_test_parse ("videotestsrc num-buffers=100 ! "
+      "video/x-raw,width=64,height=48,framerate=50/1 ! gpuprofwork name=w "
+      "work-us=2000 spin=true ! fakesink sync=true");
+  gchar *path = gpuprof_test_path (p, "w"), *report;
+  int start[8], ok[8], n;
+  unsigned long long ns[8];
+  guint64 t_play, in_window, before, steady;
+  GstStructure *st;
+  GArray *ends;
+
+  {
+    GstBus *bus = gst_element_get_bus (p);
+
+    gst_bus_set_sync_handler (bus, note_playing, p, NULL);
+    gst_object_unref (bus);
+  }
+  gpuprof_test_play_to_eos (p);
+  t_play = playing_ns;
+  fail_unless (t_play != 0, "no PLAYING message");
+  ends = gpuprof_test_truth_push_ends (p, "w");
+  st = gpuprof_test_element_stats (path);
+  gpuprof_test_stop (p);
+
+  n = ((CallsFunc) fake_cuda ("fake_cuda_profiler_calls")) (start, ns, ok, 8);
+  fail_unless_equals_int (n, 2);
+  fail_unless (start[0] == 1 && start[1] == 0, "not a start then a stop");
+  fail_unless (ok[0] && ok[1], "a call without a context");
+  fail_unless_equals_int (((CreatedFunc) fake_cuda ("fake_cuda_created")) (),
+      0);
+  /* the edges: after the skip and the length, a few ticks late at most */
+  fail_unless (ns[0] >= t_play + SKIP_S * GST_SECOND
+      && ns[0] <= t_play + (SKIP_S + 0.25) * GST_SECOND,
+      "started %.3f s after PLAYING", (ns[0] - t_play) / 1e9);
+  fail_unless (ns[1] >= ns[0] + LENGTH_S * GST_SECOND
+      && ns[1] <= ns[0] + (LENGTH_S + 0.25) * GST_SECOND,
+      "stopped %.3f s after the start", (ns[1] - ns[0]) / 1e9);
+
+  /* the element's calls: inside the window its steady state, before it
+   * its start-up; a call ending within 1 ms of an edge may go either way */
+  in_window = count_between (ends, ns[0], ns[1]);
+  before = count_between (ends, 0, ns[0]);
+  steady = gpuprof_test_get_u64 (st, "calls") -
+      gpuprof_test_get_u64 (st, "first_calls");
+  fail_unless (steady + 1 >= in_window && steady <= in_window + 1,
+      "%" G_GUINT64_FORMAT " calls measured, %" G_GUINT64_FORMAT
+      " ended in the window", steady, in_window);
+  fail_unless (gpuprof_test_get_u64 (st, "first_calls") + 1 >= before
+      && gpuprof_test_get_u64 (st, "first_calls") <= before + 1,
+      "%" G_GUINT64_FORMAT " start-up calls, %" G_GUINT64_FORMAT
+      " before the window", gpuprof_test_get_u64 (st, "first_calls"), before);
+  fail_unless (in_window >= 30 && in_window + before < ends->len,
+      "the window holds %" G_GUINT64_FORMAT " of %u calls, some after it",
+      in_window, ends->len);
+
+  report = gpuprof_test_last_report ();
+  fail_unless (strstr (report, "Window (window=): ") && strstr (report,
+          "cuProfilerStart: CUDA_SUCCESS on 1 context (primary of device "
+          "0); cuProfilerStop: CUDA_SUCCESS on 1 context"), "%.600s", report);
+  gst_structure_free (st);
+  g_array_unref (ends);
+  g_free (report);
+  g_free (path);
+}
+
+GST_END_TEST;
+
+static Suite *
+gpu_window_suite (void)
+{
+  Suite *s = suite_create ("gpu-window");
+  TCase *tc = tcase_create ("general");
+
+  tcase_set_timeout (tc, 60);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_window_edges);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  g_setenv ("GPUPROF_CUDA_LIBRARY", g_getenv ("FAKE_CUDA_PATH"), TRUE);
+  return gpuprof_test_main (&argc, &argv, "gpuprof(window=0.6+0.8,"
+      "nvml=off,cupti=off,report=off)", gpu_window_suite, "gpu-window",
+      __FILE__);
+}
