@@ -178,7 +178,7 @@ static void
 open_call_window (GpuprofThread * t, GpuprofElement * e)
 {
   if (t->n_windows >= GPUPROF_THREAD_WINDOWS
-      || __atomic_fetch_add (&e->stats->first_calls, 1,
+      || __atomic_fetch_add (&e->stats->window_calls, 1,
           __ATOMIC_RELAXED) >= GPUPROF_OWNERS_FIRST_CALLS)
     return;
   gpuprof_owners_call_window (e->id, TRUE);
@@ -188,7 +188,7 @@ open_call_window (GpuprofThread * t, GpuprofElement * e)
 static inline gboolean
 wants_call_window (GpuprofElement * e)
 {
-  return __atomic_load_n (&e->stats->first_calls, __ATOMIC_RELAXED) <
+  return __atomic_load_n (&e->stats->window_calls, __ATOMIC_RELAXED) <
       GPUPROF_OWNERS_FIRST_CALLS;
 }
 

@@ -41,7 +41,7 @@ struct _GpuprofElementStats
   guint64 other_threads_ns;     /* self time on threads past the slots */
   guint64 last_input_ts;        /* newest buffer on any sink pad, for an
                                  * element that pushes from its own task */
-  gint first_calls;             /* calls and events that opened a call
+  gint window_calls;            /* calls and events that opened a call
                                  * window (gpuprof-owners.h; atomic) */
   /* start-up (issue 23): its first call — a decoder's or an engine's
    * creation — and, with a measurement window, every call before it

@@ -68,9 +68,8 @@ struct _GpuprofProfiler
   GpuprofTicker *sampler;
   gsize cpu_started;            /* g_once */
   guint cpu_tick;
-  /* the resource sampler's thread and its NVML registration (issue 23,
-   * docs/resources.md): started with the first run, as CUPTI */
-  GpuprofTicker *sampler;
+  /* its NVML registration (issue 23): started with the first run, as
+   * CUPTI */
   gsize nvml_started;           /* g_once */
   GpuprofNvmlSampler *nvml;     /* NULL: nvml=off */
   gboolean nvml_said;           /* why it could not open (sampler thread) */
@@ -202,6 +201,8 @@ stop_cpu_sampler (GpuprofProfiler * p)
   if (p->cpu_tick)
     gpuprof_ticker_remove (p->sampler, p->cpu_tick);
   p->cpu_tick = 0;
+}
+
 /* ---------------------------------------------------------- window */
 
 /* buffers every sink of every pipeline has received in its run */
