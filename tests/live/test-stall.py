@@ -19,10 +19,13 @@ if len(sys.argv) > 1 and sys.argv[1] == "child":
     truth = t.count_probe(Gst, sink)
     p.set_state(Gst.State.PLAYING)
     time.sleep(1.5)
-    before = truth[0]
-    t.mark("CLOSE after %d buffers" % before)
+    t.mark("CLOSE after %d buffers" % truth[0])
     p.get_by_name("v").set_property("drop", True)
-    time.sleep(3.0)
+    # a buffer already past the valve's check when it closed still leaves
+    # it (a race, seen on 1.26): the count starts a frame later
+    time.sleep(0.1)
+    before = truth[0]
+    time.sleep(2.9)
     t.mark("OPEN, %d buffers passed while closed" % (truth[0] - before))
     p.get_by_name("v").set_property("drop", False)
     time.sleep(1.5)
