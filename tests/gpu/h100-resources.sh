@@ -71,6 +71,15 @@ import json, sys
 summary, dmon, t0, t1 = sys.argv[1:5]
 s = json.load(open(summary))
 g = (s.get("gpu_resources") or [{}])[0]
+# the same seconds: gpuprof's run ends at taken_utc and lasted wall_ns;
+# a dmon row at HH:MM:SS is weighted by its second's overlap with the run
+# (rows outside it, start-up before PLAYING and tear-down, weigh nothing)
+import datetime
+run_ = s.get("run") or {}
+end = datetime.datetime.strptime(run_.get("taken_utc", "1970-01-01T00:00:00.000Z"),
+                                 "%Y-%m-%dT%H:%M:%S.%fZ")
+end_s = end.hour * 3600 + end.minute * 60 + end.second + end.microsecond / 1e6
+start_s = end_s - run_.get("wall_ns", 0) / 1e9
 head, rows = None, []
 for line in open(dmon):
     f = line.split()
@@ -79,15 +88,19 @@ for line in open(dmon):
     elif head and f and not line.startswith("#") and len(f) == len(head):
         r = dict(zip(head, f))
         if t0 <= r.get("Time", "") <= t1:
+            hh, mm, ss = (int(x) for x in r["Time"].split(":"))
+            sec = hh * 3600 + mm * 60 + ss
+            r["w"] = max(0.0, min(sec + 1, end_s) - max(sec, start_s))
             rows.append(r)
 def mean(k):
-    v = [float(r[k]) for r in rows if r.get(k, "-") not in ("-", "")]
-    return sum(v) / len(v) if v else float("nan")
+    v = [(float(r[k]), r["w"]) for r in rows if r.get(k, "-") not in ("-", "")]
+    w = sum(x[1] for x in v)
+    return sum(x[0] * x[1] for x in v) / w if w else float("nan")
 limits = s.get("limits") or []
 gpu_lim = [l for l in limits if l.get("kind") == "gpu"]
 run = s.get("run") or {}
-print("dmon over the run: %d rows, sm %.1f %%, dec %.1f %%, pclk %.0f MHz"
-      % (len(rows), mean("sm"), mean("dec"), mean("pclk")))
+print("dmon over gpuprof's run (%.2f s, weighted by overlap): %d rows, sm %.1f %%, dec %.1f %%, pclk %.0f MHz"
+      % (end_s - start_s, sum(1 for r in rows if r["w"] > 0), mean("sm"), mean("dec"), mean("pclk")))
 print("gpuprof: %s readings, sm %.1f %%, dec %.1f %% (>=90 %% in %.0f %% of readings), "
       "clock %.0f/%s MHz, throttled %.0f %%, ours dec %.0f %%, read every %.0f ms, "
       "%.3f ms CPU / %.3f ms wall a reading"
