@@ -568,6 +568,40 @@ format_removed (const GpuprofSnapshot * s, GString * out)
   gpuprof_table_free (t);
 }
 
+/* Buffer pools (GStreamer >= 1.28's pool hooks): who acquires, what is
+ * out, how long none was free */
+static void
+format_pools (const GpuprofSnapshot * s, GString * out)
+{
+  static const gchar *const headers[] = {
+    "pool", "acquired by", "acquired", "buffers", "out", "out max", "max",
+    "empty", "empty ms", "longest ms", NULL
+  };
+  GpuprofTable *t;
+  guint i;
+
+  if (!s->pools || !s->pools->len)
+    return;
+  t = gpuprof_table_new (10, headers);
+  for (i = 0; i < s->pools->len; i++) {
+    const GpuprofPoolRow *r = &g_array_index (s->pools, GpuprofPoolRow, i);
+    gchar *cells[] = {
+      r->pools > 1 ? g_strdup_printf ("%s x%" G_GUINT64_FORMAT, r->pool,
+          r->pools) : g_strdup (r->pool),
+      g_strdup (r->element && *r->element ? r->element : "-"),
+      u64 (r->acquired), u64 (r->buffers), u64 (r->outstanding),
+      u64 (r->outstanding_max),
+      r->max_buffers ? u64 (r->max_buffers) : g_strdup ("-"),
+      u64 (r->empties), ms (r->empty_ns), ms (r->empty_max_ns), NULL
+    };
+    add_owned_row (t, cells);
+  }
+  g_string_append (out, "\nBuffer pools (empty: no free buffer; at max, "
+      "an acquire then waits for a release)\n");
+  gpuprof_table_print (t, out);
+  gpuprof_table_free (t);
+}
+
 /* The per-batch verdict and the advice, under the bottleneck line. */
 static void
 format_advice (const GpuprofSnapshot * s, GString * out)
@@ -862,6 +896,7 @@ gpuprof_report_format (const GpuprofSnapshot * s)
   format_gpu_resources (s, out);
   format_limits (s, out);
   format_removed (s, out);
+  format_pools (s, out);
   if (s->tracer_overhead_samples)
     g_string_append_printf (out, "\ngpuprof's own hooks: ~%.1f ms "
         "(estimated from %" G_GUINT64_FORMAT " sampled pushes)\n",
