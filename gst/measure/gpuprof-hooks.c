@@ -666,6 +666,8 @@ gpuprof_hooks_push_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
       back = f->n_buffers;
     if (back) {
       __atomic_store_n (&f->pad->seq, f->seq - back, __ATOMIC_RELAXED);
+      if (f->element && __atomic_load_n (&m->streams_on, __ATOMIC_RELAXED))
+        gpuprof_streams_take_back (m->streams, f->element, back);
       if (f->pad->queue)
         gpuprof_queue_take_back (f->pad->queue, back,
             res == GST_FLOW_FLUSHING);
