@@ -600,6 +600,21 @@ format_pools (const GpuprofSnapshot * s, GString * out)
       "an acquire then waits for a release)\n");
   gpuprof_table_print (t, out);
   gpuprof_table_free (t);
+  /* a pool at its maximum with nothing free: its element waited there */
+  for (i = 0; i < s->pools->len; i++) {
+    const GpuprofPoolRow *r = &g_array_index (s->pools, GpuprofPoolRow, i);
+    if (r->pools != 1 || !r->max_buffers || r->buffers < r->max_buffers
+        || !r->empty_ns || !r->element || !*r->element)
+      continue;
+    g_string_append_printf (out, "  %s: all %" G_GUINT64_FORMAT " buffers "
+        "of %s were out for %.1f ms", r->element, r->max_buffers, r->pool,
+        r->empty_ns / 1e6);
+    if (s->wall_ns)
+      g_string_append_printf (out, " (%.0f %% of the run)",
+          100.0 * MIN (r->empty_ns, s->wall_ns) / s->wall_ns);
+    g_string_append (out, ": its acquires waited for buffers to come back "
+        "in that time (at most); downstream holds them\n");
+  }
 }
 
 /* The per-batch verdict and the advice, under the bottleneck line. */
