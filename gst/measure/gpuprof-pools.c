@@ -12,7 +12,8 @@ typedef struct
   GMutex lock;
   GWeakRef pool;                /* to read its config off the hooks */
   gchar *name;
-  guint32 element_id;           /* who acquires from it, 0: not known yet */
+  guint32 element_id;           /* who acquires from it (its latest
+                                 * acquire's), 0: not known yet */
   guint32 pipeline_id;          /* its pipeline, 0: not known yet */
   GHashTable *buffers;          /* the distinct buffers seen (a set) */
   gint64 free;                  /* buffers on the free list; a moment
@@ -208,10 +209,11 @@ gpuprof_pools_dequeued (GpuprofMeasure * m, guint64 ts, GstBufferPool * pool,
   guint32 owner = 0, pipeline = 0;
   guint64 out;
 
-  if (!stopping && !__atomic_load_n (&r->pipeline_id, __ATOMIC_RELAXED)) {
-    owner = current_element ();
+  /* at every acquire, not the first only: a task's thread comes from
+   * GLib's pool, and till its first push it still tells the element
+   * whose task it ran before */
+  if (!stopping && (owner = current_element ()))
     pipeline = element_pipeline (m, owner);
-  }
   g_mutex_lock (&r->lock);
   r->free--;
   if (stopping) {
@@ -226,7 +228,7 @@ gpuprof_pools_dequeued (GpuprofMeasure * m, guint64 ts, GstBufferPool * pool,
       r->empty_since = MAX (ts, 1);
       r->empties++;
     }
-    if (owner && !r->pipeline_id) {
+    if (owner && pipeline) {
       r->element_id = owner;
       __atomic_store_n (&r->pipeline_id, pipeline, __ATOMIC_RELAXED);
     }

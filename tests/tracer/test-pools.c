@@ -386,6 +386,78 @@ GST_START_TEST (test_starved_pool)
 
 GST_END_TEST;
 
+/* Cameras with a pool each, added and removed while the pipeline plays:
+ * each destroyed pool keeps its row till the run ends, up to GONE_ROWS;
+ * those beyond are summed into one "(destroyed)" row. Nothing is lost:
+ * the rows' acquires add up to the pools' own */
+#define CAMERAS 20
+#define GONE_ROWS 16
+
+GST_START_TEST (test_destroyed_pools_bounded)
+{
+  GstElement *pipeline = gpuprof_test_parse ("videotestsrc is-live=true "
+      "name=keeper ! video/x-raw,width=32,height=24,framerate=100/1 ! "
+      "fakesink sync=false");
+  GValue *rows;
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+  guint i, n, gone_rows = 0;
+  guint64 truth = 0, sum = 0, folded = 0;
+
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (i = 0; i < CAMERAS; i++) {
+    GstElement *cam = gst_parse_bin_from_description ("videotestsrc "
+        "num-buffers=6 ! video/x-raw,format=GRAY8,width=32,height=24 ! "
+        "queue", TRUE, NULL);
+    GstElement *sink = g_object_new (pool_sink_get_type (), NULL);
+    TestPool *pool;
+
+    gst_bin_add_many (GST_BIN (pipeline), cam, sink, NULL);
+    fail_unless (gst_element_link (cam, sink));
+    gst_element_sync_state_with_parent (sink);
+    gst_element_sync_state_with_parent (cam);
+    /* the camera's 6 buffers acquired and rendered */
+    while (!((PoolSink *) sink)->pool
+        || g_atomic_int_get (&((PoolSink *) sink)->pool->releases) < 6 + 2)
+      g_usleep (1000);
+    pool = ((PoolSink *) sink)->pool;
+    gst_element_set_state (cam, GST_STATE_NULL);
+    gst_element_set_state (sink, GST_STATE_NULL);
+    truth += g_atomic_int_get (&pool->dequeues);
+    gst_bin_remove_many (GST_BIN (pipeline), cam, sink, NULL);
+    /* as an application's bus watch would: the messages hold the
+     * elements (and so the pool) */
+    while ((msg = gst_bus_pop (bus)))
+      gst_message_unref (msg);
+  }
+  gst_object_unref (bus);
+  rows = pools_rows (pipeline);
+  n = gst_value_array_get_size (rows);
+  for (i = 0; i < n; i++) {
+    const GstStructure *r =
+        gst_value_get_structure (gst_value_array_get_value (rows, i));
+    const gchar *name = gst_structure_get_string (r, "pool");
+    if (g_str_has_prefix (name, "testpool")) {
+      gone_rows++;
+      sum += gpuprof_test_get_u64 (r, "acquired");
+    } else if (!g_strcmp0 (name, "(destroyed)")) {
+      folded = gpuprof_test_get_u64 (r, "pools");
+      sum += gpuprof_test_get_u64 (r, "acquired");
+    }
+  }
+  g_print ("%u cameras' pools: %u rows of their own, %" G_GUINT64_FORMAT
+      " in (destroyed); acquired %" G_GUINT64_FORMAT " (the pools': %"
+      G_GUINT64_FORMAT ")\n", CAMERAS, gone_rows, folded, sum, truth);
+  fail_unless_equals_int (gone_rows, GONE_ROWS);
+  fail_unless_equals_uint64 (folded, CAMERAS - GONE_ROWS);
+  fail_unless_equals_uint64 (sum, truth);
+  rows_free (rows);
+  gpuprof_test_stop (pipeline);
+}
+
+GST_END_TEST;
+
 static Suite *
 pools_suite (void)
 {
@@ -416,6 +488,7 @@ pools_suite (void)
   tcase_add_test (tc, test_gate);
   tcase_add_test (tc, test_real_pool_only_with_hooks);
   tcase_add_test (tc, test_starved_pool);
+  tcase_add_test (tc, test_destroyed_pools_bounded);
   return s;
 }
 
