@@ -223,7 +223,7 @@ G_BEGIN_DECLS
  * "(destroyed)": bounded however many come and go */
 #define GPUPROF_SCHEMA_POOLS(F) \
   F (pool, STRING, "the pool's name (videobufferpool0), or \"(destroyed)\": the pools destroyed in the run, summed") \
-  F (element, STRING, "the element that acquires from it: whose call (or source loop) ran on the thread of its first acquire; empty when none did") \
+  F (element, STRING, "the element that acquires from it: whose call (or source loop) ran on the thread of its latest acquire; empty when none did") \
   F (pools, U64, "pools in this row: 1, or the destroyed ones") \
   F (acquired, U64, "buffers taken from its free list by acquires (pool-buffer-dequeued): acquires that allocated a new buffer are not seen") \
   F (returned, U64, "buffers put back on its free list (pool-buffer-queued): releases, and the buffers it made at its start") \
