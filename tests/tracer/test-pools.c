@@ -275,7 +275,7 @@ GST_START_TEST (test_real_pool_only_with_hooks)
 {
   GstElement *pipeline = gpuprof_test_parse ("videotestsrc name=src "
       "num-buffers=40 ! video/x-raw,width=64,height=48 ! queue ! fakesink");
-  gchar *src = gpuprof_test_path (pipeline, "src");
+  gchar *src = gpuprof_test_path (pipeline, "src"), *version;
   GValue *rows;
   guint i, n, mine = 0;
 
@@ -293,8 +293,9 @@ GST_START_TEST (test_real_pool_only_with_hooks)
       fail_unless (gpuprof_test_get_u64 (r, "acquired") <= 40);
     }
   }
-  g_print ("GStreamer %s: %u pool rows, %u of %s\n", gst_version_string (),
-      n, mine, src);
+  version = gst_version_string ();
+  g_print ("%s: %u pool rows, %u of %s\n", version, n, mine, src);
+  g_free (version);
   if (hooks_dispatched ()) {
     fail_unless_equals_int (mine, 1);
   } else {
@@ -319,12 +320,15 @@ GST_START_TEST (test_starved_pool)
   GValue *rows;
   const GstStructure *r;
   TestPool *pool;
-  gchar *name, *text;
+  gchar *name, *text, *version;
+  GstCaps *filter;
   guint64 t0, wall, empty_ns;
 
   g_object_set (src, "num-buffers", N_BUFFERS, NULL);
-  g_object_set (caps, "caps", gst_caps_from_string ("video/x-raw,"
-          "format=GRAY8,width=64,height=48"), NULL);
+  filter = gst_caps_from_string ("video/x-raw,format=GRAY8,width=64,"
+      "height=48");
+  g_object_set (caps, "caps", filter, NULL);
+  gst_caps_unref (filter);
   gst_bin_add_many (GST_BIN (pipeline), src, caps, q, sink, NULL);
   fail_unless (gst_element_link_many (src, caps, q, sink, NULL));
   src_path = gpuprof_test_path (pipeline, "src");
@@ -333,11 +337,13 @@ GST_START_TEST (test_starved_pool)
   wall = gpuprof_clock_monotonic_ns () - t0;
   pool = ((PoolSink *) sink)->pool;
   fail_unless (pool != NULL, "the source did not take the sink's pool");
-  g_print ("GStreamer %s: %s; the pool: %d acquires (%d from its list, "
+  version = gst_version_string ();
+  g_print ("%s: %s; the pool: %d acquires (%d from its list, "
       "%d allocated), %d releases, at most %d out, %.1f ms in acquires\n",
-      gst_version_string (), pool->fake ? "the fake hook caller" :
+      version, pool->fake ? "the fake hook caller" :
       "GstBufferPool's own hooks", pool->acquires, pool->dequeues,
       pool->allocs, pool->releases, pool->out_max, pool->acquire_ns / 1e6);
+  g_free (version);
   fail_unless_equals_int (pool->acquires, N_BUFFERS);
 
   rows = pools_rows (pipeline);
