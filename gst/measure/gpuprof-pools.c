@@ -14,6 +14,9 @@ typedef struct
   gchar *name;
   guint32 element_id;           /* who acquires from it (its latest
                                  * acquire's), 0: not known yet */
+  gchar *element_path;          /* its path, taken when it became the
+                                 * acquirer (its record may be freed
+                                 * before the pool: a removed camera) */
   guint32 pipeline_id;          /* its pipeline, 0: not known yet */
   GHashTable *buffers;          /* the distinct buffers seen (a set) */
   gint64 free;                  /* buffers on the free list; a moment
@@ -85,6 +88,7 @@ pool_free (Pool * r)
 {
   g_weak_ref_clear (&r->pool);
   g_hash_table_unref (r->buffers);
+  g_free (r->element_path);
   g_free (r->name);
   g_mutex_clear (&r->lock);
   g_free (r);
@@ -207,13 +211,19 @@ gpuprof_pools_dequeued (GpuprofMeasure * m, guint64 ts, GstBufferPool * pool,
    * acquires fail while it is set */
   gboolean stopping = GST_BUFFER_POOL_IS_FLUSHING (pool);
   guint32 owner = 0, pipeline = 0;
+  gchar *path = NULL;
   guint64 out;
 
   /* at every acquire, not the first only: a task's thread comes from
    * GLib's pool, and till its first push it still tells the element
-   * whose task it ran before */
-  if (!stopping && (owner = current_element ()))
+   * whose task it ran before. Its path only when it changes (the
+   * registry's lock, ours: rare) */
+  if (!stopping && (owner = current_element ())) {
     pipeline = element_pipeline (m, owner);
+    if (pipeline && owner != __atomic_load_n (&r->element_id,
+            __ATOMIC_RELAXED))
+      path = gpuprof_objects_dup_element_path (m->objects, owner);
+  }
   g_mutex_lock (&r->lock);
   r->free--;
   if (stopping) {
@@ -229,11 +239,16 @@ gpuprof_pools_dequeued (GpuprofMeasure * m, guint64 ts, GstBufferPool * pool,
       r->empties++;
     }
     if (owner && pipeline) {
-      r->element_id = owner;
+      if (path && owner != r->element_id) {
+        g_free (r->element_path);
+        r->element_path = g_steal_pointer (&path);
+      }
+      __atomic_store_n (&r->element_id, owner, __ATOMIC_RELAXED);
       __atomic_store_n (&r->pipeline_id, pipeline, __ATOMIC_RELAXED);
     }
   }
   g_mutex_unlock (&r->lock);
+  g_free (path);
 }
 
 /* @r's figures (its lock held) into @row, summed; the empty time counts
@@ -267,6 +282,7 @@ gpuprof_pools_destroyed (GpuprofMeasure * m, guint64 ts, GstObject * pool)
   GpuprofPools *p = m->pools;
   Pool *r = g_object_get_qdata (G_OBJECT (pool), p->quark);
   GpuprofPoolRow *row;
+  Pool *oldest = NULL;
   guint32 pipeline;
   guint i, n_gone = 0;
 
@@ -282,16 +298,24 @@ gpuprof_pools_destroyed (GpuprofMeasure * m, guint64 ts, GstObject * pool)
   if (r->empty_since)
     empty_end (r, ts);
   r->gone = TRUE;
-  for (i = 0; i < p->records->len; i++) {
-    Pool *o = g_ptr_array_index (p->records, i);
-    n_gone += o->gone && o->pipeline_id == pipeline;
-  }
-  if (pipeline && n_gone <= GONE_ROWS) {
+  if (!pipeline) {
+    /* no element acquired from it: in no table */
+    g_ptr_array_remove (p->records, r);
     g_mutex_unlock (&p->lock);
+    pool_free (r);
     return;
   }
-  g_ptr_array_remove (p->records, r);
-  if (pipeline) {
+  /* past GONE_ROWS, the oldest destroyed pool is summed: the last ones
+   * (a pipeline's own, destroyed as it stops) keep their rows */
+  for (i = 0; i < p->records->len; i++) {
+    Pool *o = g_ptr_array_index (p->records, i);
+    if (o->gone && o->pipeline_id == pipeline) {
+      n_gone++;
+      oldest = oldest ? oldest : o;
+    }
+  }
+  if (n_gone > GONE_ROWS) {
+    g_ptr_array_remove (p->records, oldest);
     row = g_hash_table_lookup (p->destroyed, GUINT_TO_POINTER (pipeline));
     if (!row) {
       row = g_new0 (GpuprofPoolRow, 1);
@@ -299,10 +323,10 @@ gpuprof_pools_destroyed (GpuprofMeasure * m, guint64 ts, GstObject * pool)
       row->element = g_strdup ("");
       g_hash_table_insert (p->destroyed, GUINT_TO_POINTER (pipeline), row);
     }
-    add_figures (row, r, ts);
+    add_figures (row, oldest, ts);
+    pool_free (oldest);
   }
   g_mutex_unlock (&p->lock);
-  pool_free (r);
 }
 
 /* reads the pools' configs (min, max buffers), off the hooks: taking a
@@ -367,10 +391,7 @@ gpuprof_pools_snapshot (GpuprofMeasure * m, guint32 pipeline_id,
       r->pipeline_id = element_pipeline (m, r->element_id);
     if (r->pipeline_id == pipeline_id && (r->acquired || r->returned)) {
       row.pool = g_strdup (r->name);
-      row.element = gpuprof_objects_dup_element_path (m->objects,
-          r->element_id);
-      if (!row.element)
-        row.element = g_strdup ("");
+      row.element = g_strdup (r->element_path ? r->element_path : "");
       add_figures (&row, r, now);
       g_array_append_val (snap->pools, row);
     }

@@ -23,8 +23,8 @@
  * global lock) and update it under the record's own lock, taken by the
  * two threads that acquire from and release to that pool: O(1), no
  * GStreamer lock, no I/O. A destroyed pool keeps its row till its
- * pipeline's run ends; past 16 in one pipeline they are folded into one
- * "(destroyed)" row: bounded however many come and go. */
+ * pipeline's run ends; past 16 in one pipeline the oldest are folded into
+ * one "(destroyed)" row: bounded however many come and go. */
 #pragma once
 
 #include <gst/gst.h>
@@ -58,7 +58,8 @@ GPUPROF_API
 void gpuprof_pools_dequeued (GpuprofMeasure * m, guint64 ts,
     GstBufferPool * pool, GstBuffer * buffer);
 /* object-destroyed of a pool: its row stays till its pipeline's run ends;
- * beyond GONE_ROWS such in a pipeline, it joins its "(destroyed)" row */
+ * beyond GONE_ROWS such in a pipeline, the oldest joins its "(destroyed)"
+ * row */
 void gpuprof_pools_destroyed (GpuprofMeasure * m, guint64 ts,
     GstObject * pool);
 /* reads the live pools' configs (min, max buffers): takes each pool's

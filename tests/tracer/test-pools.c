@@ -393,9 +393,10 @@ GST_START_TEST (test_starved_pool)
 GST_END_TEST;
 
 /* Cameras with a pool each, added and removed while the pipeline plays:
- * each destroyed pool keeps its row till the run ends, up to GONE_ROWS;
- * those beyond are summed into one "(destroyed)" row. Nothing is lost:
- * the rows' acquires add up to the pools' own */
+ * each destroyed pool keeps its row till the run ends, up to GONE_ROWS,
+ * the last ones; the oldest beyond are summed into one "(destroyed)" row.
+ * Nothing is lost: the rows' acquires add up to the pools' own. Each row
+ * names the camera's source, whose record is freed before its pool */
 #define CAMERAS 20
 #define GONE_ROWS 16
 
@@ -406,6 +407,7 @@ GST_START_TEST (test_destroyed_pools_bounded)
       "fakesink sync=false");
   GValue *rows;
   GstBus *bus = gst_element_get_bus (pipeline);
+  gchar *names[CAMERAS], *sources[CAMERAS];
   GstMessage *msg;
   guint i, n, gone_rows = 0;
   guint64 truth = 0, sum = 0, folded = 0;
@@ -428,6 +430,9 @@ GST_START_TEST (test_destroyed_pools_bounded)
         || g_atomic_int_get (&((PoolSink *) sink)->pool->releases) < 6 + 2)
       g_usleep (1000);
     pool = ((PoolSink *) sink)->pool;
+    names[i] = gst_object_get_name (GST_OBJECT (pool));
+    sources[i] = g_strdup_printf ("%s/%s/", GST_OBJECT_NAME (pipeline),
+        GST_OBJECT_NAME (cam));
     gst_element_set_state (cam, GST_STATE_NULL);
     gst_element_set_state (sink, GST_STATE_NULL);
     truth += g_atomic_int_get (&pool->dequeues);
@@ -445,6 +450,14 @@ GST_START_TEST (test_destroyed_pools_bounded)
         gst_value_get_structure (gst_value_array_get_value (rows, i));
     const gchar *name = gst_structure_get_string (r, "pool");
     if (g_str_has_prefix (name, "testpool")) {
+      guint k;
+      for (k = 0; k < CAMERAS && g_strcmp0 (names[k], name); k++);
+      fail_unless (k >= CAMERAS - GONE_ROWS && k < CAMERAS,
+          "%s (camera %u) kept a row, not one of the last %u", name, k,
+          GONE_ROWS);
+      fail_unless (g_str_has_prefix (gst_structure_get_string (r, "element"),
+              sources[k]), "%s acquired by '%s', not %s...", name,
+          gst_structure_get_string (r, "element"), sources[k]);
       gone_rows++;
       sum += gpuprof_test_get_u64 (r, "acquired");
     } else if (!g_strcmp0 (name, "(destroyed)")) {
@@ -458,6 +471,10 @@ GST_START_TEST (test_destroyed_pools_bounded)
   fail_unless_equals_int (gone_rows, GONE_ROWS);
   fail_unless_equals_uint64 (folded, CAMERAS - GONE_ROWS);
   fail_unless_equals_uint64 (sum, truth);
+  for (i = 0; i < CAMERAS; i++) {
+    g_free (names[i]);
+    g_free (sources[i]);
+  }
   rows_free (rows);
   gpuprof_test_stop (pipeline);
 }
