@@ -35,6 +35,7 @@ typedef struct
   guint min_buffers, max_buffers;       /* from its config, last read */
   gboolean gone;                /* destroyed: kept as its own row while its
                                  * pipeline has few such (GONE_ROWS) */
+  guint64 gone_seq;             /* the order it was destroyed in */
 } Pool;
 
 /* destroyed pools a pipeline keeps as rows of their own; those beyond
@@ -49,6 +50,7 @@ struct _GpuprofPools
   GPtrArray *records;           /* Pool *, live pools */
   GHashTable *destroyed;        /* pipeline id -> GpuprofPoolRow: the
                                  * figures of its destroyed pools */
+  guint64 gone_seq;             /* pools destroyed so far */
 };
 
 gboolean
@@ -298,6 +300,7 @@ gpuprof_pools_destroyed (GpuprofMeasure * m, guint64 ts, GstObject * pool)
   if (r->empty_since)
     empty_end (r, ts);
   r->gone = TRUE;
+  r->gone_seq = ++p->gone_seq;
   if (!pipeline) {
     /* no element acquired from it: in no table */
     g_ptr_array_remove (p->records, r);
@@ -305,13 +308,14 @@ gpuprof_pools_destroyed (GpuprofMeasure * m, guint64 ts, GstObject * pool)
     pool_free (r);
     return;
   }
-  /* past GONE_ROWS, the oldest destroyed pool is summed: the last ones
-   * (a pipeline's own, destroyed as it stops) keep their rows */
+  /* past GONE_ROWS, the first destroyed is summed: the last ones (a
+   * pipeline's own, destroyed as it stops) keep their rows */
   for (i = 0; i < p->records->len; i++) {
     Pool *o = g_ptr_array_index (p->records, i);
     if (o->gone && o->pipeline_id == pipeline) {
       n_gone++;
-      oldest = oldest ? oldest : o;
+      if (!oldest || o->gone_seq < oldest->gone_seq)
+        oldest = o;
     }
   }
   if (n_gone > GONE_ROWS) {

@@ -592,12 +592,15 @@ format_pools (const GpuprofSnapshot * s, GString * out)
       u64 (r->acquired), u64 (r->buffers), u64 (r->outstanding),
       u64 (r->outstanding_max),
       r->max_buffers ? u64 (r->max_buffers) : g_strdup ("-"),
-      u64 (r->empties), ms (r->empty_ns), ms (r->empty_max_ns), NULL
+      /* no maximum: an empty list costs an allocation, never a wait */
+      r->max_buffers ? u64 (r->empties) : g_strdup ("-"),
+      r->max_buffers ? ms (r->empty_ns) : g_strdup ("-"),
+      r->max_buffers ? ms (r->empty_max_ns) : g_strdup ("-"), NULL
     };
     add_owned_row (t, cells);
   }
-  g_string_append (out, "\nBuffer pools (empty: no free buffer; at max, "
-      "an acquire then waits for a release)\n");
+  g_string_append (out, "\nBuffer pools (empty: every buffer out, so an "
+      "acquire waits for a release; shown for pools with a maximum)\n");
   gpuprof_table_print (t, out);
   gpuprof_table_free (t);
   /* a pool at its maximum with nothing free: its element waited there */

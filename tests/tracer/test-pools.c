@@ -18,6 +18,7 @@
 #include "gpuprof-pools.h"
 
 #include <gmodule.h>
+#include <string.h>
 #include <gst/base/gstbasesink.h>
 #include <gst/video/video.h>
 
@@ -320,7 +321,7 @@ GST_START_TEST (test_starved_pool)
   GValue *rows;
   const GstStructure *r;
   TestPool *pool;
-  gchar *name, *text, *version;
+  gchar *name, *text, *version, *report, *line;
   GstCaps *filter;
   guint64 t0, wall, empty_ns;
 
@@ -384,6 +385,14 @@ GST_START_TEST (test_starved_pool)
   fail_unless (gpuprof_test_get_u64 (r, "empties") > 0);
   fail_unless (gpuprof_test_get_u64 (r, "empty_max_ns") <= empty_ns);
   fail_unless (gpuprof_test_get_u64 (r, "empty_max_ns") >= HOLD_US * 500);
+  /* the report's table, and the line naming who waited */
+  report = gpuprof_test_live_report (pipeline);
+  line = g_strdup_printf ("%s: all %d buffers of %s were out for ", src_path,
+      POOL_BUFFERS, name);
+  fail_unless (strstr (report, "Buffer pools") && strstr (report, line),
+      "no '%s' in the report", line);
+  g_free (line);
+  g_free (report);
   rows_free (rows);
   g_free (name);
   g_free (src_path);
