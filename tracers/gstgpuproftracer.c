@@ -40,8 +40,10 @@
 #include "gstgpuproftracer.h"
 #include "gpuprof-metrics.h"
 #include "gpuprof-overhead.h"
+#include "gpuprof-pools.h"
 #include "gpuprof-summary.h"
 
+#include <gmodule.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -327,6 +329,46 @@ do_object_destroyed (GObject * self, GstClockTime ts, GstObject * object)
   gpuprof_hooks_object_destroyed (MEASURE (self), ts, object);
 }
 
+/* GStreamer 1.28's buffer-pool hooks (GstTracerHookPoolBufferQueued and
+ * ...Dequeued, typed GpuprofHookPoolBuffer here: older headers lack
+ * them). Exported: a test on an older GStreamer calls them as 1.28 would
+ * (tests/tracer/test-pools.c). */
+G_MODULE_EXPORT void
+gst_gpuprof_tracer_pool_buffer_queued (GObject * self, GstClockTime ts,
+    GstBufferPool * pool, GstBuffer * buffer)
+{
+  gpuprof_pools_queued (MEASURE (self), ts, pool, buffer);
+}
+
+G_MODULE_EXPORT void
+gst_gpuprof_tracer_pool_buffer_dequeued (GObject * self, GstClockTime ts,
+    GstBufferPool * pool, GstBuffer * buffer)
+{
+  gpuprof_pools_dequeued (MEASURE (self), ts, pool, buffer);
+}
+
+/* the hooks of this GStreamer's release: gst_tracing_register_hook()
+ * takes a name it does not know (quark 0) as every hook, so the pool
+ * hooks are named only where they exist (the release running, not the
+ * headers built against: a 1.26 build runs on 1.28) */
+static void
+register_pool_hooks (GstTracer * tracer)
+{
+  static const GpuprofHookPoolBuffer queued =
+      gst_gpuprof_tracer_pool_buffer_queued;
+  static const GpuprofHookPoolBuffer dequeued =
+      gst_gpuprof_tracer_pool_buffer_dequeued;
+  guint major, minor, micro, nano;
+
+  gst_version (&major, &minor, &micro, &nano);
+  if (!gpuprof_pools_hooks_supported (major, minor))
+    return;
+  gst_tracing_register_hook (tracer, GPUPROF_HOOK_POOL_BUFFER_QUEUED,
+      G_CALLBACK (queued));
+  gst_tracing_register_hook (tracer, GPUPROF_HOOK_POOL_BUFFER_DEQUEUED,
+      G_CALLBACK (dequeued));
+}
+
 static void
 report_at_exit (void)
 {
@@ -560,6 +602,7 @@ gst_gpuprof_tracer_constructed (GObject * object)
       G_CALLBACK (do_bin_remove_pre));
   gst_tracing_register_hook (tracer, "bin-remove-post",
       G_CALLBACK (do_bin_remove_post));
+  register_pool_hooks (tracer);
 
   g_mutex_lock (&live_lock);
   live_tracers = g_list_prepend (live_tracers, self);

@@ -13,6 +13,7 @@
 #include "gpuprof-nvtx.h"
 #include "gpuprof-objects.h"
 #include "gpuprof-owners.h"
+#include "gpuprof-pools.h"
 #include "gpuprof-queue.h"
 #include "gpuprof-stats.h"
 #include "gpuprof-thread.h"
@@ -665,6 +666,8 @@ gpuprof_hooks_push_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
       back = f->n_buffers;
     if (back) {
       __atomic_store_n (&f->pad->seq, f->seq - back, __ATOMIC_RELAXED);
+      if (f->element && __atomic_load_n (&m->streams_on, __ATOMIC_RELAXED))
+        gpuprof_streams_take_back (m->streams, f->element, back);
       if (f->pad->queue)
         gpuprof_queue_take_back (f->pad->queue, back,
             res == GST_FLOW_FLUSHING);
@@ -1276,6 +1279,9 @@ gpuprof_hooks_state_change_pre (GpuprofMeasure * m, GstElement * element,
             element)->id, TRUE);
   if (a && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
     gpuprof_workers_sample_named (gpuprof_async_get_workers (a));
+  /* the pools' configs while they live: an element stopping drops its */
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && !GST_IS_BIN (element))
+    gpuprof_pools_read_configs (m);
   if (own && transition == GST_STATE_CHANGE_PAUSED_TO_READY)
     gpuprof_workers_sample_named (own);
   if (G_UNLIKELY (gpuprof_gpu_channel_enabled (GPUPROF_GPU_CHANNEL_TRACER)))
@@ -1395,6 +1401,10 @@ gpuprof_hooks_object_destroyed (GpuprofMeasure * m, guint64 ts,
 {
   gboolean freeable;
 
+  if (G_UNLIKELY (GST_IS_BUFFER_POOL (object))) {
+    gpuprof_pools_destroyed (m, ts, object);
+    return;
+  }
   if (!GST_IS_PAD (object) && !GST_IS_ELEMENT (object))
     return;
   freeable = gpuprof_objects_destroyed (m->objects, object);

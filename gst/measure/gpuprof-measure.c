@@ -7,6 +7,7 @@
 #include "gpuprof-nvtx.h"
 #include "gpuprof-owners.h"
 #include "gpuprof-queue.h"
+#include "gpuprof-pools.h"
 #include "gpuprof-removed.h"
 #include "gpuprof-stats.h"
 #include "gpuprof-thread.h"
@@ -117,6 +118,7 @@ gpuprof_measure_new (gboolean nvtx, GpuprofBus * bus)
   m->streams = gpuprof_streams_new ();
   m->batches = gpuprof_batches_new (m->streams, m->objects);
   m->removed = gpuprof_removed_new ();
+  m->pools = gpuprof_pools_new ();
   return m;
 }
 
@@ -134,6 +136,7 @@ gpuprof_measure_free (GpuprofMeasure * m)
   gpuprof_batches_free (m->batches);
   gpuprof_streams_free (m->streams);
   gpuprof_removed_free (m->removed);
+  gpuprof_pools_free (m->pools);
   g_free (m);
 }
 
@@ -264,6 +267,7 @@ gpuprof_measure_reset (GpuprofMeasure * m, GpuprofPipeline * pl)
     gpuprof_objects_new_run (m->objects, e);
   }
   gpuprof_removed_reset (m->removed, pl->id);
+  gpuprof_pools_reset (m, pl->id);
   for (i = 0; i < threads->len; i++) {
     GpuprofThread *t = g_ptr_array_index (threads, i);
     if (t->pipeline_id == pl->id)

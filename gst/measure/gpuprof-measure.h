@@ -64,6 +64,8 @@ struct _GpuprofMeasure
   struct _GpuprofRemoved *removed;      /* elements that left a running
                                          * pipeline, folded
                                          * (gpuprof-removed.h) */
+  struct _GpuprofPools *pools;  /* buffer pools (gpuprof-pools.h), from
+                                 * GStreamer >= 1.28's pool hooks */
   gint n_freeable;              /* destroyed elements' records a sweep can
                                  * free, since the last sweep asked for
                                  * (atomic) */

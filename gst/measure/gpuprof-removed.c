@@ -57,8 +57,6 @@ add_figures (GpuprofRemovedRow * to, const GpuprofRemovedRow * from)
   to->delivered += from->delivered;
   to->drops += from->drops;
   to->queue_drops += from->queue_drops;
-  to->pool_waits += from->pool_waits;
-  to->pool_wait_ns += from->pool_wait_ns;
 }
 
 void

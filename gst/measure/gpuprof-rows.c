@@ -11,6 +11,7 @@
 #include "gpuprof-gpu.h"
 #include "gpuprof-links.h"
 #include "gpuprof-owners.h"
+#include "gpuprof-pools.h"
 #include "gpuprof-queue.h"
 #include "gpuprof-removed.h"
 #include "gpuprof-stats.h"
@@ -406,6 +407,7 @@ gpuprof_measure_snapshot (GpuprofMeasure * m, GpuprofPipeline * pl,
   gpuprof_batches_snapshot (m->batches, mine, snap);
   gpuprof_streams_snapshot (m->streams, m->objects, mine, snap);
   gpuprof_removed_copy (m->removed, pl->id, snap);
+  gpuprof_pools_snapshot (m, pl->id, gpuprof_clock_now (), snap);
   gpuprof_advice_compute (snap);
   snap->wall_ns = last > first ? last - first : 0;
   gpuprof_snapshot_sort (snap);

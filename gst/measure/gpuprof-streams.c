@@ -273,6 +273,18 @@ gpuprof_streams_push (GpuprofStreams * s, GpuprofElement * e,
   STORE (&pd->tag, 0);
 }
 
+void
+gpuprof_streams_take_back (GpuprofStreams * s, GpuprofElement * e, guint n)
+{
+  guint index;
+  Stream *st = e->role == GPUPROF_ROLE_SOURCE ?
+      stream_get_index (s, e, &index) : NULL;
+
+  /* the source's thread alone pushes its frames: no push races this */
+  if (st && LOAD (&st->frames) >= n)
+    __atomic_fetch_sub (&st->frames, n, REL);
+}
+
 gboolean
 gpuprof_streams_chain (GpuprofStreams * s, GpuprofElement * e,
     GpuprofPad * pad, GstBuffer * buffer, guint64 ts, GpuprofOrigin * origin)

@@ -44,6 +44,11 @@ void gpuprof_streams_free (GpuprofStreams * s);
 /* Hot path. A buffer pushed from e's src pad (buffer NULL: a list of n) */
 void gpuprof_streams_push (GpuprofStreams * s, GpuprofElement * e,
     GstBuffer * buffer, guint n, guint64 ts);
+/* @e's push of @n frames was refused before they left (flushing, a
+ * source stopping): a source's frames count them no more, as its pad's
+ * count (gpuprof-hooks.c, push-post) */
+void gpuprof_streams_take_back (GpuprofStreams * s, GpuprofElement * e,
+    guint n);
 /* A chain call of e (on its sink pad) with buffer: a sink delivers the
  * frame; an aggregator's input gets its origin in 'origin' (TRUE returned);
  * any other element passes it on to its next output. */

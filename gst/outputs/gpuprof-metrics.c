@@ -506,6 +506,8 @@ gpuprof_metrics_structure (const GpuprofSnapshot * snap)
   set_rows (s, "elements", snap, GPUPROF_SUMMARY_ELEMENTS);
   /* elements that left the running pipeline, folded per factory */
   set_rows (s, "removed", snap, GPUPROF_SUMMARY_REMOVED);
+  /* buffer pools (GStreamer >= 1.28), destroyed ones folded */
+  set_rows (s, "pools", snap, GPUPROF_SUMMARY_POOLS);
   /* the verdict: the run row (limit_*, next_*) and the ranked limits */
   g_value_init (&run, GST_TYPE_STRUCTURE);
   g_value_take_boxed (&run, gpuprof_summary_row_to_structure

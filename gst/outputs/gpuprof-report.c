@@ -568,6 +568,58 @@ format_removed (const GpuprofSnapshot * s, GString * out)
   gpuprof_table_free (t);
 }
 
+/* Buffer pools (GStreamer >= 1.28's pool hooks): who acquires, what is
+ * out, how long none was free */
+static void
+format_pools (const GpuprofSnapshot * s, GString * out)
+{
+  static const gchar *const headers[] = {
+    "pool", "acquired by", "acquired", "buffers", "out", "out max", "max",
+    "empty", "empty ms", "longest ms", NULL
+  };
+  GpuprofTable *t;
+  guint i;
+
+  if (!s->pools || !s->pools->len)
+    return;
+  t = gpuprof_table_new (10, headers);
+  for (i = 0; i < s->pools->len; i++) {
+    const GpuprofPoolRow *r = &g_array_index (s->pools, GpuprofPoolRow, i);
+    gchar *cells[] = {
+      r->pools > 1 ? g_strdup_printf ("%s x%" G_GUINT64_FORMAT, r->pool,
+          r->pools) : g_strdup (r->pool),
+      g_strdup (r->element && *r->element ? r->element : "-"),
+      u64 (r->acquired), u64 (r->buffers), u64 (r->outstanding),
+      u64 (r->outstanding_max),
+      r->max_buffers ? u64 (r->max_buffers) : g_strdup ("-"),
+      /* no maximum: an empty list costs an allocation, never a wait */
+      r->max_buffers ? u64 (r->empties) : g_strdup ("-"),
+      r->max_buffers ? ms (r->empty_ns) : g_strdup ("-"),
+      r->max_buffers ? ms (r->empty_max_ns) : g_strdup ("-"), NULL
+    };
+    add_owned_row (t, cells);
+  }
+  g_string_append (out, "\nBuffer pools (empty: every buffer out, so an "
+      "acquire waits for a release; shown for pools with a maximum)\n");
+  gpuprof_table_print (t, out);
+  gpuprof_table_free (t);
+  /* a pool at its maximum with nothing free: its element waited there */
+  for (i = 0; i < s->pools->len; i++) {
+    const GpuprofPoolRow *r = &g_array_index (s->pools, GpuprofPoolRow, i);
+    if (r->pools != 1 || !r->max_buffers || r->buffers < r->max_buffers
+        || !r->empty_ns || !r->element || !*r->element)
+      continue;
+    g_string_append_printf (out, "  %s: all %" G_GUINT64_FORMAT " buffers "
+        "of %s were out for %.1f ms", r->element, r->max_buffers, r->pool,
+        r->empty_ns / 1e6);
+    if (s->wall_ns)
+      g_string_append_printf (out, " (%.0f %% of the run)",
+          100.0 * MIN (r->empty_ns, s->wall_ns) / s->wall_ns);
+    g_string_append (out, ": its acquires waited for buffers to come back "
+        "in that time (at most); downstream holds them\n");
+  }
+}
+
 /* The per-batch verdict and the advice, under the bottleneck line. */
 static void
 format_advice (const GpuprofSnapshot * s, GString * out)
@@ -862,6 +914,7 @@ gpuprof_report_format (const GpuprofSnapshot * s)
   format_gpu_resources (s, out);
   format_limits (s, out);
   format_removed (s, out);
+  format_pools (s, out);
   if (s->tracer_overhead_samples)
     g_string_append_printf (out, "\ngpuprof's own hooks: ~%.1f ms "
         "(estimated from %" G_GUINT64_FORMAT " sampled pushes)\n",

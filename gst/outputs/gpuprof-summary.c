@@ -386,6 +386,7 @@ record_str (GPtrArray * pool, const gchar * s)
 #define PREFIX_SPEC_ADVICE PIPELINE_SPEC
 #define PREFIX_SPEC_STREAMS PIPELINE_SPEC
 #define PREFIX_SPEC_REMOVED PIPELINE_SPEC
+#define PREFIX_SPEC_POOLS PIPELINE_SPEC
 #define PREFIX_SPEC_HISTOGRAMS PIPELINE_SPEC
 #define PREFIX_SPEC_GPU_ELEMENTS PIPELINE_SPEC
 #define PREFIX_SPEC_GPU_KERNELS PIPELINE_SPEC
@@ -403,6 +404,7 @@ record_str (GPtrArray * pool, const gchar * s)
 #define PREFIX_VALUE_ADVICE , pipeline
 #define PREFIX_VALUE_STREAMS , pipeline
 #define PREFIX_VALUE_REMOVED , pipeline
+#define PREFIX_VALUE_POOLS , pipeline
 #define PREFIX_VALUE_HISTOGRAMS , pipeline
 #define PREFIX_VALUE_GPU_ELEMENTS , pipeline
 #define PREFIX_VALUE_GPU_KERNELS , pipeline

@@ -18,6 +18,7 @@
 #define F_ADVICE(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_ADVICE, m, t, d)
 #define F_STREAMS(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_STREAMS, m, t, d)
 #define F_REMOVED(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_REMOVED, m, t, d)
+#define F_POOLS(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_POOLS, m, t, d)
 #define F_HISTOGRAMS(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_HISTOGRAMS, m, t, d)
 #define F_GPU_ELEMENTS(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_GPU_ELEMENTS, m, t, d)
 #define F_GPU_KERNELS(m, t, d) FIELD (GPUPROF_SCHEMA_ROW_GPU_KERNELS, m, t, d)
@@ -113,6 +114,8 @@ gpuprof_summary_rows (const GpuprofSnapshot * snap, GpuprofSummaryTableId id)
       return snap->streams;
     case GPUPROF_SUMMARY_REMOVED:
       return snap->removed;
+    case GPUPROF_SUMMARY_POOLS:
+      return snap->pools;
     case GPUPROF_SUMMARY_HISTOGRAMS:
       return snap->histograms;
     case GPUPROF_SUMMARY_GPU_ELEMENTS:

@@ -216,9 +216,26 @@ G_BEGIN_DECLS
   F (delivered, U64, "of those frames, the ones that reached a sink (streams.delivered)") \
   F (drops, U64, "their streams' drops (streams.drops)") \
   F (queue_drops, U64, "buffers those of them that were leaky queues dropped (queues.drops)") \
-  F (pool_waits, U64, "acquires that waited on the buffer pools they acquired from (pools.waits)") \
-  F (pool_wait_ns, U64, "the time those acquires waited (pools.wait_ns), ns") \
   F (last, STRING, "path of the last of them that left")
+
+/* per buffer pool (GStreamer >= 1.28's pool hooks, docs/tracer.md#pools):
+ * empty before 1.28. Pools destroyed in the run are folded into one row,
+ * "(destroyed)": bounded however many come and go */
+#define GPUPROF_SCHEMA_POOLS(F) \
+  F (pool, STRING, "the pool's name (videobufferpool0), or \"(destroyed)\": the pools destroyed in the run, summed") \
+  F (element, STRING, "the element that acquires from it: whose call (or source loop) ran on the thread of its latest acquire; empty when none did") \
+  F (pools, U64, "pools in this row: 1, or the destroyed ones") \
+  F (acquired, U64, "buffers taken from its free list by acquires (pool-buffer-dequeued): acquires that allocated a new buffer are not seen") \
+  F (returned, U64, "buffers put back on its free list (pool-buffer-queued): releases, and the buffers it made at its start") \
+  F (buffers, U64, "distinct buffers seen on its free list: those it holds, free or out") \
+  F (free, U64, "buffers on its free list at the snapshot") \
+  F (outstanding, U64, "buffers out (acquired, not returned) at the snapshot: buffers - free") \
+  F (outstanding_max, U64, "most buffers out at once, seen at an acquire") \
+  F (min_buffers, U64, "its configured min-buffers (read from its config at the snapshot; the last read once destroyed)") \
+  F (max_buffers, U64, "its configured max-buffers; 0: no maximum (an acquire on an empty free list allocates)") \
+  F (empties, U64, "times its free list ran empty at an acquire: every buffer out") \
+  F (empty_ns, U64, "time its free list was empty, up to the snapshot, ns: with buffers = max_buffers an acquire in that time waits for a release (the hooks do not say whether one did: an upper bound of the waits)") \
+  F (empty_max_ns, U64, "longest time it stayed empty, ns")
 
 /* distributions as cumulative counts on a fixed ladder of doubling upper
  * bounds (Prometheus histograms, docs/metrics.md#histograms): copies of
@@ -485,6 +502,7 @@ typedef struct
   T (ADVICE, advice, advice, 2, FALSE) \
   T (STREAMS, streams, stream, 1, FALSE) \
   T (REMOVED, removed, removed, 1, FALSE) \
+  T (POOLS, pools, pool, 1, FALSE) \
   T (HISTOGRAMS, histograms, histogram, 2, FALSE) \
   T (GPU_ELEMENTS, gpu_elements, gpu-element, 1, FALSE) \
   T (GPU_KERNELS, gpu_kernels, gpu-kernel, 2, FALSE) \

@@ -38,6 +38,7 @@ gpuprof_snapshot_new (const gchar * pipeline)
   s->advice = rows_new (sizeof (GpuprofAdviceRow), clear_advice);
   s->streams = rows_new (sizeof (GpuprofStreamRow), clear_streams);
   s->removed = rows_new (sizeof (GpuprofRemovedRow), clear_removed);
+  s->pools = rows_new (sizeof (GpuprofPoolRow), clear_pools);
   s->histograms = rows_new (sizeof (GpuprofHistogramRow), clear_histograms);
   s->gpu_elements = rows_new (sizeof (GpuprofGpuElementRow),
       clear_gpu_elements);
@@ -87,6 +88,7 @@ gpuprof_snapshot_free (GpuprofSnapshot * s)
   g_array_unref (s->advice);
   g_array_unref (s->streams);
   g_array_unref (s->removed);
+  g_array_unref (s->pools);
   g_array_unref (s->histograms);
   g_array_unref (s->gpu_elements);
   g_array_unref (s->gpu_kernels);

@@ -28,6 +28,7 @@ typedef struct { GPUPROF_SCHEMA_STAGES (GPUPROF_SCHEMA_MEMBER) } GpuprofStageRow
 typedef struct { GPUPROF_SCHEMA_ADVICE (GPUPROF_SCHEMA_MEMBER) } GpuprofAdviceRow;
 typedef struct { GPUPROF_SCHEMA_STREAMS (GPUPROF_SCHEMA_MEMBER) } GpuprofStreamRow;
 typedef struct { GPUPROF_SCHEMA_REMOVED (GPUPROF_SCHEMA_MEMBER) } GpuprofRemovedRow;
+typedef struct { GPUPROF_SCHEMA_POOLS (GPUPROF_SCHEMA_MEMBER) } GpuprofPoolRow;
 typedef struct { GPUPROF_SCHEMA_HISTOGRAMS (GPUPROF_SCHEMA_MEMBER) } GpuprofHistogramRow;
 typedef struct { GPUPROF_SCHEMA_GPU_ELEMENTS (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuElementRow;
 typedef struct { GPUPROF_SCHEMA_GPU_KERNELS (GPUPROF_SCHEMA_MEMBER) } GpuprofGpuKernelRow;
@@ -58,6 +59,8 @@ typedef struct
   GArray *streams;              /* GpuprofStreamRow, by source_id */
   GArray *removed;              /* GpuprofRemovedRow, by factory: elements
                                  * that left during the run, folded */
+  GArray *pools;                /* GpuprofPoolRow (GStreamer >= 1.28), the
+                                 * destroyed ones' last */
   GArray *histograms;           /* GpuprofHistogramRow: per element, then
                                  * per aggregator, then per source */
   /* GPU (CUPTI), empty without GPU attribution (gpuprof-gpu-tables.c) */
@@ -84,6 +87,7 @@ typedef struct
 #define GPUPROF_SCHEMA_ROW_ADVICE GpuprofAdviceRow
 #define GPUPROF_SCHEMA_ROW_STREAMS GpuprofStreamRow
 #define GPUPROF_SCHEMA_ROW_REMOVED GpuprofRemovedRow
+#define GPUPROF_SCHEMA_ROW_POOLS GpuprofPoolRow
 #define GPUPROF_SCHEMA_ROW_HISTOGRAMS GpuprofHistogramRow
 #define GPUPROF_SCHEMA_ROW_GPU_ELEMENTS GpuprofGpuElementRow
 #define GPUPROF_SCHEMA_ROW_GPU_KERNELS GpuprofGpuKernelRow

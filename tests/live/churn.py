@@ -75,8 +75,11 @@ class Churn:
         self.pipe.add(self.funnel)
         self.pipe.add(sink)
         self.funnel.link(sink)
-        for i in range(live):
-            self.add_camera("live%d" % i)
+        # the live cameras' flow events: the first checkpoint waits for
+        # them (its series are theirs; on a loaded machine the pipeline
+        # may not have streamed yet)
+        self.live_flowed = [self.add_camera("live%d" % i)[2]
+                            for i in range(live)]
 
     def add_camera(self, name):
         """a camera bin linked to a new funnel pad; returns (bin, pad,
@@ -166,6 +169,10 @@ def main():
     if ch.pipe.set_state(Gst.State.PLAYING) == Gst.StateChangeReturn.FAILURE:
         print("FAIL: cannot play")
         return 1
+    for flowed in ch.live_flowed:
+        if not flowed.wait(20):
+            print("FAIL: a live camera sent no buffer in 20 s")
+            return 1
     t0 = time.monotonic()
     removed_buffers = 0
     kept = []

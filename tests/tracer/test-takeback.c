@@ -3,7 +3,9 @@
  *   call fails: the rest of the list never crosses, so the pusher's out
  *   (and a queue's "buffers") counts only the calls made;
  * - a queue whose push a flushing downstream pad refuses: the queue table's
- *   "buffers" (pushed out) does not count it, like the element's out.
+ *   "buffers" (pushed out) does not count it, like the element's out;
+ * - a source's push a flushing pad refuses (a camera stopping while it
+ *   pushes): its stream's frames do not count it, like its out.
  * Every count is compared with pad probes of the same run. */
 #include "gpuprof-test-util.h"
 
@@ -187,6 +189,77 @@ GST_START_TEST (test_queue_push_refused)
 
 GST_END_TEST;
 
+/* ------------------------------- a source's push refused: its stream frames */
+
+/* the streams row of @source (a path) in @pipeline's get-metrics */
+static guint64
+stream_frames (const gchar * pipeline, const gchar * source)
+{
+  GstStructure *s = NULL;
+  const GValue *rows;
+  guint64 frames = G_MAXUINT64;
+  guint i;
+
+  g_signal_emit_by_name (gpuprof_test_tracer (), "get-metrics", pipeline,
+      &s);
+  fail_unless (s != NULL, "no get-metrics");
+  rows = gst_structure_get_value (s, "streams");
+  for (i = 0; rows && i < gst_value_array_get_size (rows); i++) {
+    const GstStructure *r =
+        gst_value_get_structure (gst_value_array_get_value (rows, i));
+    if (!g_strcmp0 (gst_structure_get_string (r, "source"), source))
+      frames = gpuprof_test_get_u64 (r, "frames");
+  }
+  gst_structure_free (s);
+  fail_unless (frames != G_MAXUINT64, "no stream of %s", source);
+  return frames;
+}
+
+/* Two sources (so frames are followed per source) on a funnel; the
+ * funnel's input of the first flushes, and that source's next push is
+ * refused there: its stream counts the frames that crossed */
+GST_START_TEST (test_source_push_refused)
+{
+  GstElement *p = parse ("srcref", "appsrc name=a format=time ! "
+      "funnel name=f ! fakesink name=sink async=false "
+      "appsrc name=b format=time ! f.");
+  GstElement *a = gst_bin_get_by_name (GST_BIN (p), "a");
+  GstElement *b = gst_bin_get_by_name (GST_BIN (p), "b");
+  GstPad *asrc = pad_of (p, "a", "src");
+  GstPad *fin = gst_pad_get_peer (asrc);
+  gint crossed = 0, in_sink = 0;
+
+  gst_pad_add_probe (fin, GST_PAD_PROBE_TYPE_BUFFER, count_probe, &crossed,
+      NULL);
+  count_on (p, "sink", GST_PAD_PROBE_TYPE_BUFFER, &in_sink);
+  fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (a),
+          small_buffer (0)), GST_FLOW_OK);
+  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (b),
+          small_buffer (0)), GST_FLOW_OK);
+  wait_for (&in_sink, 2);
+  fail_unless (gst_pad_send_event (fin, gst_event_new_flush_start ()));
+  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (a),
+          small_buffer (1)), GST_FLOW_OK);
+  wait_flow (asrc, GST_FLOW_FLUSHING);
+  gst_element_set_state (p, GST_STATE_READY);
+
+  fail_unless_equals_int (g_atomic_int_get (&crossed), 1);
+  fail_unless_equals_int (stat ("srcref", "a", "buffers_out", FALSE),
+      crossed);
+  fail_unless_equals_int (stream_frames ("srcref", "srcref/a"), crossed);
+  fail_unless_equals_int (stream_frames ("srcref", "srcref/b"), 1);
+
+  gst_object_unref (fin);
+  gst_object_unref (asrc);
+  gst_object_unref (a);
+  gst_object_unref (b);
+  stop (p);
+}
+
+GST_END_TEST;
+
 static Suite *
 takeback_suite (void)
 {
@@ -197,6 +270,7 @@ takeback_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_split_list_cut_short);
   tcase_add_test (tc, test_queue_push_refused);
+  tcase_add_test (tc, test_source_push_refused);
   return s;
 }
 
