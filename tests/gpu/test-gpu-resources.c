@@ -4,8 +4,9 @@
  * and Prometheus text are checked: decode-bound when NVDEC is saturated
  * while a decoder is the busiest stage (and not when another stage is
  * busier), compute-bound, throttled with its reason; the rows' figures are
- * the script's. No NVML call on any thread but the sampler's, and the
- * sampler reads at the rate asked. */
+ * the script's. No NVML call on any thread but the sampler's, the
+ * sampler reads at the rate asked while a pipeline plays, and not at all
+ * while none does. */
 #include "gpuprof-test-util.h"
 #include "gpuprof-test-nvml.h"
 
@@ -259,6 +260,7 @@ GST_START_TEST (test_sampler_thread_and_rate)
   guint n, i;
   gulong readings;
   gint64 t0, t1;
+  GstElement *live;
   Result r;
 
   gpuprof_test_fake_nvml_reset_calls (FAKE);
@@ -274,7 +276,13 @@ GST_START_TEST (test_sampler_thread_and_rate)
   }
   fail_unless_equals_int (n, 1);
   /* the rate: one reading (one utilisation call per device) every 1/HZ s,
-   * counted over a timed second while the sampler runs on */
+   * counted over a timed second while a pipeline plays */
+  live = gpuprof_test_parse ("videotestsrc is-live=true ! "
+      "video/x-raw,width=64,height=48,framerate=30/1 ! fakesink");
+  fail_unless (gst_element_set_state (live, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_get_state (live, NULL, NULL, 10 * GST_SECOND) ==
+      GST_STATE_CHANGE_SUCCESS);
   gpuprof_test_fake_nvml_reset_calls (FAKE);
   t0 = g_get_monotonic_time ();
   g_usleep (G_USEC_PER_SEC);
@@ -289,6 +297,14 @@ GST_START_TEST (test_sampler_thread_and_rate)
     fail_unless (readings >= expected / 2 && readings <= expected + 2,
         "%lu readings in %.3f s at %d Hz", readings, (t1 - t0) / 1e6, HZ);
   }
+  /* no pipeline plays: NVML rests (a tick begun before the stop may
+   * still end, hence the pause before counting) */
+  gpuprof_test_stop (live);
+  g_usleep (G_USEC_PER_SEC / 5);
+  gpuprof_test_fake_nvml_reset_calls (FAKE);
+  g_usleep (G_USEC_PER_SEC / 2);
+  fail_unless_equals_int (gpuprof_test_fake_nvml_calls (FAKE,
+          "nvmlDeviceGetUtilizationRates"), 0);
   fail_unless_equals_uint64 (r.gpu->read_period_ns, G_GUINT64_CONSTANT
       (1000000000) / HZ);
   /* what a reading costs the sampler thread, for docs/resources.md */
