@@ -393,7 +393,7 @@ gpuprof_hooks_chain_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   GpuprofFrame *f = pop_frame_for (m, t, GPUPROF_FRAME_CHAIN, pad);
   GpuprofPad *gp;
   GpuprofElement *e;
-  guint64 incl, blocked = 0, clock = 0, self;
+  guint64 incl, blocked = 0, clock = 0, self, gpu_wait;
 
   if (!f)
     return;
@@ -401,7 +401,7 @@ gpuprof_hooks_chain_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     close_call_windows (t, t->depth);
   gp = f->pad;
   e = f->element;
-  gpuprof_gpu_chain_exit ();
+  gpu_wait = gpuprof_gpu_chain_exit ();
   if (f->nvtx_open)
     gpuprof_nvtx_pop (e);
   incl = ts > f->start ? ts - f->start : 0;
@@ -425,7 +425,7 @@ gpuprof_hooks_chain_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   if (G_UNLIKELY (f->cpu_start) && !f->blocked_start)
     gpuprof_stats_add_cpu_call (e->stats, t, self, incl);
   else
-    gpuprof_stats_add_call (e->stats, t, self, incl);
+    gpuprof_stats_add_call (e->stats, t, self, incl, gpu_wait);
   gpuprof_batches_chain_post (m->batches, t, f, self);
   if (t->ring)
     trace_call (m, t, f, incl, self);
@@ -567,7 +567,7 @@ charge_loop (GpuprofMeasure * m, GpuprofElement * e, GpuprofThread * t,
   if (cpu)
     gpuprof_stats_add_cpu_call (e->stats, t, loop, loop);
   else
-    gpuprof_stats_add_call (e->stats, t, loop, loop);
+    gpuprof_stats_add_call (e->stats, t, loop, loop, 0);
 }
 
 /* Out of an asynchronous element: the arrival it matches, the batch it
@@ -797,18 +797,18 @@ gpuprof_hooks_pull_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   GpuprofThread *t = enter_thread (m, ts);
   GpuprofPad *gp = gpuprof_objects_pad (m->objects, t, pad);
   GpuprofFrame *f;
-  guint64 incl, self;
+  guint64 incl, self, gpu_wait;
 
   if (t->pull_waiting == gp)    /* never reached an element */
     t->pull_waiting = NULL;
   if (!gp->element || !(f = pop_frame (t, GPUPROF_FRAME_PULL, gp)))
     return;
-  gpuprof_gpu_chain_exit ();
+  gpu_wait = gpuprof_gpu_chain_exit ();
   if (f->nvtx_open)
     gpuprof_nvtx_pop (f->element);
   incl = ts > f->start ? ts - f->start : 0;
   self = incl > f->child_ns ? incl - f->child_ns : 0;
-  gpuprof_stats_add_call (f->element->stats, t, self, incl);
+  gpuprof_stats_add_call (f->element->stats, t, self, incl, gpu_wait);
   if (t->ring) {
     f->size = buffer && res == GST_FLOW_OK ? gst_buffer_get_size (buffer) : 0;
     trace_call (m, t, f, incl, self);
