@@ -113,6 +113,34 @@ assert_lacks (const gchar * text, const gchar * what)
   }
 }
 
+/* the ranked verdict of the summary (its limits table, read back): the
+ * row of @rank is (@kind, @what); rank 1 is the run's limit too. Returns
+ * the row. */
+static const GpuprofLimitRow *
+assert_limit (const Result * r, guint rank, const gchar * kind,
+    const gchar * what)
+{
+  const GpuprofSnapshot *s = SNAP (r->run);
+  const GpuprofLimitRow *row;
+
+  if (s->limits->len < rank) {
+    g_printerr ("%s\n", r->report);
+    fail ("%u rows in the limits table, no rank %u", s->limits->len, rank);
+  }
+  row = &g_array_index (s->limits, GpuprofLimitRow, rank - 1);
+  if (row->rank != rank || g_strcmp0 (row->kind, kind)
+      || g_strcmp0 (row->what, what)) {
+    g_printerr ("%s\n", r->report);
+    fail ("rank %u: %s %s, not %s %s", rank, row->kind, row->what, kind,
+        what);
+  }
+  if (rank == 1)
+    fail_unless (!g_strcmp0 (s->limit_kind, kind)
+        && !g_strcmp0 (s->limit_what, what), "run: limit %s %s",
+        s->limit_kind, s->limit_what);
+  return row;
+}
+
 /* the Prometheus sample of @family with @label="@value" on this GPU */
 static gdouble
 metric (const Result * r, const gchar * family, const gchar * label,
@@ -148,6 +176,7 @@ metric (const Result * r, const gchar * family, const gchar * label,
 GST_START_TEST (test_decode_bound)
 {
   Result r = run ("0:decode-bound", SPIN_DEC);
+  const GpuprofLimitRow *lim;
 
   /* the script's figures: every reading the same */
   fail_unless (r.gpu->readings >= 3, "%" G_GUINT64_FORMAT " readings",
@@ -161,9 +190,20 @@ GST_START_TEST (test_decode_bound)
   gpuprof_test_assert_near ("our NVDEC share", r.gpu->self_dec, 1.0, 1e-9);
   fail_unless (g_str_has_prefix (r.gpu->name, "GPU 0 "), "%s", r.gpu->name);
   assert_contains (r.report, "GPU resources (NVML");
-  assert_contains (r.report, "gpu: GPU 0 NVDEC — decode-bound: NVDEC 97% "
-      "busy");
-  assert_contains (r.report, "fewer or smaller streams per GPU");
+  /* the ranked verdict: NVDEC limits, the decoder named, the advice */
+  lim = assert_limit (&r, 1, "gpu", "GPU 0 NVDEC");
+  gpuprof_test_assert_near ("NVDEC's utilisation", lim->utilisation, 0.97,
+      1e-9);
+  assert_contains (lim->evidence, "decode-bound: NVDEC 97% busy");
+  assert_contains (lim->evidence, "pipeline0/dec");
+  assert_contains (lim->advice, "fewer or smaller streams per GPU");
+  assert_contains (lim->advice, "batch size and inference settings do not "
+      "help");
+  assert_limit (&r, 2, "stage", "pipeline0/dec");
+  assert_contains (r.report, "limit: gpu GPU 0 NVDEC — decode-bound: NVDEC "
+      "97% busy");
+  /* said once: the limit line holds it */
+  assert_lacks (r.report, "gpu: GPU 0 NVDEC");
   gpuprof_test_assert_near ("prometheus nvdec", metric (&r,
           "gpuprof_gpu_utilization", "engine", "nvdec"), 0.97, 1e-9);
   gpuprof_test_assert_near ("prometheus sm", metric (&r,
@@ -187,6 +227,8 @@ GST_START_TEST (test_decoder_not_busiest)
   gpuprof_test_assert_near ("NVDEC", r.gpu->dec, 0.97, 1e-9);
   assert_lacks (r.report, "decode-bound");
   assert_contains (r.report, "the decoders are not the busiest stages");
+  /* the slow stage limits, NVDEC is a candidate behind it, not saturated */
+  assert_limit (&r, 1, "stage", "pipeline0/slow");
   result_clear (&r);
 }
 
@@ -200,7 +242,9 @@ GST_START_TEST (test_compute_bound)
 
   gpuprof_test_assert_near ("SM", r.gpu->sm, 0.99, 1e-9);
   gpuprof_test_assert_near ("NVDEC", r.gpu->dec, 0.03, 1e-9);
-  assert_contains (r.report, "gpu: GPU 0 SMs — compute-bound: SMs 99% busy");
+  assert_limit (&r, 1, "gpu", "GPU 0 SMs");
+  assert_contains (r.report, "limit: gpu GPU 0 SMs — compute-bound: SMs 99% "
+      "busy");
   /* cupti=off: which stage's kernels is not known, said so */
   assert_contains (r.report, "cupti=on tells");
   assert_contains (r.report, "batch-size");
@@ -226,8 +270,13 @@ GST_START_TEST (test_throttled)
   gpuprof_test_assert_near ("clock", r.gpu->clock_mhz, 1095, 1e-9);
   fail_unless_equals_uint64 (r.gpu->clock_max_mhz, 1980);
   assert_contains (r.gpu->reasons, "sw_thermal 100%");
-  assert_contains (r.report, "gpu: GPU 0 clocks (throttled: hw_slowdown, "
-      "sw_thermal) — throttled: SM clock 1095 of 1980 MHz (55%)");
+  /* the clocks limit (held down while the SMs work), the SMs behind */
+  assert_limit (&r, 1, "gpu", "GPU 0 clocks (throttled: hw_slowdown, "
+      "sw_thermal)");
+  assert_limit (&r, 2, "gpu", "GPU 0 SMs");
+  assert_contains (r.report, "limit: gpu GPU 0 clocks (throttled: "
+      "hw_slowdown, sw_thermal) — throttled: SM clock 1095 of 1980 MHz "
+      "(55%)");
   assert_contains (r.report, "heat: the GPU slows down to cool");
   gpuprof_test_assert_near ("prometheus thermal", metric (&r,
           "gpuprof_gpu_throttle_ratio", "reason", "thermal"), 1.0, 1e-9);
