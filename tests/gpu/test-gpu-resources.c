@@ -181,19 +181,17 @@ GST_START_TEST (test_decode_bound)
   /* the script's figures: every reading the same */
   fail_unless (r.gpu->readings >= 3, "%" G_GUINT64_FORMAT " readings",
       r.gpu->readings);
-  gpuprof_test_assert_near ("NVDEC", r.gpu->dec, 0.97, 1e-9);
-  gpuprof_test_assert_near ("SM", r.gpu->sm, 0.14, 1e-9);
-  gpuprof_test_assert_near ("NVDEC saturated", r.gpu->dec_saturated, 1.0,
-      1e-9);
-  gpuprof_test_assert_near ("clock", r.gpu->clock_mhz, 1980, 1e-9);
+  gpuprof_test_assert_figure ("NVDEC", r.gpu->dec, 0.97);
+  gpuprof_test_assert_figure ("SM", r.gpu->sm, 0.14);
+  gpuprof_test_assert_figure ("NVDEC saturated", r.gpu->dec_saturated, 1.0);
+  gpuprof_test_assert_figure ("clock", r.gpu->clock_mhz, 1980);
   fail_unless (r.gpu->self_known);
-  gpuprof_test_assert_near ("our NVDEC share", r.gpu->self_dec, 1.0, 1e-9);
+  gpuprof_test_assert_figure ("our NVDEC share", r.gpu->self_dec, 1.0);
   fail_unless (g_str_has_prefix (r.gpu->name, "GPU 0 "), "%s", r.gpu->name);
   assert_contains (r.report, "GPU resources (NVML");
   /* the ranked verdict: NVDEC limits, the decoder named, the advice */
   lim = assert_limit (&r, 1, "gpu", "GPU 0 NVDEC");
-  gpuprof_test_assert_near ("NVDEC's utilisation", lim->utilisation, 0.97,
-      1e-9);
+  gpuprof_test_assert_figure ("NVDEC's utilisation", lim->utilisation, 0.97);
   assert_contains (lim->evidence, "decode-bound: NVDEC 97% busy");
   assert_contains (lim->evidence, "pipeline0/dec");
   assert_contains (lim->advice, "fewer or smaller streams per GPU");
@@ -204,13 +202,13 @@ GST_START_TEST (test_decode_bound)
       "97% busy");
   /* said once: the limit line holds it */
   assert_lacks (r.report, "gpu: GPU 0 NVDEC");
-  gpuprof_test_assert_near ("prometheus nvdec", metric (&r,
-          "gpuprof_gpu_utilization", "engine", "nvdec"), 0.97, 1e-9);
-  gpuprof_test_assert_near ("prometheus sm", metric (&r,
-          "gpuprof_gpu_utilization", "engine", "sm"), 0.14, 1e-9);
-  gpuprof_test_assert_near ("deepstream's", metric (&r,
+  gpuprof_test_assert_figure ("prometheus nvdec", metric (&r,
+          "gpuprof_gpu_utilization", "engine", "nvdec"), 0.97);
+  gpuprof_test_assert_figure ("prometheus sm", metric (&r,
+          "gpuprof_gpu_utilization", "engine", "sm"), 0.14);
+  gpuprof_test_assert_figure ("deepstream's", metric (&r,
           "utilization_metrics", "metric_name", "system_gpu_utilization"),
-      14, 1e-9);
+      14);
   result_clear (&r);
 }
 
@@ -224,7 +222,7 @@ GST_START_TEST (test_decoder_not_busiest)
       "spin=true ! gpuprofwork name=slow work-us=20000 spin=true ! "
       "fakesink sync=false");
 
-  gpuprof_test_assert_near ("NVDEC", r.gpu->dec, 0.97, 1e-9);
+  gpuprof_test_assert_figure ("NVDEC", r.gpu->dec, 0.97);
   assert_lacks (r.report, "decode-bound");
   assert_contains (r.report, "the decoders are not the busiest stages");
   /* the slow stage limits, NVDEC is a candidate behind it, not saturated */
@@ -240,8 +238,8 @@ GST_START_TEST (test_compute_bound)
       "video/x-raw,width=64,height=48 ! gpuprofwork name=infer "
       "work-us=10000 spin=true ! fakesink sync=false");
 
-  gpuprof_test_assert_near ("SM", r.gpu->sm, 0.99, 1e-9);
-  gpuprof_test_assert_near ("NVDEC", r.gpu->dec, 0.03, 1e-9);
+  gpuprof_test_assert_figure ("SM", r.gpu->sm, 0.99);
+  gpuprof_test_assert_figure ("NVDEC", r.gpu->dec, 0.03);
   assert_limit (&r, 1, "gpu", "GPU 0 SMs");
   assert_contains (r.report, "limit: gpu GPU 0 SMs — compute-bound: SMs 99% "
       "busy");
@@ -249,10 +247,10 @@ GST_START_TEST (test_compute_bound)
   assert_contains (r.report, "cupti=on tells");
   assert_contains (r.report, "batch-size");
   assert_lacks (r.report, "decode-bound");
-  gpuprof_test_assert_near ("prometheus sm", metric (&r,
-          "gpuprof_gpu_utilization", "engine", "sm"), 0.99, 1e-9);
-  gpuprof_test_assert_near ("not throttled", metric (&r,
-          "gpuprof_gpu_throttle_ratio", "reason", "thermal"), 0.0, 1e-9);
+  gpuprof_test_assert_figure ("prometheus sm", metric (&r,
+          "gpuprof_gpu_utilization", "engine", "sm"), 0.99);
+  gpuprof_test_assert_figure ("not throttled", metric (&r,
+          "gpuprof_gpu_throttle_ratio", "reason", "thermal"), 0.0);
   result_clear (&r);
 }
 
@@ -264,10 +262,10 @@ GST_START_TEST (test_throttled)
       "video/x-raw,width=64,height=48 ! gpuprofwork name=infer "
       "work-us=10000 spin=true ! fakesink sync=false");
 
-  gpuprof_test_assert_near ("throttled", r.gpu->throttled, 1.0, 1e-9);
-  gpuprof_test_assert_near ("thermal", r.gpu->thermal, 1.0, 1e-9);
-  gpuprof_test_assert_near ("power", r.gpu->power_capped, 0.0, 1e-9);
-  gpuprof_test_assert_near ("clock", r.gpu->clock_mhz, 1095, 1e-9);
+  gpuprof_test_assert_figure ("throttled", r.gpu->throttled, 1.0);
+  gpuprof_test_assert_figure ("thermal", r.gpu->thermal, 1.0);
+  gpuprof_test_assert_figure ("power", r.gpu->power_capped, 0.0);
+  gpuprof_test_assert_figure ("clock", r.gpu->clock_mhz, 1095);
   fail_unless_equals_uint64 (r.gpu->clock_max_mhz, 1980);
   assert_contains (r.gpu->reasons, "sw_thermal 100%");
   /* the clocks limit (held down while the SMs work), the SMs behind */
@@ -278,10 +276,10 @@ GST_START_TEST (test_throttled)
       "hw_slowdown, sw_thermal) — throttled: SM clock 1095 of 1980 MHz "
       "(55%)");
   assert_contains (r.report, "heat: the GPU slows down to cool");
-  gpuprof_test_assert_near ("prometheus thermal", metric (&r,
-          "gpuprof_gpu_throttle_ratio", "reason", "thermal"), 1.0, 1e-9);
-  gpuprof_test_assert_near ("prometheus slowdown", metric (&r,
-          "gpuprof_gpu_throttle_ratio", "reason", "hw_slowdown"), 1.0, 1e-9);
+  gpuprof_test_assert_figure ("prometheus thermal", metric (&r,
+          "gpuprof_gpu_throttle_ratio", "reason", "thermal"), 1.0);
+  gpuprof_test_assert_figure ("prometheus slowdown", metric (&r,
+          "gpuprof_gpu_throttle_ratio", "reason", "hw_slowdown"), 1.0);
   result_clear (&r);
 }
 
