@@ -594,6 +594,7 @@ gpuprof_hooks_push_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   GpuprofFrame *f, *up;
   GpuprofAsync *async;
   guint64 batch, seq;
+  gboolean cpu_caller;
   guint n;
 
   if (!e)
@@ -615,7 +616,9 @@ gpuprof_hooks_push_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   async = __atomic_load_n (&e->async, __ATOMIC_ACQUIRE);
   if (G_UNLIKELY (async))
     push_out_of_async (m, async, buffer, list, ts);
+  /* read before open_frame(), which may move the frame stack */
   up = gpuprof_thread_top (t);
+  cpu_caller = up && up->kind == GPUPROF_FRAME_CHAIN && up->cpu_start;
   f = open_frame (t, GPUPROF_FRAME_PUSH, gp, pad, e, ts);
   if (!f) {
     if (async)
@@ -624,8 +627,7 @@ gpuprof_hooks_push_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   }
   /* out of a call read on the CPU clock (it syncs, or is asynchronous):
    * the push's CPU is not the caller's (push_post) */
-  f->cpu_start = G_UNLIKELY (up && up->kind == GPUPROF_FRAME_CHAIN
-      && up->cpu_start) ? gpuprof_thread_cpu_now () : 0;
+  f->cpu_start = G_UNLIKELY (cpu_caller) ? gpuprof_thread_cpu_now () : 0;
   /* push-post: the buffer is no longer held */
   f->key = async;
   f->crossed = FALSE;
