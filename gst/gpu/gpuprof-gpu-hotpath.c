@@ -41,6 +41,7 @@ typedef struct
   gint depth[GPUPROF_GPU_N_CHANNELS];
   guint32 stack[GPUPROF_GPU_N_CHANNELS][STACK_DEPTH];
   guint64 stack_seq[GPUPROF_GPU_N_CHANNELS][STACK_DEPTH];  /* callback path */
+  guint64 stack_wait[GPUPROF_GPU_N_CHANNELS][STACK_DEPTH];  /* GPU waits */
 } ThreadSlot;
 
 /* all the GPU state a thread keeps for itself */
@@ -174,6 +175,7 @@ _gpuprof_gpu_enter (GpuprofGpuChannel channel, guint32 element_id,
     if (d < STACK_DEPTH) {
       s->stack[channel][d] = element_id;
       s->stack_seq[channel][d] = seq;
+      s->stack_wait[channel][d] = 0;
     }
     s->depth[channel] = d + 1;
     if (element_id)
@@ -181,19 +183,21 @@ _gpuprof_gpu_enter (GpuprofGpuChannel channel, guint32 element_id,
   }
 }
 
-void
+guint64
 _gpuprof_gpu_exit (GpuprofGpuChannel channel)
 {
   const GpuprofGpuBackend *b = backend;
   ThreadSlot *s = get_slot ();
   gint d;
   guint32 popped, now;
+  guint64 waited;
 
   if (b && b->pop)
     b->pop (channel);
   if (!s || s->depth[channel] <= 0)
-    return;                     /* enabled in the middle of a call */
+    return 0;                   /* enabled in the middle of a call */
   d = --s->depth[channel];
+  waited = d < STACK_DEPTH ? s->stack_wait[channel][d] : 0;
   popped = d < STACK_DEPTH ? s->stack[channel][d] :
       (guint32) g_atomic_int_get (&s->last[channel]);
   if (d > 0)
@@ -205,6 +209,25 @@ _gpuprof_gpu_exit (GpuprofGpuChannel channel)
   /* 0: a frame without an element (a ghost pad's query) changes nothing */
   if (now)
     g_atomic_int_set (&s->last[channel], (gint) now);
+  return waited;
+}
+
+/* the innermost call with an element on this thread waited @ns on the GPU
+ * (gpuprof-gpu-wait.c, at a synchronizing call's exit) */
+void
+gpuprof_gpu_frame_add_wait (GpuprofGpuChannel channel, guint64 ns)
+{
+  ThreadSlot *s = me.slot;
+  gint d;
+
+  if (!s)
+    return;
+  for (d = MIN (s->depth[channel], STACK_DEPTH); d > 0; d--) {
+    if (s->stack[channel][d - 1]) {
+      s->stack_wait[channel][d - 1] += ns;
+      return;
+    }
+  }
 }
 
 /**

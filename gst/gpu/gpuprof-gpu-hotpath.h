@@ -96,7 +96,7 @@ GPUPROF_API
 void _gpuprof_gpu_enter (GpuprofGpuChannel channel, guint32 element_id,
     guint64 seq);
 GPUPROF_API
-void _gpuprof_gpu_exit (GpuprofGpuChannel channel);
+guint64 _gpuprof_gpu_exit (GpuprofGpuChannel channel);
 
 /**
  * gpuprof_gpu_channel_enter:
@@ -116,12 +116,15 @@ gpuprof_gpu_channel_enter (GpuprofGpuChannel channel, guint32 element_id,
   _gpuprof_gpu_enter (channel, element_id, seq);
 }
 
-static inline void
+/* Returns: the time this thread waited on the GPU (synchronize calls)
+ * in the call that ends, its nested calls' waits not included: what its
+ * self time includes (0 when the channel is off) */
+static inline guint64
 gpuprof_gpu_channel_exit (GpuprofGpuChannel channel)
 {
   if (G_LIKELY (!(_gpuprof_gpu_channels_on & (1 << channel))))
-    return;
-  _gpuprof_gpu_exit (channel);
+    return 0;
+  return _gpuprof_gpu_exit (channel);
 }
 
 /**
@@ -138,10 +141,10 @@ gpuprof_gpu_chain_enter (guint32 element_id, guint64 seq)
   gpuprof_gpu_channel_enter (GPUPROF_GPU_CHANNEL_TRACER, element_id, seq);
 }
 
-static inline void
+static inline guint64
 gpuprof_gpu_chain_exit (void)
 {
-  gpuprof_gpu_channel_exit (GPUPROF_GPU_CHANNEL_TRACER);
+  return gpuprof_gpu_channel_exit (GPUPROF_GPU_CHANNEL_TRACER);
 }
 
 GPUPROF_API

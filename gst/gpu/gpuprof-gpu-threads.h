@@ -30,6 +30,9 @@ void gpuprof_gpu_thread_name (guint32 tid, gchar * out, gsize size);
  * GPUPROF_GPU_SEQ_NONE when none (gpuprof_gpu_set_owner_batch_func()) */
 guint64 gpuprof_gpu_thread_owner_batch (GpuprofGpuChannel channel,
     guint32 owner, guint64 after);
+/* the innermost call with an element on the calling thread waited @ns on
+ * the GPU: gpuprof_gpu_channel_exit() returns its sum */
+void gpuprof_gpu_frame_add_wait (GpuprofGpuChannel channel, guint64 ns);
 /* the slots' elements are forgotten (gpuprof_gpu_reset()) */
 void gpuprof_gpu_threads_forget (void);
 

@@ -157,6 +157,7 @@ gpuprof_gpu_sync_exit (gboolean runtime, guint32 cbid)
     switch (gpuprof_gpu_launch_context (c, FALSE, &element, &seq, &tid)) {
       case GPUPROF_GPU_CONTEXT_CALL:
         kind = WAIT_IN_CALL;
+        gpuprof_gpu_frame_add_wait (c, ns);
         break;
       case GPUPROF_GPU_CONTEXT_OWNER:
         kind = WAIT_OWNER;

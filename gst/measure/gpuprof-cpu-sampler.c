@@ -36,6 +36,7 @@ typedef struct
 {
   SElement *se;
   guint64 self_ns, cpu_self_ns;
+  guint64 first_ns;             /* of self_ns, start-up (not in busy) */
 } Share;
 
 typedef struct
@@ -59,6 +60,7 @@ struct _SElement
   /* its stats slots as last read */
   GpuprofThread *seen_thread[GPUPROF_THREAD_SLOTS];
   guint64 seen_self[GPUPROF_THREAD_SLOTS], seen_cpu[GPUPROF_THREAD_SLOTS];
+  guint64 seen_first[GPUPROF_THREAD_SLOTS];
 };
 
 typedef struct
@@ -202,8 +204,10 @@ element_of (GpuprofCpuSampler * s, guint32 id)
   return se;
 }
 
+/* @startup of @cpu was its start-up: in its CPU, not in its busy */
 static void
-element_add (SElement * se, SThread * st, gdouble cpu, gdouble rd)
+element_add (SElement * se, SThread * st, gdouble cpu, gdouble rd,
+    gdouble startup)
 {
   guint i;
 
@@ -215,7 +219,7 @@ element_add (SElement * se, SThread * st, gdouble cpu, gdouble rd)
       return;
     se->threads[se->n_threads++].st = st;
   }
-  se->threads[i].cpu_ns += (guint64) cpu;
+  se->threads[i].cpu_ns += (guint64) MAX (cpu - startup, 0);
 }
 
 /* each element's self time on each thread since the previous pass, as
@@ -246,14 +250,15 @@ collect_shares (GpuprofCpuSampler * s)
       GpuprofThread *t = __atomic_load_n (&slot->thread, __ATOMIC_ACQUIRE);
       guint64 self = __atomic_load_n (&slot->self_ns, __ATOMIC_RELAXED);
       guint64 cpu = __atomic_load_n (&slot->cpu_self_ns, __ATOMIC_RELAXED);
+      guint64 first = __atomic_load_n (&slot->first_ns, __ATOMIC_RELAXED);
       SThread *st;
       Share sh;
 
       /* a new run zeroed the slots: counted from 0 again */
       if (t != se->seen_thread[k] || self < se->seen_self[k]
-          || cpu < se->seen_cpu[k]) {
+          || cpu < se->seen_cpu[k] || first < se->seen_first[k]) {
         se->seen_thread[k] = t;
-        se->seen_self[k] = se->seen_cpu[k] = 0;
+        se->seen_self[k] = se->seen_cpu[k] = se->seen_first[k] = 0;
       }
       if (!t || self == se->seen_self[k])
         continue;
@@ -261,8 +266,10 @@ collect_shares (GpuprofCpuSampler * s)
       sh.self_ns = self - se->seen_self[k];
       se->pass_self_ns += sh.self_ns;
       sh.cpu_self_ns = MIN (cpu - se->seen_cpu[k], sh.self_ns);
+      sh.first_ns = MIN (first - se->seen_first[k], sh.self_ns);
       se->seen_self[k] = self;
       se->seen_cpu[k] = cpu;
+      se->seen_first[k] = first;
       st = g_hash_table_lookup (s->alive, GINT_TO_POINTER (t->tid));
       if (st)
         g_array_append_val (st->shares, sh);
@@ -362,7 +369,7 @@ to_pool_users (GpuprofCpuSampler * s, SThread * st, gdouble cpu, gdouble rd)
 
     if (se->pool_user && se->pass_self_ns > 0)
       element_add (se, st, cpu * se->pass_self_ns / self,
-          rd * se->pass_self_ns / self);
+          rd * se->pass_self_ns / self, 0);
   }
 }
 
@@ -388,7 +395,8 @@ give_to_owners (GpuprofCpuSampler * s, SThread * st, GArray * switches,
     at = CLAMP (sw->cpu_ns, from, total_cpu);
     part = (gdouble) (at - from) / d_cpu;
     if (sw->element_id && part > 0)
-      element_add (element_of (s, sw->element_id), st, cpu * part, rd * part);
+      element_add (element_of (s, sw->element_id), st, cpu * part, rd * part,
+          0);
     cpu -= cpu * part;
     rd -= rd * part;
     d_cpu -= at - from;
@@ -400,7 +408,7 @@ give_to_owners (GpuprofCpuSampler * s, SThread * st, GArray * switches,
 
     if (kind == GPUPROF_THREAD_KIND_WORKER && is_pool_thread (st))
       se->pool_user = TRUE;
-    element_add (se, st, cpu, rd);
+    element_add (se, st, cpu, rd, 0);
   } else if (!owner && kind == GPUPROF_THREAD_KIND_PROCESS
       && is_pool_thread (st) && (cpu > 0 || rd > 0)) {
     to_pool_users (s, st, cpu, rd);
@@ -438,7 +446,7 @@ apportion (GpuprofCpuSampler * s, SThread * st, GArray * switches,
     /* no CPU read: its run delay by its time there */
     r = d_cpu > 0 ? c * rho : d_rd * sh->self_ns / self;
     loop = sure > 0 ? sh->cpu_self_ns * cpu_sure / sure * rho : 0;
-    element_add (sh->se, st, c, r);
+    element_add (sh->se, st, c, r, c * sh->first_ns / sh->self_ns);
     sh->se->loop_rd_ns += loop;
     given_cpu += c;
     given_rd += r;
@@ -727,6 +735,10 @@ fill_elements (GpuprofCpuSampler * s, const Span * sp, GpuprofSnapshot * snap,
     row->threads = se->n_threads;
     for (k = 0; k < se->n_threads; k++) {
       guint64 wall = thread_wall (sp, se->threads[k].st);
+
+      /* the steady state: its start-up's wall off the thread's too */
+      wall -= MIN (wall, gpuprof_stats_startup_wall (e->stats,
+              se->threads[k].st->tid));
 
       if (wall)
         busy = MAX (busy, MIN (1.0, (gdouble) se->threads[k].cpu_ns / wall));

@@ -394,7 +394,7 @@ gpuprof_hooks_chain_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   GpuprofFrame *f = pop_frame_for (m, t, GPUPROF_FRAME_CHAIN, pad);
   GpuprofPad *gp;
   GpuprofElement *e;
-  guint64 incl, blocked = 0, clock = 0, self;
+  guint64 incl, blocked = 0, clock = 0, self, gpu_wait;
 
   if (!f)
     return;
@@ -402,7 +402,7 @@ gpuprof_hooks_chain_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     close_call_windows (t, t->depth);
   gp = f->pad;
   e = f->element;
-  gpuprof_gpu_chain_exit ();
+  gpu_wait = gpuprof_gpu_chain_exit ();
   if (f->nvtx_open)
     gpuprof_nvtx_pop (e);
   incl = ts > f->start ? ts - f->start : 0;
@@ -426,7 +426,7 @@ gpuprof_hooks_chain_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   if (G_UNLIKELY (f->cpu_start) && !f->blocked_start)
     gpuprof_stats_add_cpu_call (e->stats, t, self, incl);
   else
-    gpuprof_stats_add_call (e->stats, t, self, incl);
+    gpuprof_stats_add_call (e->stats, t, self, incl, gpu_wait);
   gpuprof_batches_chain_post (m->batches, t, f, self);
   if (t->ring)
     trace_call (m, t, f, incl, self);
@@ -568,7 +568,7 @@ charge_loop (GpuprofMeasure * m, GpuprofElement * e, GpuprofThread * t,
   if (cpu)
     gpuprof_stats_add_cpu_call (e->stats, t, loop, loop);
   else
-    gpuprof_stats_add_call (e->stats, t, loop, loop);
+    gpuprof_stats_add_call (e->stats, t, loop, loop, 0);
 }
 
 /* Out of an asynchronous element: the arrival it matches, the batch it
@@ -595,6 +595,7 @@ gpuprof_hooks_push_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   GpuprofFrame *f, *up;
   GpuprofAsync *async;
   guint64 batch, seq;
+  gboolean cpu_caller;
   guint n;
 
   if (!e)
@@ -616,7 +617,9 @@ gpuprof_hooks_push_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   async = __atomic_load_n (&e->async, __ATOMIC_ACQUIRE);
   if (G_UNLIKELY (async))
     push_out_of_async (m, async, buffer, list, ts);
+  /* read before open_frame(), which may move the frame stack */
   up = gpuprof_thread_top (t);
+  cpu_caller = up && up->kind == GPUPROF_FRAME_CHAIN && up->cpu_start;
   f = open_frame (t, GPUPROF_FRAME_PUSH, gp, pad, e, ts);
   if (!f) {
     if (async)
@@ -625,8 +628,7 @@ gpuprof_hooks_push_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   }
   /* out of a call read on the CPU clock (it syncs, or is asynchronous):
    * the push's CPU is not the caller's (push_post) */
-  f->cpu_start = G_UNLIKELY (up && up->kind == GPUPROF_FRAME_CHAIN
-      && up->cpu_start) ? gpuprof_thread_cpu_now () : 0;
+  f->cpu_start = G_UNLIKELY (cpu_caller) ? gpuprof_thread_cpu_now () : 0;
   /* push-post: the buffer is no longer held */
   f->key = async;
   f->crossed = FALSE;
@@ -800,18 +802,18 @@ gpuprof_hooks_pull_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   GpuprofThread *t = enter_thread (m, ts);
   GpuprofPad *gp = gpuprof_objects_pad (m->objects, t, pad);
   GpuprofFrame *f;
-  guint64 incl, self;
+  guint64 incl, self, gpu_wait;
 
   if (t->pull_waiting == gp)    /* never reached an element */
     t->pull_waiting = NULL;
   if (!gp->element || !(f = pop_frame (t, GPUPROF_FRAME_PULL, gp)))
     return;
-  gpuprof_gpu_chain_exit ();
+  gpu_wait = gpuprof_gpu_chain_exit ();
   if (f->nvtx_open)
     gpuprof_nvtx_pop (f->element);
   incl = ts > f->start ? ts - f->start : 0;
   self = incl > f->child_ns ? incl - f->child_ns : 0;
-  gpuprof_stats_add_call (f->element->stats, t, self, incl);
+  gpuprof_stats_add_call (f->element->stats, t, self, incl, gpu_wait);
   if (t->ring) {
     f->size = buffer && res == GST_FLOW_OK ? gst_buffer_get_size (buffer) : 0;
     trace_call (m, t, f, incl, self);

@@ -43,26 +43,6 @@ fill_async_row (GpuprofElementRow * row, GpuprofAsync * a)
   }
 }
 
-/* busy in the steady state: start-up is no part of it. Its self time
- * comes off the thread's (when it ran there, or before the window), and
- * the first call's wall time off the thread's wall (inside a window the
- * wall starts at its opening already) */
-static gdouble
-steady_busy (const GpuprofElementStats * s, const GpuprofThread * t,
-    guint64 self, guint64 wall)
-{
-  guint64 open_ts, close_ts, first = 0, first_wall = 0;
-
-  gpuprof_stats_window_edges (&open_ts, &close_ts);
-  if (open_ts || __atomic_load_n (&s->first_thread, __ATOMIC_ACQUIRE) == t)
-    first = __atomic_load_n (&s->first_ns, __ATOMIC_RELAXED);
-  if (!open_ts && __atomic_load_n (&s->first_thread, __ATOMIC_ACQUIRE) == t)
-    first_wall = s->first_incl_ns;
-  self -= MIN (first, self);
-  wall -= MIN (first_wall, wall);
-  return wall ? (gdouble) self / wall : 0.0;
-}
-
 /* Waiting on the GPU is not work: the self time of the calls it happened
  * in (wall clock) loses it, and so does its main thread's, for what waited
  * there; the percentiles keep it. Waits on its own threads outside calls
@@ -84,8 +64,7 @@ fill_gpu_wait (GpuprofElementRow * row, GpuprofElement * e,
   }
   row->self_ns -= MIN (w.in_call_ns, row->self_ns);
   row->thread_self_ns -= MIN (w.in_call_tid_ns, row->thread_self_ns);
-  row->busy = slot ? steady_busy (e->stats, slot->thread,
-      row->thread_self_ns, row->thread_wall_ns) : 0.0;
+  row->busy = gpuprof_element_row_occupancy (row);
 }
 
 static void
@@ -117,10 +96,13 @@ fill_element_row (GpuprofMeasure * m, GpuprofElementRow * row,
     guint64 first = __atomic_load_n (&t->first_ts, __ATOMIC_RELAXED);
     guint64 last = __atomic_load_n (&t->last_ts, __ATOMIC_RELAXED);
     row->thread = gpuprof_thread_dup_name (t);
-    row->thread_self_ns = slot->self_ns;
     gpuprof_stats_window_clamp (&first, &last);
     row->thread_wall_ns = last > first ? last - first : 0;
-    row->busy = steady_busy (s, t, row->thread_self_ns, row->thread_wall_ns);
+    /* the steady state: start-up (first_ns) stays apart; busy is the
+     * occupancy until the CPU sampler reads the CPU's part */
+    gpuprof_stats_steady (s, slot, &row->thread_self_ns,
+        &row->thread_wall_ns);
+    row->busy = gpuprof_element_row_occupancy (row);
   } else {
     row->thread = g_strdup ("");
   }

@@ -99,8 +99,9 @@ gpuprof_stats_get_window (void)
 /* a start-up call: its first, or any before the window opened */
 static gboolean
 take_first (GpuprofElementStats * s, GpuprofThread * thread, gint phase,
-    guint64 self_ns, guint64 incl_ns)
+    guint64 self_ns, guint64 incl_ns, guint64 gpu_wait_ns)
 {
+  GpuprofThreadSlot *slot;
   gint expected = 0;
 
   if (G_LIKELY (__atomic_load_n (&s->first_done, __ATOMIC_RELAXED))
@@ -116,23 +117,26 @@ take_first (GpuprofElementStats * s, GpuprofThread * thread, gint phase,
   }
   __atomic_fetch_add (&s->first_ns, self_ns, __ATOMIC_RELAXED);
   __atomic_fetch_add (&s->first_calls, 1, __ATOMIC_RELAXED);
-  /* its thread's self time keeps it (the rows take it out of busy) */
-  if (self_ns)
-    add_to_thread_slot (s, thread, self_ns);
+  /* its thread's self time keeps it, marked as start-up: the CPU sampler
+   * hands the thread's CPU out by self time, the steady state leaves it */
+  if (self_ns && (slot = add_to_thread_slot (s, thread, self_ns)))
+    __atomic_fetch_add (&slot->first_ns, self_ns - MIN (gpu_wait_ns,
+            self_ns), __ATOMIC_RELAXED);
   gpuprof_thread_add_busy (thread, self_ns);
   return TRUE;
 }
 
 void
 gpuprof_stats_add_call (GpuprofElementStats * s, GpuprofThread * thread,
-    guint64 self_ns, guint64 incl_ns)
+    guint64 self_ns, guint64 incl_ns, guint64 gpu_wait_ns)
 {
   gint phase = __atomic_load_n (&window_phase, __ATOMIC_RELAXED);
 
   if (G_UNLIKELY (phase == GPUPROF_STATS_WINDOW_CLOSED))
     return;
   __atomic_fetch_add (&s->incl_ns, incl_ns, __ATOMIC_RELAXED);
-  if (G_UNLIKELY (take_first (s, thread, phase, self_ns, incl_ns)))
+  if (G_UNLIKELY (take_first (s, thread, phase, self_ns, incl_ns,
+              gpu_wait_ns)))
     return;
   gpuprof_histogram_record (&s->self_hist, self_ns);
   /* threads that only handed buffers over do not take a slot */
@@ -176,6 +180,15 @@ gpuprof_stats_add_buffers_in (GpuprofElementStats * s, guint64 n)
   __atomic_fetch_add (&s->buffers_in, n, __ATOMIC_RELAXED);
 }
 
+static guint64
+slot_steady_ns (const GpuprofThreadSlot * slot)
+{
+  guint64 self = __atomic_load_n (&slot->self_ns, __ATOMIC_RELAXED);
+  guint64 first = __atomic_load_n (&slot->first_ns, __ATOMIC_RELAXED);
+
+  return self - MIN (first, self);
+}
+
 const GpuprofThreadSlot *
 gpuprof_stats_main_slot (const GpuprofElementStats * s)
 {
@@ -185,8 +198,28 @@ gpuprof_stats_main_slot (const GpuprofElementStats * s)
   for (i = 0; i < GPUPROF_THREAD_SLOTS; i++) {
     if (!s->slots[i].thread)
       continue;
-    if (!best || s->slots[i].self_ns > best->self_ns)
+    if (!best || slot_steady_ns (&s->slots[i]) > slot_steady_ns (best))
       best = &s->slots[i];
   }
   return best;
+}
+
+guint64
+gpuprof_stats_startup_wall (const GpuprofElementStats * s, gint tid)
+{
+  GpuprofThread *t = __atomic_load_n (&s->first_thread, __ATOMIC_ACQUIRE);
+  guint64 open_ts, close_ts;
+
+  gpuprof_stats_window_edges (&open_ts, &close_ts);
+  if (open_ts || !t || t->tid != tid)
+    return 0;
+  return s->first_incl_ns;
+}
+
+void
+gpuprof_stats_steady (const GpuprofElementStats * s,
+    const GpuprofThreadSlot * slot, guint64 * self, guint64 * wall)
+{
+  *self = slot_steady_ns (slot);
+  *wall -= MIN (gpuprof_stats_startup_wall (s, slot->thread->tid), *wall);
 }

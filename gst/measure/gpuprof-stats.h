@@ -21,6 +21,8 @@ typedef struct
   guint64 cpu_self_ns;          /* the part of self_ns read on the thread's
                                  * CPU clock (loops, asynchronous chains):
                                  * on CPU for sure (gpuprof-cpu-sampler.h) */
+  guint64 first_ns;             /* the part of self_ns that is start-up
+                                 * (first_ns below): not the steady state */
 } GpuprofThreadSlot;
 
 /* every element's slot (GpuprofElement.stats) */
@@ -45,8 +47,9 @@ struct _GpuprofElementStats
                                  * window (gpuprof-owners.h; atomic) */
   /* start-up (issue 23): its first call — a decoder's or an engine's
    * creation — and, with a measurement window, every call before it
-   * opened; in its self time, not in the histogram (percentiles), the
-   * thread slots (busy) nor the verdict */
+   * opened; in its self time and its thread slots' (marked there as
+   * first_ns), not in the histogram (percentiles), the steady state
+   * (gpuprof_stats_steady) nor the verdict */
   gint first_done;              /* the first call was taken (atomic) */
   guint64 first_ns;             /* their self time */
   guint64 first_calls;
@@ -90,8 +93,11 @@ gpuprof_stats_self_ns (const GpuprofElementStats * s)
   return __atomic_load_n (&s->self_hist.sum, __ATOMIC_RELAXED) +
       __atomic_load_n (&s->first_ns, __ATOMIC_RELAXED);
 }
+/* @gpu_wait_ns: the part of @self_ns the call waited on the GPU
+ * (gpuprof_gpu_chain_exit()): the rows take every wait out of the thread's
+ * self time, so a start-up call's is not marked as start-up too */
 void gpuprof_stats_add_call (GpuprofElementStats * s, GpuprofThread * thread,
-    guint64 self_ns, guint64 incl_ns);
+    guint64 self_ns, guint64 incl_ns, guint64 gpu_wait_ns);
 /* The same for a call whose self time was read on the thread's CPU clock
  * (a loop, an asynchronous element's chain) */
 void gpuprof_stats_add_cpu_call (GpuprofElementStats * s,
@@ -101,8 +107,19 @@ void gpuprof_stats_add_cpu_call (GpuprofElementStats * s,
 void gpuprof_stats_add_work (GpuprofElementStats * s, GpuprofThread * thread,
     guint64 ns);
 void gpuprof_stats_add_buffers_in (GpuprofElementStats * s, guint64 n);
+/* the slot of its thread with the most steady-state self time */
 const GpuprofThreadSlot *gpuprof_stats_main_slot (const GpuprofElementStats *
     s);
+/* The steady state of @slot's thread: its self time there and the
+ * thread's wall @wall (first to last call), start-up taken out of both:
+ * the start-up's self time on that thread, and the wall time of the first
+ * call when it ran there outside a window (inside one the wall starts at
+ * its opening already). The rows' thread_self_ns/thread_wall_ns. */
+void gpuprof_stats_steady (const GpuprofElementStats * s,
+    const GpuprofThreadSlot * slot, guint64 * self, guint64 * wall);
+/* the wall time start-up takes off thread @tid's (as above): for the CPU
+ * sampler, which knows threads by id */
+guint64 gpuprof_stats_startup_wall (const GpuprofElementStats * s, gint tid);
 /* calls or pulls not reported yet */
 gboolean gpuprof_stats_pending (const GpuprofElementStats * s);
 

@@ -826,18 +826,21 @@ format_gpu_resources (const GpuprofSnapshot * s, GString * out)
 }
 
 /* The GPU's engines in the verdict: what binds (decode-, encode-,
- * compute-, copy-bound, throttled) with its advice, else the busiest
- * engine */
+ * compute-, copy-bound, throttled) with its advice, where the limit and
+ * next lines do not name it already (the ranked verdict holds the GPU's
+ * candidates: gpuprof-gpu-limits.c), else the busiest engine */
 static void
 format_gpu_verdict (const GpuprofSnapshot * s, GString * out)
 {
   GArray *c = gpuprof_gpu_verdict_candidates (s);
   const GpuprofGpuCandidate *bound = gpuprof_gpu_verdict_bound (c);
+  gboolean named = bound && (!g_strcmp0 (bound->what, s->limit_what)
+      || !g_strcmp0 (bound->what, s->next_what));
 
-  if (bound)
+  if (bound && !named)
     g_string_append_printf (out, "gpu: %s — %s\nadvice: %s: %s\n",
         bound->what, bound->evidence, bound->what, bound->advice);
-  else if (c->len)
+  else if (!bound && c->len)
     g_string_append_printf (out, "gpu: not limiting — %s: %s\n",
         g_array_index (c, GpuprofGpuCandidate, 0).what,
         g_array_index (c, GpuprofGpuCandidate, 0).evidence);

@@ -133,11 +133,12 @@ codec_candidate (const GpuprofSnapshot * snap, GArray * out,
   const gchar *kind = decode ? "decoder" : "encoder";
   Stages st = busiest_stages (snap, decode ? "dec" : "enc",
       decode ? "decoder" : "encoder");
-  gchar *busy = readings_text (r, mean, peak, sat);
+  gchar *busy;
   GpuprofGpuCandidate *c;
 
   if (mean <= 0.0 && peak <= 0.0)
     return;
+  busy = readings_text (r, mean, peak, sat);
   c = add (out, r, engine, mean);
   if (saturated (mean, sat) && codecs_busiest (&st)) {
     c->bound = decode ? GPUPROF_GPU_BOUND_DECODE : GPUPROF_GPU_BOUND_ENCODE;
@@ -157,10 +158,14 @@ codec_candidate (const GpuprofSnapshot * snap, GArray * out,
         "faster preset, or spread them over more GPUs", st.n_codecs,
         st.n_codecs == 1 ? "" : "s");
   } else {
-    c->evidence = g_strdup_printf ("%s %s%s", engine, busy,
-        saturated (mean, sat) ? (st.codec ? "; the decoders are not the "
-            "busiest stages: another stage limits first" :
-            "; no decoder of this pipeline: another process's load?") : "");
+    if (!saturated (mean, sat))
+      c->evidence = g_strdup_printf ("%s %s", engine, busy);
+    else if (st.codec)
+      c->evidence = g_strdup_printf ("%s %s; the %ss are not the busiest "
+          "stages: another stage limits first", engine, busy, kind);
+    else
+      c->evidence = g_strdup_printf ("%s %s; no %s of this pipeline: "
+          "another process's load?", engine, busy, kind);
     c->advice = g_strdup ("");
   }
   g_free (busy);

@@ -79,8 +79,8 @@ G_BEGIN_DECLS
   F (self_p95_ns, U64, "95th percentile self time per call, ns") \
   F (self_p99_ns, U64, "99th percentile self time per call, ns") \
   F (self_max_ns, U64, "largest self time of one call, ns") \
-  F (thread_self_ns, U64, "self time on 'thread', ns") \
-  F (thread_wall_ns, U64, "wall time of 'thread' during the run, ns") \
+  F (thread_self_ns, U64, "self time on 'thread' in the steady state (its start-up there, first_ns, left out), ns") \
+  F (thread_wall_ns, U64, "wall time of 'thread' during the run (the window), less its first call's when that ran there, ns") \
   F (busy, DOUBLE, "on-CPU work over wall: its CPU on its busiest thread / that thread's wall time in the run, 0..1 (the sampler's; without it, sample-hz=0: thread_self_ns / thread_wall_ns)") \
   F (cpu_ns, U64, "its work on a CPU, on all its threads: its share of the CPU of the threads its calls ran on and the CPU of the threads it owns outside its calls (workers it started, its task's loop), from the sampler, ns") \
   F (wait_core_ns, U64, "time its threads were runnable but waiting for a core while in its work (run delay, apportioned like the CPU), ns") \
@@ -97,7 +97,7 @@ G_BEGIN_DECLS
   F (in_flight_mean, DOUBLE, "buffers inside it on average: total residency / time from its first arrival to its last push") \
   F (in_flight_max, U64, "most buffers it held at once: its chain call returned, the push taking it out had not") \
   F (clock_wait_ns, U64, "time it waited on the clock (a synced sink, identity/clocksync sync=true, a live source's wait for its next frame): not in self_ns nor busy, ns") \
-  F (first_ns, U64, "its start-up: self time of its first call (a decoder's or engine's creation) and, with window=, of every call before the window opened; part of self_ns, not in the percentiles, busy nor the verdict, ns") \
+  F (first_ns, U64, "its start-up: self time of its first call (a decoder's or engine's creation) and, with window=, of every call before the window opened; part of self_ns and cpu_ns, not in the percentiles, thread_self_ns, busy nor the verdict, ns") \
   F (first_calls, U64, "the calls of first_ns")
 
 #define GPUPROF_SCHEMA_QUEUES(F) \

@@ -266,6 +266,14 @@ gpuprof_test_assert_near (const gchar * what, gdouble value,
       tolerance * 100);
 }
 
+void
+gpuprof_test_assert_figure (const gchar * what, gdouble value,
+    gdouble expected)
+{
+  fail_unless (ABS (value - expected) <= 1e-9 * MAX (1.0, ABS (expected)),
+      "%s = %g, scripted %g", what, value, expected);
+}
+
 /* measured_ns (the tracer's figure over calls calls) against truth_ns (the
  * same thing measured by the element or by probes in the same run), with
  * extra_ns more room where a known cause explains it. */

@@ -71,6 +71,11 @@ gboolean gpuprof_test_timing (void);
 const gchar *gpuprof_test_clip (void);
 void gpuprof_test_assert_near (const gchar * what, gdouble value,
     gdouble expected, gdouble tolerance);
+/* A figure a fake scripted (fake NVML, fake CUPTI): exact, timing or not
+ * (not gpuprof_test_assert_near, which only asks for a measurement where
+ * timings are off) */
+void gpuprof_test_assert_figure (const gchar * what, gdouble value,
+    gdouble expected);
 void gpuprof_test_assert_truth (const gchar * what, guint64 measured_ns,
     guint64 truth_ns, guint64 calls);
 void gpuprof_test_assert_truth_with (const gchar * what, guint64 measured_ns,

@@ -4,8 +4,9 @@
  * and Prometheus text are checked: decode-bound when NVDEC is saturated
  * while a decoder is the busiest stage (and not when another stage is
  * busier), compute-bound, throttled with its reason; the rows' figures are
- * the script's. No NVML call on any thread but the sampler's, and the
- * sampler reads at the rate asked. */
+ * the script's. No NVML call on any thread but the sampler's, the
+ * sampler reads at the rate asked while a pipeline plays, and not at all
+ * while none does. */
 #include "gpuprof-test-util.h"
 #include "gpuprof-test-nvml.h"
 
@@ -112,6 +113,34 @@ assert_lacks (const gchar * text, const gchar * what)
   }
 }
 
+/* the ranked verdict of the summary (its limits table, read back): the
+ * row of @rank is (@kind, @what); rank 1 is the run's limit too. Returns
+ * the row. */
+static const GpuprofLimitRow *
+assert_limit (const Result * r, guint rank, const gchar * kind,
+    const gchar * what)
+{
+  const GpuprofSnapshot *s = SNAP (r->run);
+  const GpuprofLimitRow *row;
+
+  if (s->limits->len < rank) {
+    g_printerr ("%s\n", r->report);
+    fail ("%u rows in the limits table, no rank %u", s->limits->len, rank);
+  }
+  row = &g_array_index (s->limits, GpuprofLimitRow, rank - 1);
+  if (row->rank != rank || g_strcmp0 (row->kind, kind)
+      || g_strcmp0 (row->what, what)) {
+    g_printerr ("%s\n", r->report);
+    fail ("rank %u: %s %s, not %s %s", rank, row->kind, row->what, kind,
+        what);
+  }
+  if (rank == 1)
+    fail_unless (!g_strcmp0 (s->limit_kind, kind)
+        && !g_strcmp0 (s->limit_what, what), "run: limit %s %s",
+        s->limit_kind, s->limit_what);
+  return row;
+}
+
 /* the Prometheus sample of @family with @label="@value" on this GPU */
 static gdouble
 metric (const Result * r, const gchar * family, const gchar * label,
@@ -147,29 +176,39 @@ metric (const Result * r, const gchar * family, const gchar * label,
 GST_START_TEST (test_decode_bound)
 {
   Result r = run ("0:decode-bound", SPIN_DEC);
+  const GpuprofLimitRow *lim;
 
   /* the script's figures: every reading the same */
   fail_unless (r.gpu->readings >= 3, "%" G_GUINT64_FORMAT " readings",
       r.gpu->readings);
-  gpuprof_test_assert_near ("NVDEC", r.gpu->dec, 0.97, 1e-9);
-  gpuprof_test_assert_near ("SM", r.gpu->sm, 0.14, 1e-9);
-  gpuprof_test_assert_near ("NVDEC saturated", r.gpu->dec_saturated, 1.0,
-      1e-9);
-  gpuprof_test_assert_near ("clock", r.gpu->clock_mhz, 1980, 1e-9);
+  gpuprof_test_assert_figure ("NVDEC", r.gpu->dec, 0.97);
+  gpuprof_test_assert_figure ("SM", r.gpu->sm, 0.14);
+  gpuprof_test_assert_figure ("NVDEC saturated", r.gpu->dec_saturated, 1.0);
+  gpuprof_test_assert_figure ("clock", r.gpu->clock_mhz, 1980);
   fail_unless (r.gpu->self_known);
-  gpuprof_test_assert_near ("our NVDEC share", r.gpu->self_dec, 1.0, 1e-9);
+  gpuprof_test_assert_figure ("our NVDEC share", r.gpu->self_dec, 1.0);
   fail_unless (g_str_has_prefix (r.gpu->name, "GPU 0 "), "%s", r.gpu->name);
   assert_contains (r.report, "GPU resources (NVML");
-  assert_contains (r.report, "gpu: GPU 0 NVDEC — decode-bound: NVDEC 97% "
-      "busy");
-  assert_contains (r.report, "fewer or smaller streams per GPU");
-  gpuprof_test_assert_near ("prometheus nvdec", metric (&r,
-          "gpuprof_gpu_utilization", "engine", "nvdec"), 0.97, 1e-9);
-  gpuprof_test_assert_near ("prometheus sm", metric (&r,
-          "gpuprof_gpu_utilization", "engine", "sm"), 0.14, 1e-9);
-  gpuprof_test_assert_near ("deepstream's", metric (&r,
+  /* the ranked verdict: NVDEC limits, the decoder named, the advice */
+  lim = assert_limit (&r, 1, "gpu", "GPU 0 NVDEC");
+  gpuprof_test_assert_figure ("NVDEC's utilisation", lim->utilisation, 0.97);
+  assert_contains (lim->evidence, "decode-bound: NVDEC 97% busy");
+  assert_contains (lim->evidence, "pipeline0/dec");
+  assert_contains (lim->advice, "fewer or smaller streams per GPU");
+  assert_contains (lim->advice, "batch size and inference settings do not "
+      "help");
+  assert_limit (&r, 2, "stage", "pipeline0/dec");
+  assert_contains (r.report, "limit: gpu GPU 0 NVDEC — decode-bound: NVDEC "
+      "97% busy");
+  /* said once: the limit line holds it */
+  assert_lacks (r.report, "gpu: GPU 0 NVDEC");
+  gpuprof_test_assert_figure ("prometheus nvdec", metric (&r,
+          "gpuprof_gpu_utilization", "engine", "nvdec"), 0.97);
+  gpuprof_test_assert_figure ("prometheus sm", metric (&r,
+          "gpuprof_gpu_utilization", "engine", "sm"), 0.14);
+  gpuprof_test_assert_figure ("deepstream's", metric (&r,
           "utilization_metrics", "metric_name", "system_gpu_utilization"),
-      14, 1e-9);
+      14);
   result_clear (&r);
 }
 
@@ -183,9 +222,11 @@ GST_START_TEST (test_decoder_not_busiest)
       "spin=true ! gpuprofwork name=slow work-us=20000 spin=true ! "
       "fakesink sync=false");
 
-  gpuprof_test_assert_near ("NVDEC", r.gpu->dec, 0.97, 1e-9);
+  gpuprof_test_assert_figure ("NVDEC", r.gpu->dec, 0.97);
   assert_lacks (r.report, "decode-bound");
   assert_contains (r.report, "the decoders are not the busiest stages");
+  /* the slow stage limits, NVDEC is a candidate behind it, not saturated */
+  assert_limit (&r, 1, "stage", "pipeline0/slow");
   result_clear (&r);
 }
 
@@ -197,17 +238,19 @@ GST_START_TEST (test_compute_bound)
       "video/x-raw,width=64,height=48 ! gpuprofwork name=infer "
       "work-us=10000 spin=true ! fakesink sync=false");
 
-  gpuprof_test_assert_near ("SM", r.gpu->sm, 0.99, 1e-9);
-  gpuprof_test_assert_near ("NVDEC", r.gpu->dec, 0.03, 1e-9);
-  assert_contains (r.report, "gpu: GPU 0 SMs — compute-bound: SMs 99% busy");
+  gpuprof_test_assert_figure ("SM", r.gpu->sm, 0.99);
+  gpuprof_test_assert_figure ("NVDEC", r.gpu->dec, 0.03);
+  assert_limit (&r, 1, "gpu", "GPU 0 SMs");
+  assert_contains (r.report, "limit: gpu GPU 0 SMs — compute-bound: SMs 99% "
+      "busy");
   /* cupti=off: which stage's kernels is not known, said so */
   assert_contains (r.report, "cupti=on tells");
   assert_contains (r.report, "batch-size");
   assert_lacks (r.report, "decode-bound");
-  gpuprof_test_assert_near ("prometheus sm", metric (&r,
-          "gpuprof_gpu_utilization", "engine", "sm"), 0.99, 1e-9);
-  gpuprof_test_assert_near ("not throttled", metric (&r,
-          "gpuprof_gpu_throttle_ratio", "reason", "thermal"), 0.0, 1e-9);
+  gpuprof_test_assert_figure ("prometheus sm", metric (&r,
+          "gpuprof_gpu_utilization", "engine", "sm"), 0.99);
+  gpuprof_test_assert_figure ("not throttled", metric (&r,
+          "gpuprof_gpu_throttle_ratio", "reason", "thermal"), 0.0);
   result_clear (&r);
 }
 
@@ -219,19 +262,24 @@ GST_START_TEST (test_throttled)
       "video/x-raw,width=64,height=48 ! gpuprofwork name=infer "
       "work-us=10000 spin=true ! fakesink sync=false");
 
-  gpuprof_test_assert_near ("throttled", r.gpu->throttled, 1.0, 1e-9);
-  gpuprof_test_assert_near ("thermal", r.gpu->thermal, 1.0, 1e-9);
-  gpuprof_test_assert_near ("power", r.gpu->power_capped, 0.0, 1e-9);
-  gpuprof_test_assert_near ("clock", r.gpu->clock_mhz, 1095, 1e-9);
+  gpuprof_test_assert_figure ("throttled", r.gpu->throttled, 1.0);
+  gpuprof_test_assert_figure ("thermal", r.gpu->thermal, 1.0);
+  gpuprof_test_assert_figure ("power", r.gpu->power_capped, 0.0);
+  gpuprof_test_assert_figure ("clock", r.gpu->clock_mhz, 1095);
   fail_unless_equals_uint64 (r.gpu->clock_max_mhz, 1980);
   assert_contains (r.gpu->reasons, "sw_thermal 100%");
-  assert_contains (r.report, "gpu: GPU 0 clocks (throttled: hw_slowdown, "
-      "sw_thermal) — throttled: SM clock 1095 of 1980 MHz (55%)");
+  /* the clocks limit (held down while the SMs work), the SMs behind */
+  assert_limit (&r, 1, "gpu", "GPU 0 clocks (throttled: hw_slowdown, "
+      "sw_thermal)");
+  assert_limit (&r, 2, "gpu", "GPU 0 SMs");
+  assert_contains (r.report, "limit: gpu GPU 0 clocks (throttled: "
+      "hw_slowdown, sw_thermal) — throttled: SM clock 1095 of 1980 MHz "
+      "(55%)");
   assert_contains (r.report, "heat: the GPU slows down to cool");
-  gpuprof_test_assert_near ("prometheus thermal", metric (&r,
-          "gpuprof_gpu_throttle_ratio", "reason", "thermal"), 1.0, 1e-9);
-  gpuprof_test_assert_near ("prometheus slowdown", metric (&r,
-          "gpuprof_gpu_throttle_ratio", "reason", "hw_slowdown"), 1.0, 1e-9);
+  gpuprof_test_assert_figure ("prometheus thermal", metric (&r,
+          "gpuprof_gpu_throttle_ratio", "reason", "thermal"), 1.0);
+  gpuprof_test_assert_figure ("prometheus slowdown", metric (&r,
+          "gpuprof_gpu_throttle_ratio", "reason", "hw_slowdown"), 1.0);
   result_clear (&r);
 }
 
@@ -259,6 +307,7 @@ GST_START_TEST (test_sampler_thread_and_rate)
   guint n, i;
   gulong readings;
   gint64 t0, t1;
+  GstElement *live;
   Result r;
 
   gpuprof_test_fake_nvml_reset_calls (FAKE);
@@ -274,7 +323,13 @@ GST_START_TEST (test_sampler_thread_and_rate)
   }
   fail_unless_equals_int (n, 1);
   /* the rate: one reading (one utilisation call per device) every 1/HZ s,
-   * counted over a timed second while the sampler runs on */
+   * counted over a timed second while a pipeline plays */
+  live = gpuprof_test_parse ("videotestsrc is-live=true ! "
+      "video/x-raw,width=64,height=48,framerate=30/1 ! fakesink");
+  fail_unless (gst_element_set_state (live, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_get_state (live, NULL, NULL, 10 * GST_SECOND) ==
+      GST_STATE_CHANGE_SUCCESS);
   gpuprof_test_fake_nvml_reset_calls (FAKE);
   t0 = g_get_monotonic_time ();
   g_usleep (G_USEC_PER_SEC);
@@ -289,6 +344,14 @@ GST_START_TEST (test_sampler_thread_and_rate)
     fail_unless (readings >= expected / 2 && readings <= expected + 2,
         "%lu readings in %.3f s at %d Hz", readings, (t1 - t0) / 1e6, HZ);
   }
+  /* no pipeline plays: NVML rests (a tick begun before the stop may
+   * still end, hence the pause before counting) */
+  gpuprof_test_stop (live);
+  g_usleep (G_USEC_PER_SEC / 5);
+  gpuprof_test_fake_nvml_reset_calls (FAKE);
+  g_usleep (G_USEC_PER_SEC / 2);
+  fail_unless_equals_int (gpuprof_test_fake_nvml_calls (FAKE,
+          "nvmlDeviceGetUtilizationRates"), 0);
   fail_unless_equals_uint64 (r.gpu->read_period_ns, G_GUINT64_CONSTANT
       (1000000000) / HZ);
   /* what a reading costs the sampler thread, for docs/resources.md */

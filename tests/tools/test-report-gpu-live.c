@@ -4,6 +4,8 @@
  * end-of-run report (get-last-report) has a GPU section; `gst-gpuprof
  * report` of the summary it saved (stats=) and of its trace (trace=) prints
  * that report byte for byte — the live report only adds its trace line.
+ * The report hands the stage's kernels to Nsight Compute: the ncu command
+ * for them, with this process's own command line.
  * FAKE_CUPTI_PATH names the fake library, GST_GPUPROF the tool. */
 #include <gst/gst.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 
 static GpuprofTestLaunch launch;
 static gchar *tmpdir;
+static const gchar *argv0;
 
 /* in identity's chain call: GPU work attributed to it, per buffer */
 static void
@@ -29,7 +32,9 @@ on_handoff (GstElement * identity, GstBuffer * buf, gpointer data)
   launch (2, NULL, 3000, 4096);
 }
 
-static gchar *
+/* not inlined: GCC 12 takes a pointer into the returned report for one
+ * into its local (-Wdangling-pointer) */
+static G_GNUC_NO_INLINE gchar *
 run_pipeline (void)
 {
   GstElement *p = gst_parse_launch ("fakesrc num-buffers=20 sizetype=fixed "
@@ -63,14 +68,23 @@ test_live_equals_saved (void)
   gchar *live = run_pipeline ();
   gchar *sum = g_build_filename (tmpdir, "run.json", NULL);
   gchar *trace = g_build_filename (tmpdir, "trace.json", NULL);
-  gchar *from_sum, *from_trace, *err, *records;
-  const gchar *rest;
+  gchar *from_sum, *from_trace, *err, *records, *cmd, **lines;
+  const gchar *rest, *ncu;
 
   g_assert_nonnull (live);
   g_test_message ("live report:\n%s", live);
   records = g_strdup_printf ("GPU (CUPTI): %d records", 3 * N_BUFFERS);
   g_assert_nonnull (strstr (live, records));
   g_assert_nonnull (strstr (live, "infer_kernel"));
+  /* the ncu hand-off: infer's kernel by its name, after the start-up's
+   * launches, then this very command */
+  ncu = strstr (live, "Nsight Compute, the top kernels of the stage with "
+      "the most kernel time:\n    ncu --kernel-name-base mangled "
+      "--kernel-name 'regex:^(infer_kernel)$' --launch-skip ");
+  g_assert_nonnull (ncu);
+  lines = g_strsplit (ncu, "\n", 3);
+  cmd = g_strdup_printf (" --set full -o gpuprof-kernels %s", argv0);
+  g_assert_true (g_str_has_suffix (lines[1], cmd));
 
   g_assert_cmpint (tools_run_report (sum, &from_sum, &err), ==, 0);
   g_free (err);
@@ -83,6 +97,8 @@ test_live_equals_saved (void)
   g_assert_nonnull (strstr (rest, trace));
   g_assert_true (strchr (rest, '\n') == rest + strlen (rest) - 1);
 
+  g_strfreev (lines);
+  g_free (cmd);
   g_free (records);
   g_free (from_trace);
   g_free (from_sum);
@@ -96,6 +112,7 @@ main (int argc, char **argv)
 {
   gchar *params;
 
+  argv0 = argv[0];
   g_test_init (&argc, &argv, NULL);
   tmpdir = gpuprof_test_tmpdir_new ("gpuprof-report-gpu-live-XXXXXX");
   params = g_strdup_printf ("stats=%s/run.json,trace=%s/trace.json", tmpdir,
