@@ -802,7 +802,7 @@ append_busiest (const GpuprofSnapshot * s, GString * out)
   if (!s->bottleneck || !g_strcmp0 (s->bottleneck, s->limit_what)
       || !g_strcmp0 (s->bottleneck, s->next_what))
     return;
-  g_string_append_printf (out, "\nbusiest stage: %s — %.0f%% busy on thread "
+  g_string_append_printf (out, "\nbusiest stage: %s — %.0f%% occupied on thread "
       "%s, %.*f ms/buffer", s->bottleneck, s->bottleneck_busy * 100.0,
       s->bottleneck_thread && *s->bottleneck_thread ?
       s->bottleneck_thread : "?", per < 1e5 ? 4 : 2, per / 1e6);

@@ -147,7 +147,7 @@ test_clock_paces (void)
   g_assert_true (g_str_has_prefix (report, "limit: clock p/sink — waited on "
           "the clock 370.0 ms (37% of its thread's wall), 30.0 buffers/s\n"
           "  not limited: 1.6x headroom"));
-  g_assert_nonnull (strstr (report, "\nnext: stage p/work — 60% busy"));
+  g_assert_nonnull (strstr (report, "\nnext: stage p/work — 60% occupied"));
   g_free (report);
   gpuprof_snapshot_free (s);
 }
@@ -273,7 +273,7 @@ test_runner_up_headroom (void)
   g_assert_cmpfloat_with_epsilon (s->next_utilisation, 0.55, 1e-9);
   g_assert_cmpfloat_with_epsilon (s->limit_headroom, 0.99 / 0.55, 1e-9);
   g_assert_nonnull (strstr (limit (s, 1)->advice, "speeding it up gives at "
-          "most 1.80x: then p/b (55% busy) limits"));
+          "most 1.80x: then p/b (55% occupied) limits"));
   /* the others: 1 / their utilisation */
   g_assert_cmpfloat_with_epsilon (limit (s, 2)->headroom, 1 / 0.55, 1e-9);
   gpuprof_snapshot_free (s);
@@ -295,9 +295,9 @@ test_shared_thread (void)
   assert_limit (s, 2, "stage", "b");
   g_assert_cmpfloat_with_epsilon (s->limit_headroom, 0.95 / 0.45, 1e-9);
   g_assert_nonnull (strstr (limit (s, 1)->advice, "then the rest of thread t "
-          "(45% busy) limits; a queue before it"));
-  g_assert_nonnull (strstr (limit (s, 1)->evidence, "(the thread 95% busy in "
-          "all)"));
+          "(45% occupied) limits; a queue before it"));
+  g_assert_nonnull (strstr (limit (s, 1)->evidence, "(the thread 95% occupied "
+          "in all)"));
   gpuprof_snapshot_free (s);
 }
 
@@ -312,6 +312,9 @@ test_cpu_bound (void)
   add_element (s, "videoconvert", "filter", "b1", 0.97, 100);
   add_element (s, "x264enc", "filter", "b2", 0.95, 100);
   add_cpu (s, 0.99, "0.99 of 1 cores (affinity 1 of 2, no quota)");
+  /* they waited for the one core half their runnable time */
+  s->process_cpu_ns = 990 * MS;
+  s->cpu_wait_core_ns = 900 * MS;
   verdict (s);
   assert_limit (s, 1, "cpu", "cpus");
   g_assert_cmpfloat_with_epsilon (s->limit_utilisation, 0.99, 1e-9);
@@ -326,6 +329,62 @@ test_cpu_bound (void)
   assert_limit (s, 2, "stage", "videoconvert");
   assert_limit (s, 3, "stage", "x264enc");
   g_assert_nonnull (strstr (limit (s, 3)->advice, "set threads"));
+  gpuprof_snapshot_free (s);
+}
+
+/* All the cores used by as many busy threads, each on a core of its own
+ * (no thread waited for one): the threads limit, not the CPUs; and behind
+ * the first stage the other, not the CPUs: without the first's work they
+ * carry half as much */
+static void
+test_cpu_full_not_contended (void)
+{
+  GpuprofSnapshot *s = gpuprof_snapshot_new ("p");
+
+  /* (a row pointer lasts until the next add) */
+  add_element (s, "a", "filter", "ta", 0.99, 100)->cpu_ns = 990 * MS;
+  add_element (s, "b", "filter", "tb", 0.97, 100)->cpu_ns = 970 * MS;
+  add_cpu (s, 0.98, "1.96 of 2 cores");
+  s->process_cpu_ns = 1960 * MS;
+  s->cpu_wait_core_ns = 40 * MS;
+  verdict (s);
+  assert_limit (s, 1, "stage", "a");
+  assert_limit (s, 2, "stage", "b");
+  assert_limit (s, 3, "cpu", "cpus");
+  g_assert_nonnull (strstr (limit (s, 3)->evidence, "hardly waited for a "
+          "core"));
+  /* then b limits, at 0.99 / 0.97; the CPUs without a: 0.98 * 970 / 1960 */
+  g_assert_cmpfloat_with_epsilon (s->limit_headroom, 0.99 / 0.97, 1e-9);
+  gpuprof_snapshot_free (s);
+}
+
+/* The runner-up of a stage is what limits once it is made fast: the CPUs
+ * at 71 % of the cores, of which the first's work is 70 %, carry 21 % —
+ * less than the other stage's 42 % (two spinning stages, 12 and 5 ms a
+ * buffer, on a 2-core machine) */
+static void
+test_runner_up_not_the_cpus (void)
+{
+  GpuprofSnapshot *s = gpuprof_snapshot_new ("p");
+
+  add_element (s, "a", "filter", "ta", 0.99, 100)->cpu_ns = 990 * MS;
+  add_element (s, "b", "filter", "tb", 0.42, 100)->cpu_ns = 420 * MS;
+  add_cpu (s, 0.71, "1.42 of 2 cores");
+  s->process_cpu_ns = 1420 * MS;
+  verdict (s);
+  assert_limit (s, 1, "stage", "a");
+  assert_limit (s, 2, "stage", "b");
+  g_assert_cmpstr (s->next_what, ==, "p/b");
+  g_assert_cmpfloat_with_epsilon (s->limit_headroom, 0.99 / 0.42, 1e-9);
+  /* the CPUs stay in the table with what they measured */
+  assert_limit (s, 3, "cpu", "cpus");
+  g_assert_cmpfloat_with_epsilon (limit (s, 3)->utilisation, 0.71, 1e-9);
+  /* where the first's work is a small part of the CPUs', they come next */
+  ((GpuprofElementRow *) gpuprof_snapshot_find_element (s, "p/a"))->cpu_ns =
+      100 * MS;
+  gpuprof_snapshot_compute_verdict (s);
+  assert_limit (s, 2, "cpu", "cpus");
+  g_assert_nonnull (strstr (limit (s, 1)->advice, "then the CPUs limit"));
   gpuprof_snapshot_free (s);
 }
 
@@ -383,7 +442,7 @@ test_nothing_saturated (void)
   verdict (s);
   assert_limit (s, 1, "stage", "work");
   g_assert_nonnull (strstr (limit (s, 1)->advice, "not saturated (40% "
-          "busy)"));
+          "occupied)"));
   g_assert_cmpfloat_with_epsilon (s->limit_headroom, 2.5, 1e-9);
   gpuprof_snapshot_free (s);
 }
@@ -494,6 +553,10 @@ main (int argc, char **argv)
   g_test_add_func ("/limits/shared-thread", test_shared_thread);
   g_test_add_func ("/limits/cpu-bound", test_cpu_bound);
   g_test_add_func ("/limits/cpu-not-saturated", test_cpu_not_saturated);
+  g_test_add_func ("/limits/cpu-full-not-contended",
+      test_cpu_full_not_contended);
+  g_test_add_func ("/limits/runner-up-not-the-cpus",
+      test_runner_up_not_the_cpus);
   g_test_add_func ("/limits/gpu-candidates", test_gpu_candidates);
   g_test_add_func ("/limits/nothing-saturated", test_nothing_saturated);
   g_test_add_func ("/limits/no-work", test_no_work);
