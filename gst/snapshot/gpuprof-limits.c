@@ -512,6 +512,7 @@ cpu_candidates (const GpuprofSnapshot * s, GpuprofLimitCandidates * c)
         &g_array_index (s->resources, GpuprofResourceRow, i);
     GString *ev, *gpu;
     gchar *advice;
+    gboolean saturated;
 
     if (g_strcmp0 (r->kind, "cpu"))
       continue;
@@ -525,14 +526,14 @@ cpu_candidates (const GpuprofSnapshot * s, GpuprofLimitCandidates * c)
     gpu = g_string_new (NULL);
     g_string_append (ev, "; most work: ");
     top_work (s, ev, gpu);
-    advice = g_strdup_printf ("the CPUs are saturated: %s%s%srun fewer "
-        "streams per machine (or give the process more cores)",
+    saturated = contended && r->utilisation >= GPUPROF_LIMITS_CPU_SATURATED;
+    /* what to do about CPUs that are not full is nothing */
+    advice = saturated ? g_strdup_printf ("the CPUs are saturated: %s%s%s"
+        "run fewer streams per machine (or give the process more cores)",
         gpu->len ? "move work to the GPU (" : "", gpu->str,
-        gpu->len ? "), or " : "");
+        gpu->len ? "), or " : "") : NULL;
     gpuprof_limits_add (c, GPUPROF_LIMIT_CPU, r->name ? r->name : "cpus",
-        r->utilisation, contended
-        && r->utilisation >= GPUPROF_LIMITS_CPU_SATURATED, 0,
-        g_string_free (ev, FALSE), advice);
+        r->utilisation, saturated, 0, g_string_free (ev, FALSE), advice);
     g_string_free (gpu, TRUE);
   }
 }
@@ -781,9 +782,10 @@ gpuprof_limits_rank (GpuprofSnapshot * s, GpuprofLimitCandidates * c)
       advise (&first->row, g_strdup ("not limited: no stage did "
               "measurable work"));
     else
-      advise (&first->row, g_strdup_printf ("not saturated (%.0f%% occupied): "
+      advise (&first->row, g_strdup_printf ("not saturated (%.0f%% %s): "
               "what paces the run is not measured here (the application, "
-              "I/O, a device)", first->row.utilisation * 100));
+              "I/O, a device)", first->row.utilisation * 100,
+              is_kind (first, GPUPROF_LIMIT_STAGE) ? "occupied" : "used"));
   }
   for (i = 0; i < all->len && i < MAX_ROWS; i++) {
     GpuprofLimitCandidate *x = &g_array_index (all, GpuprofLimitCandidate, i);
