@@ -259,9 +259,11 @@ stage_evidence (const GpuprofElementRow * r, const GpuprofQueueRow * q,
 
   g_string_append_printf (e, "%.0f%% occupied on thread %s",
       occ (r) * 100, r->thread && *r->thread ? r->thread : "?");
-  if (r->cpu_ns || r->wait_core_ns)
+  /* the sampler's split, where it fits in the hooks' work (at 10 Hz it
+   * can give a source's loop CPU its calls did not time) */
+  if ((r->cpu_ns || r->wait_core_ns) && r->busy + core <= occ (r) + 0.02)
     g_string_append_printf (e, " (on a CPU %.0f%%, waiting for a core "
-        "%.0f%%)", r->busy * 100, MIN (core, occ (r)) * 100);
+        "%.0f%%)", r->busy * 100, core * 100);
   g_string_append_printf (e, ", %.*f ms/buffer", per < 1e5 ? 4 : 2,
       per / 1e6);
   /* others' work on its thread counts against it */
@@ -327,6 +329,17 @@ busiest_on_thread (const GpuprofSnapshot * s, const GpuprofElementRow * r)
   return TRUE;
 }
 
+static guint64
+total_self (const GpuprofSnapshot * s)
+{
+  guint64 total = 0;
+  guint i;
+
+  for (i = 0; i < s->elements->len; i++)
+    total += element_at (s, i)->self_ns;
+  return total;
+}
+
 /* Every element that did work is a stage: its utilisation the busy share
  * of its thread (work over wall; waits for the clock, input or the GPU are
  * not work). The stages on one thread share it: a stage is at its limit
@@ -354,7 +367,10 @@ stage_candidates (const GpuprofSnapshot * s, GpuprofLimitCandidates * c)
         stage_evidence (r, q, tu), stage_advice (r, q));
     cand->thread = r->thread;
     cand->thread_util = tu;
-    cand->cpu_share = share (r->cpu_ns, s->process_cpu_ns);
+    /* its share of the work: the sampler's CPU or its self time, the
+     * larger (a stage's work is not less than either says) */
+    cand->cpu_share = MAX (share (r->cpu_ns, s->process_cpu_ns),
+        share (r->self_ns, total_self (s)));
     /* the busiest thread first, then its busiest stage; ties: more work */
     cand->weight = (cand->saturated ? tu * 2 : 0) + occ (r) +
         r->self_ns * 1e-21;
@@ -464,11 +480,9 @@ clock_candidates (const GpuprofSnapshot * s, GpuprofLimitCandidates * c)
 static void
 top_work (const GpuprofSnapshot * s, GString * ev, GString * gpu)
 {
-  guint64 total = 0;
+  guint64 total = total_self (s);
   guint i, n = 0;
 
-  for (i = 0; i < s->elements->len; i++)
-    total += element_at (s, i)->self_ns;
   /* elements are sorted by self time, largest first */
   for (i = 0; i < s->elements->len && n < 4; i++) {
     const GpuprofElementRow *r = element_at (s, i);

@@ -379,12 +379,28 @@ test_runner_up_not_the_cpus (void)
   /* the CPUs stay in the table with what they measured */
   assert_limit (s, 3, "cpu", "cpus");
   g_assert_cmpfloat_with_epsilon (limit (s, 3)->utilisation, 0.71, 1e-9);
-  /* where the first's work is a small part of the CPUs', they come next */
-  ((GpuprofElementRow *) gpuprof_snapshot_find_element (s, "p/a"))->cpu_ns =
-      100 * MS;
-  gpuprof_snapshot_compute_verdict (s);
+  gpuprof_snapshot_free (s);
+
+  /* where the first's work is a small part of the CPUs' (six more threads
+   * at 35 % on 4 cores: 2.82 cores used, a's work 28 % of it), the CPUs
+   * without it (51 %) come before b */
+  s = gpuprof_snapshot_new ("p");
+  add_element (s, "a", "filter", "ta", 0.99, 100)->cpu_ns = 300 * MS;
+  add_element (s, "b", "filter", "tb", 0.42, 100)->cpu_ns = 420 * MS;
+  for (guint i = 0; i < 6; i++) {
+    gchar name[8], thread[8];
+
+    g_snprintf (name, sizeof (name), "w%u", i);
+    g_snprintf (thread, sizeof (thread), "t%u", i);
+    add_element (s, name, "filter", thread, 0.35, 100)->cpu_ns = 350 * MS;
+  }
+  add_cpu (s, 0.705, "2.82 of 4 cores");
+  s->process_cpu_ns = 2820 * MS;
+  verdict (s);
+  assert_limit (s, 1, "stage", "a");
   assert_limit (s, 2, "cpu", "cpus");
-  g_assert_nonnull (strstr (limit (s, 1)->advice, "then the CPUs limit"));
+  g_assert_nonnull (strstr (limit (s, 1)->advice, "then the CPUs limit (51% "
+          "of the cores without its work)"));
   gpuprof_snapshot_free (s);
 }
 
