@@ -91,6 +91,23 @@ add_cpu (GpuprofSnapshot * s, gdouble utilisation, const gchar * detail)
   g_array_append_val (s->resources, r);
 }
 
+/* stages a and b on threads of their own, each on a CPU @busy of the
+ * wall, and the cpu row: @cores of @available used */
+static GpuprofSnapshot *
+two_stages (gdouble a_busy, gdouble b_busy, gdouble cores, gdouble available)
+{
+  GpuprofSnapshot *s = gpuprof_snapshot_new ("p");
+  gchar *detail = g_strdup_printf ("%.2f of %.0f cores", cores, available);
+
+  /* (a row pointer lasts until the next add) */
+  add_element (s, "a", "filter", "ta", 0.99, 100)->cpu_ns = a_busy * WALL;
+  add_element (s, "b", "filter", "tb", b_busy, 100)->cpu_ns = b_busy * WALL;
+  add_cpu (s, cores / available, detail);
+  s->process_cpu_ns = cores * WALL;
+  g_free (detail);
+  return s;
+}
+
 static const GpuprofLimitRow *
 limit (const GpuprofSnapshot * s, guint rank)
 {
@@ -339,13 +356,8 @@ test_cpu_bound (void)
 static void
 test_cpu_full_not_contended (void)
 {
-  GpuprofSnapshot *s = gpuprof_snapshot_new ("p");
+  GpuprofSnapshot *s = two_stages (0.99, 0.97, 1.96, 2);
 
-  /* (a row pointer lasts until the next add) */
-  add_element (s, "a", "filter", "ta", 0.99, 100)->cpu_ns = 990 * MS;
-  add_element (s, "b", "filter", "tb", 0.97, 100)->cpu_ns = 970 * MS;
-  add_cpu (s, 0.98, "1.96 of 2 cores");
-  s->process_cpu_ns = 1960 * MS;
   s->cpu_wait_core_ns = 40 * MS;
   verdict (s);
   assert_limit (s, 1, "stage", "a");
@@ -365,12 +377,8 @@ test_cpu_full_not_contended (void)
 static void
 test_runner_up_not_the_cpus (void)
 {
-  GpuprofSnapshot *s = gpuprof_snapshot_new ("p");
+  GpuprofSnapshot *s = two_stages (0.99, 0.42, 1.42, 2);
 
-  add_element (s, "a", "filter", "ta", 0.99, 100)->cpu_ns = 990 * MS;
-  add_element (s, "b", "filter", "tb", 0.42, 100)->cpu_ns = 420 * MS;
-  add_cpu (s, 0.71, "1.42 of 2 cores");
-  s->process_cpu_ns = 1420 * MS;
   verdict (s);
   assert_limit (s, 1, "stage", "a");
   assert_limit (s, 2, "stage", "b");
@@ -384,9 +392,7 @@ test_runner_up_not_the_cpus (void)
   /* where the first's work is a small part of the CPUs' (six more threads
    * at 35 % on 4 cores: 2.82 cores used, a's work 28 % of it), the CPUs
    * without it (51 %) come before b */
-  s = gpuprof_snapshot_new ("p");
-  add_element (s, "a", "filter", "ta", 0.99, 100)->cpu_ns = 300 * MS;
-  add_element (s, "b", "filter", "tb", 0.42, 100)->cpu_ns = 420 * MS;
+  s = two_stages (0.30, 0.42, 2.82, 4);
   for (guint i = 0; i < 6; i++) {
     gchar name[8], thread[8];
 
@@ -394,8 +400,6 @@ test_runner_up_not_the_cpus (void)
     g_snprintf (thread, sizeof (thread), "t%u", i);
     add_element (s, name, "filter", thread, 0.35, 100)->cpu_ns = 350 * MS;
   }
-  add_cpu (s, 0.705, "2.82 of 4 cores");
-  s->process_cpu_ns = 2820 * MS;
   verdict (s);
   assert_limit (s, 1, "stage", "a");
   assert_limit (s, 2, "cpu", "cpus");
