@@ -326,7 +326,7 @@ static void
 format_threads (const GpuprofSnapshot * s, GString * out)
 {
   static const gchar *const headers[] = {
-    "thread", "wall ms", "busy ms", "busy %", "cpu ms", "core wait ms",
+    "thread", "wall ms", "work ms", "occupied %", "cpu ms", "core wait ms",
     "off cpu ms", "top element", "owner", "kind", NULL
   };
   GpuprofTable *t = gpuprof_table_new (10, headers);

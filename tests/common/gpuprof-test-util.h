@@ -65,7 +65,7 @@ gchar *gpuprof_test_live_report (GstElement * pipeline);
  * gst_deinit () then waits for its tasks until the test's timeout. */
 const gchar *gpuprof_test_said (const gchar * report);
 /* The cells of @thread's row in the Threads section of @report, split on
- * blanks: name, wall ms, busy ms, busy %, cpu ms, core wait ms, off cpu ms,
+ * blanks: name, wall ms, work ms, occupied %, cpu ms, core wait ms, off cpu ms,
  * then top element, owner, kind
  * (an empty cell is not there: owner and kind are the last two). %NULL
  * when there is no such row. Free with g_strfreev (). */
