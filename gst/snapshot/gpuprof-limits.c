@@ -254,7 +254,11 @@ stage_evidence (const GpuprofElementRow * r, const GpuprofQueueRow * q,
     gdouble thread_util)
 {
   GString *e = g_string_new (NULL);
-  gdouble per = r->calls ? (gdouble) r->self_ns / r->calls : 0.0;
+  /* the steady state's: start-up apart */
+  gdouble per = r->calls > r->first_calls ?
+      (gdouble) (r->self_ns - MIN (r->first_ns, r->self_ns)) /
+      (r->calls - r->first_calls) : r->calls ?
+      (gdouble) r->self_ns / r->calls : 0.0;
   gdouble core = share (r->wait_core_ns, r->thread_wall_ns);
 
   g_string_append_printf (e, "%.0f%% occupied on thread %s",

@@ -109,12 +109,16 @@ void gpuprof_snapshot_compute_verdict (GpuprofSnapshot * snap);
 /* the share of its thread's wall in its work (self time: on a CPU, waiting
  * for a core or blocked inside its calls; clock, input and GPU waits are
  * not in it): what ranks stages. busy is the on-CPU part (the CPU
- * sampler's), or the same without the sampler */
+ * sampler's), or the same without the sampler. In the steady state, as
+ * busy: its start-up (first_ns, in its thread's self time where it ran
+ * there) comes off the work and off the wall */
 static inline gdouble
 gpuprof_element_row_occupancy (const GpuprofElementRow * r)
 {
-  return r->thread_wall_ns ? MIN (1.0, (gdouble) r->thread_self_ns /
-      r->thread_wall_ns) : r->busy;
+  guint64 first = r->first_ns <= r->thread_self_ns ? r->first_ns : 0;
+
+  return r->thread_wall_ns > first ? MIN (1.0, (gdouble)
+      (r->thread_self_ns - first) / (r->thread_wall_ns - first)) : r->busy;
 }
 GPUPROF_API
 const GpuprofElementRow *gpuprof_snapshot_find_element (const GpuprofSnapshot *

@@ -408,6 +408,28 @@ test_runner_up_not_the_cpus (void)
   gpuprof_snapshot_free (s);
 }
 
+/* Start-up apart: an element whose first call took 300 ms (an engine's
+ * creation) and then little is not what limits; the stage slow in the
+ * steady state is, and its time per buffer is the steady state's */
+static void
+test_startup_apart (void)
+{
+  GpuprofSnapshot *s = gpuprof_snapshot_new ("p");
+  GpuprofElementRow *r;
+
+  r = add_element (s, "engine", "filter", "t", 0.35, 40);
+  r->first_ns = 300 * MS;
+  r->first_calls = 1;
+  add_element (s, "steady", "filter", "t", 0.28, 40);
+  verdict (s);
+  assert_limit (s, 1, "stage", "steady");
+  /* 350 ms less its 300 ms start-up, over the wall less it */
+  r = (GpuprofElementRow *) gpuprof_snapshot_find_element (s, "p/engine");
+  g_assert_cmpfloat_with_epsilon (gpuprof_element_row_occupancy (r),
+      50.0 / 700.0, 1e-9);
+  gpuprof_snapshot_free (s);
+}
+
 /* The CPUs half used: no CPU verdict, the stage limits */
 static void
 test_cpu_not_saturated (void)
@@ -573,6 +595,7 @@ main (int argc, char **argv)
   g_test_add_func ("/limits/shared-thread", test_shared_thread);
   g_test_add_func ("/limits/cpu-bound", test_cpu_bound);
   g_test_add_func ("/limits/cpu-not-saturated", test_cpu_not_saturated);
+  g_test_add_func ("/limits/startup-apart", test_startup_apart);
   g_test_add_func ("/limits/cpu-full-not-contended",
       test_cpu_full_not_contended);
   g_test_add_func ("/limits/runner-up-not-the-cpus",

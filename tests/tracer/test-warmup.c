@@ -67,8 +67,9 @@ GST_START_TEST (test_startup_apart)
   /* the verdict: the steady state's slow stage (3 ms a buffer, 120 ms in
    * all, against 300 ms of start-up) */
   report = gpuprof_test_last_report ();
-  line = g_strdup_printf ("bottleneck: %s —", steady);
-  fail_unless (strstr (report, line) != NULL, "not %s:\n%s", steady, report);
+  line = g_strdup_printf ("\nlimit: stage %s —", steady);
+  fail_unless (strstr (report, line) != NULL, "not %s:\n%s", steady,
+      gpuprof_test_said (report));
   g_free (line);
   line = g_strdup_printf ("Start-up (first call; not in per-call figures, "
       "percentiles, busy or the verdict): %s %.0f", startup, planted_ns / 1e6);
