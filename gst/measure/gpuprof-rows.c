@@ -62,6 +62,30 @@ steady_busy (const GpuprofElementStats * s, const GpuprofThread * t,
   return wall ? (gdouble) self / wall : 0.0;
 }
 
+/* The sampler's busy (CPU over its thread's wall) in the steady state as
+ * the hooks' is: start-up apart. Its first call's CPU is not read apart
+ * (the sampler runs at 10 Hz): it is taken in the share its self time has
+ * of the element's work on the thread, and the call's time comes off the
+ * wall */
+static void
+steady_cpu_busy (GpuprofSnapshot * snap)
+{
+  guint i;
+
+  for (i = 0; i < snap->elements->len; i++) {
+    GpuprofElementRow *r = &g_array_index (snap->elements,
+        GpuprofElementRow, i);
+    guint64 first = r->first_ns;
+
+    if (!first || first > r->thread_self_ns
+        || first >= r->thread_wall_ns)
+      continue;
+    r->busy = MIN (1.0, r->busy * r->thread_wall_ns *
+        (r->thread_self_ns - first) / r->thread_self_ns /
+        (r->thread_wall_ns - first));
+  }
+}
+
 /* Waiting on the GPU is not work: the self time of the calls it happened
  * in (wall clock) loses it, and so does its main thread's, for what waited
  * there; the percentiles keep it. Waits on its own threads outside calls
@@ -399,8 +423,10 @@ gpuprof_measure_snapshot (GpuprofMeasure * m, GpuprofPipeline * pl,
     }
   }
   fill_thread_rows (snap, mine, pl->id, &first, &last);
-  if (cpu)
+  if (cpu) {
     gpuprof_cpu_sampler_fill (cpu, snap, pl, mine);
+    steady_cpu_busy (snap);
+  }
   scale_overhead (snap);
   gpuprof_links_fill (snap, m->objects, mine);
   gpuprof_batches_snapshot (m->batches, mine, snap);
