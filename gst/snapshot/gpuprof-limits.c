@@ -545,11 +545,20 @@ cpu_candidates (const GpuprofSnapshot * s, GpuprofLimitCandidates * c)
     g_string_append (ev, "; most work: ");
     top_work (s, ev, gpu);
     saturated = contended && r->utilisation >= GPUPROF_LIMITS_CPU_SATURATED;
-    /* what to do about CPUs that are not full is nothing */
-    advice = saturated ? g_strdup_printf ("the CPUs are saturated: %s%s%s"
-        "run fewer streams per machine (or give the process more cores)",
-        gpu->len ? "move work to the GPU (" : "", gpu->str,
-        gpu->len ? "), or " : "") : NULL;
+    if (saturated)
+      advice = g_strdup_printf ("the CPUs are saturated: %s%s%srun fewer "
+          "streams per machine (or give the process more cores)",
+          gpu->len ? "move work to the GPU (" : "", gpu->str,
+          gpu->len ? "), or " : "");
+    else if (contended)
+      /* its threads wait for cores it does not use: others do */
+      advice = g_strdup_printf ("its threads waited %.0f%% of their "
+          "runnable time for a core while the process used %.0f%% of its "
+          "cores: other load on the machine slows it (or its threads "
+          "outnumber the cores at moments); run it where it has the cores",
+          core_wait_share (s) * 100, r->utilisation * 100);
+    else
+      advice = NULL;
     gpuprof_limits_add (c, GPUPROF_LIMIT_CPU, r->name ? r->name : "cpus",
         r->utilisation, saturated, 0, g_string_free (ev, FALSE), advice);
     g_string_free (gpu, TRUE);
@@ -799,6 +808,9 @@ gpuprof_limits_rank (GpuprofSnapshot * s, GpuprofLimitCandidates * c)
     else if (is_pacer (first))
       advise (&first->row, g_strdup ("not limited: no stage did "
               "measurable work"));
+    else if (is_kind (first, GPUPROF_LIMIT_CPU) && first->row.advice
+        && *first->row.advice)
+      advise (&first->row, g_strdup ("not saturated by this process"));
     else
       advise (&first->row, g_strdup_printf ("not saturated (%.0f%% %s): "
               "what paces the run is not measured here (the application, "

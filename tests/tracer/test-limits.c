@@ -430,6 +430,25 @@ test_startup_apart (void)
   gpuprof_snapshot_free (s);
 }
 
+/* Threads that wait for cores the process does not use (the machine
+ * loaded by others): not CPU-bound by this process, and said so */
+static void
+test_cpu_loaded_by_others (void)
+{
+  GpuprofSnapshot *s = two_stages (0.15, 0.15, 1.0, 2);
+
+  s->cpu_wait_core_ns = 4000 * MS;      /* 80 % of their runnable time */
+  /* a at 15 % too: nothing saturated */
+  ((GpuprofElementRow *) gpuprof_snapshot_find_element (s, "p/a"))->
+      thread_self_ns = 150 * MS;
+  verdict (s);
+  assert_limit (s, 1, "cpu", "cpus");
+  g_assert_true (g_str_has_prefix (limit (s, 1)->advice, "not saturated by "
+          "this process; its threads waited 80% of their runnable time for "
+          "a core while the process used 50% of its cores: other load"));
+  gpuprof_snapshot_free (s);
+}
+
 /* The CPUs half used: no CPU verdict, the stage limits */
 static void
 test_cpu_not_saturated (void)
@@ -596,6 +615,7 @@ main (int argc, char **argv)
   g_test_add_func ("/limits/cpu-bound", test_cpu_bound);
   g_test_add_func ("/limits/cpu-not-saturated", test_cpu_not_saturated);
   g_test_add_func ("/limits/startup-apart", test_startup_apart);
+  g_test_add_func ("/limits/cpu-loaded-by-others", test_cpu_loaded_by_others);
   g_test_add_func ("/limits/cpu-full-not-contended",
       test_cpu_full_not_contended);
   g_test_add_func ("/limits/runner-up-not-the-cpus",
