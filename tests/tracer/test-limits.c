@@ -430,6 +430,23 @@ test_startup_apart (void)
   gpuprof_snapshot_free (s);
 }
 
+/* A source's loop is timed on its thread's CPU clock: its wait for a core
+ * is work of its thread all the same (a filter's is in its chain calls'
+ * wall time): 20 % on a CPU and 50 % waiting for a core is 70 % occupied,
+ * more than a filter at 50 % on a thread of its own */
+static void
+test_source_waiting_for_a_core (void)
+{
+  GpuprofSnapshot *s = gpuprof_snapshot_new ("p");
+
+  add_element (s, "src", "source", "s", 0.20, 100)->wait_core_ns = 500 * MS;
+  add_element (s, "work", "filter", "w", 0.50, 100);
+  verdict (s);
+  assert_limit (s, 1, "stage", "src");
+  g_assert_cmpfloat_with_epsilon (s->limit_utilisation, 0.70, 1e-9);
+  gpuprof_snapshot_free (s);
+}
+
 /* Threads that wait for cores the process does not use (the machine
  * loaded by others): not CPU-bound by this process, and said so */
 static void
@@ -615,6 +632,8 @@ main (int argc, char **argv)
   g_test_add_func ("/limits/cpu-bound", test_cpu_bound);
   g_test_add_func ("/limits/cpu-not-saturated", test_cpu_not_saturated);
   g_test_add_func ("/limits/startup-apart", test_startup_apart);
+  g_test_add_func ("/limits/source-waiting-for-a-core",
+      test_source_waiting_for_a_core);
   g_test_add_func ("/limits/cpu-loaded-by-others", test_cpu_loaded_by_others);
   g_test_add_func ("/limits/cpu-full-not-contended",
       test_cpu_full_not_contended);
