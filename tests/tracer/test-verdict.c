@@ -510,14 +510,12 @@ GST_START_TEST (test_rtp_camera_is_input_paced)
       "rtph264pay config-interval=1 ! udpsink host=127.0.0.1 %s",
       CAMERA_FRAMES, port);
   {
-    gchar *argv[] = { (gchar *) "gst-launch-1.0", (gchar *) "-q", desc,
-      NULL
-    };
+    /* no quoting in it: split on blanks, it is gst-launch's argv */
     gchar **args = g_strsplit (desc, " ", -1);
     GStrvBuilder *b = g_strv_builder_new ();
     gchar **full;
 
-    g_strv_builder_add_many (b, argv[0], argv[1], NULL);
+    g_strv_builder_add_many (b, "gst-launch-1.0", "-q", NULL);
     g_strv_builder_addv (b, (const gchar **) args);
     full = g_strv_builder_end (b);
     fail_unless (g_spawn_async (NULL, full, envp, G_SPAWN_SEARCH_PATH |
