@@ -794,9 +794,10 @@ gpuprof_limits_rank (GpuprofSnapshot * s, GpuprofLimitCandidates * c)
       first_headroom (first, all);
     else if (is_pacer (first) && busiest)
       advise (&first->row, g_strdup_printf ("not limited: %.1fx headroom "
-              "(the busiest, %s, is %.0f%% occupied%s)%s%s%s",
+              "(the busiest, %s, is %.0f%% %s%s)%s%s%s",
               first->row.headroom, busiest->row.what,
               busiest->row.utilisation * 100,
+              is_kind (busiest, GPUPROF_LIMIT_STAGE) ? "occupied" : "used",
               busiest->thread_util > busiest->row.utilisation + 0.005 ?
               ", its thread more" : "",
               !g_strcmp0 (first->row.kind, GPUPROF_LIMIT_CLOCK) ?
