@@ -97,7 +97,7 @@ static GpuprofSnapshot *
 two_stages (gdouble a_busy, gdouble b_busy, gdouble cores, gdouble available)
 {
   GpuprofSnapshot *s = gpuprof_snapshot_new ("p");
-  gchar *detail = g_strdup_printf ("%.2f of %.0f cores", cores, available);
+  gchar *detail = g_strdup_printf ("%.2f of %g cores", cores, available);
 
   /* (a row pointer lasts until the next add) */
   add_element (s, "a", "filter", "ta", 0.99, 100)->cpu_ns = a_busy * WALL;
@@ -447,6 +447,22 @@ test_source_waiting_for_a_core (void)
   gpuprof_snapshot_free (s);
 }
 
+/* A container's quota: half a core, used whole, the cgroup throttling the
+ * threads 40 % of the run (they wait for it, not in a run queue): the CPUs
+ * limit */
+static void
+test_cpu_quota_throttled (void)
+{
+  GpuprofSnapshot *s = two_stages (0.40, 0.09, 0.49, 0.5);
+
+  s->wall_ns = WALL;
+  s->cpu_throttled_ns = 400 * MS;
+  verdict (s);
+  assert_limit (s, 1, "cpu", "cpus");
+  g_assert_nonnull (strstr (limit (s, 1)->advice, "the CPUs are saturated"));
+  gpuprof_snapshot_free (s);
+}
+
 /* Threads that wait for cores the process does not use (the machine
  * loaded by others): not CPU-bound by this process, and said so */
 static void
@@ -635,6 +651,7 @@ main (int argc, char **argv)
   g_test_add_func ("/limits/source-waiting-for-a-core",
       test_source_waiting_for_a_core);
   g_test_add_func ("/limits/cpu-loaded-by-others", test_cpu_loaded_by_others);
+  g_test_add_func ("/limits/cpu-quota-throttled", test_cpu_quota_throttled);
   g_test_add_func ("/limits/cpu-full-not-contended",
       test_cpu_full_not_contended);
   g_test_add_func ("/limits/runner-up-not-the-cpus",
