@@ -94,7 +94,7 @@ done
 
 t0=$(date +%s)
 step "bash tools/run-example.sh" "$logs/run-example.log" bash tools/run-example.sh
-grep -m1 '^bottleneck:' "$logs/run-example.log" | sed 's/^/  /' | tee -a "$summary"
+grep -m1 '^limit:' "$logs/run-example.log" | sed 's/^/  /' | tee -a "$summary"
 for ((run = 1; run <= runs; run++)); do
   log="$logs/run-tests-$run.log"
   label="bash tools/run-tests.sh"

@@ -139,7 +139,7 @@ static const ParamDef params[] = {
    "process's CPU and the cores it may use (CPUs online, affinity, cgroup "
    "quota), never on the buffer path, and gives each thread's CPU to its "
    "owner: the elements whose calls ran on it, the element that started it "
-   "([tracer.md](tracer.md#cpu-waiting-for-a-core-blocked), "
+   "([tracer.md](tracer.md#busy-occupied-waiting), "
    "[resources.md](resources.md)). It also reads at each snapshot and when "
    "a pipeline starts and stops. Above 10 is taken as 10. Cost: about "
    "0.2 % of a core at 10 with 100 threads "

@@ -326,7 +326,7 @@ static void
 format_threads (const GpuprofSnapshot * s, GString * out)
 {
   static const gchar *const headers[] = {
-    "thread", "wall ms", "busy ms", "busy %", "cpu ms", "core wait ms",
+    "thread", "wall ms", "work ms", "occupied %", "cpu ms", "core wait ms",
     "off cpu ms", "top element", "owner", "kind", NULL
   };
   GpuprofTable *t = gpuprof_table_new (10, headers);
@@ -857,7 +857,7 @@ append_busiest (const GpuprofSnapshot * s, GString * out)
   if (!s->bottleneck || !g_strcmp0 (s->bottleneck, s->limit_what)
       || !g_strcmp0 (s->bottleneck, s->next_what))
     return;
-  g_string_append_printf (out, "\nbusiest stage: %s — %.0f%% busy on thread "
+  g_string_append_printf (out, "\nbusiest stage: %s — %.0f%% occupied on thread "
       "%s, %.*f ms/buffer", s->bottleneck, s->bottleneck_busy * 100.0,
       s->bottleneck_thread && *s->bottleneck_thread ?
       s->bottleneck_thread : "?", per < 1e5 ? 4 : 2, per / 1e6);

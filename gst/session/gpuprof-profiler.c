@@ -886,8 +886,10 @@ report_pipeline_locked (GpuprofProfiler * p, GpuprofPipeline * pl)
   if (p->gpu_on)
     gpuprof_cupti_flush (TRUE);
   /* the window ends with the run at the latest (the process's window:
-   * runs after it are not measured) */
-  if (gpuprof_stats_get_window () == GPUPROF_STATS_WINDOW_OPEN)
+   * runs after it are not measured); without window= the phase reads OPEN
+   * for good, and every run is measured */
+  if (p->params.window
+      && gpuprof_stats_get_window () == GPUPROF_STATS_WINDOW_OPEN)
     window_close (p);
   snap = gpuprof_measure_snapshot (p->measure, pl, &first, &last);
   if (p->gpu_on)

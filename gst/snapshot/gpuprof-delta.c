@@ -63,6 +63,9 @@ element_rows (GpuprofSnapshot * d, const GpuprofSnapshot * now,
     r.clock_wait_ns = diff (n->clock_wait_ns, b->clock_wait_ns);
     r.gpu_wait_ns = diff (n->gpu_wait_ns, b->gpu_wait_ns);
     r.worker_ns = diff (n->worker_ns, b->worker_ns);
+    /* an interval with a start-up keeps it apart, as the run does */
+    r.first_ns = diff (n->first_ns, b->first_ns);
+    r.first_calls = diff (n->first_calls, b->first_calls);
     g_array_append_val (d->elements, r);
   }
 }

@@ -2,6 +2,7 @@
  * their ranking (gpuprof-limits.h). */
 #include "gpuprof-limits.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* a stage's utilisation: its share of its thread's wall */
@@ -245,19 +246,33 @@ drops_before (const GpuprofSnapshot * s, const GpuprofElementRow * r)
 
 /* ------------------------------------------------------------ stages */
 
+/* A stage's utilisation, its occupancy, is the share of its thread's wall
+ * in its work: on a CPU, waiting for a core, or blocked in its calls (busy
+ * is the first alone): said apart where the sampler told them */
 static gchar *
 stage_evidence (const GpuprofElementRow * r, const GpuprofQueueRow * q,
     gdouble thread_util)
 {
   GString *e = g_string_new (NULL);
-  gdouble per = r->calls ? (gdouble) r->self_ns / r->calls : 0.0;
+  /* the steady state's: start-up apart */
+  gdouble per = r->calls > r->first_calls ?
+      (gdouble) (r->self_ns - MIN (r->first_ns, r->self_ns)) /
+      (r->calls - r->first_calls) : r->calls ?
+      (gdouble) r->self_ns / r->calls : 0.0;
+  gdouble core = share (r->wait_core_ns, r->thread_wall_ns);
 
-  g_string_append_printf (e, "%.0f%% busy on thread %s, %.*f ms/buffer",
-      occ (r) * 100, r->thread && *r->thread ? r->thread : "?",
-      per < 1e5 ? 4 : 2, per / 1e6);
+  g_string_append_printf (e, "%.0f%% occupied on thread %s",
+      occ (r) * 100, r->thread && *r->thread ? r->thread : "?");
+  /* the sampler's split, where it fits in the hooks' work (at 10 Hz it
+   * can give a source's loop CPU its calls did not time) */
+  if ((r->cpu_ns || r->wait_core_ns) && r->busy + core <= occ (r) + 0.02)
+    g_string_append_printf (e, " (on a CPU %.0f%%, waiting for a core "
+        "%.0f%%)", r->busy * 100, core * 100);
+  g_string_append_printf (e, ", %.*f ms/buffer", per < 1e5 ? 4 : 2,
+      per / 1e6);
   /* others' work on its thread counts against it */
   if (thread_util >= occ (r) + 0.05)
-    g_string_append_printf (e, " (the thread %.0f%% busy in all)",
+    g_string_append_printf (e, " (the thread %.0f%% occupied in all)",
         thread_util * 100);
   if (q)
     g_string_append_printf (e, "; %" G_GUINT64_FORMAT " of %"
@@ -318,6 +333,17 @@ busiest_on_thread (const GpuprofSnapshot * s, const GpuprofElementRow * r)
   return TRUE;
 }
 
+static guint64
+total_self (const GpuprofSnapshot * s)
+{
+  guint64 total = 0;
+  guint i;
+
+  for (i = 0; i < s->elements->len; i++)
+    total += element_at (s, i)->self_ns;
+  return total;
+}
+
 /* Every element that did work is a stage: its utilisation the busy share
  * of its thread (work over wall; waits for the clock, input or the GPU are
  * not work). The stages on one thread share it: a stage is at its limit
@@ -345,6 +371,10 @@ stage_candidates (const GpuprofSnapshot * s, GpuprofLimitCandidates * c)
         stage_evidence (r, q, tu), stage_advice (r, q));
     cand->thread = r->thread;
     cand->thread_util = tu;
+    /* its share of the work: the sampler's CPU or its self time, the
+     * larger (a stage's work is not less than either says) */
+    cand->cpu_share = MAX (share (r->cpu_ns, s->process_cpu_ns),
+        share (r->self_ns, total_self (s)));
     /* the busiest thread first, then its busiest stage; ties: more work */
     cand->weight = (cand->saturated ? tu * 2 : 0) + occ (r) +
         r->self_ns * 1e-21;
@@ -454,11 +484,9 @@ clock_candidates (const GpuprofSnapshot * s, GpuprofLimitCandidates * c)
 static void
 top_work (const GpuprofSnapshot * s, GString * ev, GString * gpu)
 {
-  guint64 total = 0;
+  guint64 total = total_self (s);
   guint i, n = 0;
 
-  for (i = 0; i < s->elements->len; i++)
-    total += element_at (s, i)->self_ns;
   /* elements are sorted by self time, largest first */
   for (i = 0; i < s->elements->len && n < 4; i++) {
     const GpuprofElementRow *r = element_at (s, i);
@@ -475,10 +503,26 @@ top_work (const GpuprofSnapshot * s, GString * ev, GString * gpu)
   }
 }
 
-/* The CPUs: the cpu resources row (cores used over cores available) */
+/* The share of their runnable time the process's threads waited for a
+ * core (the run table's run delay over it and the process's CPU) */
+static gdouble
+core_wait_share (const GpuprofSnapshot * s)
+{
+  return share (s->cpu_wait_core_ns, s->cpu_wait_core_ns +
+      s->process_cpu_ns);
+}
+
+/* The CPUs: the cpu resources row (cores used over cores available). They
+ * limit when nearly all the cores are used and the threads contend for
+ * them: they waited for a core, or the cgroup's quota throttled them. As
+ * many busy threads as cores use them all, each on a core of its own:
+ * then its threads, not the CPUs, limit. */
 static void
 cpu_candidates (const GpuprofSnapshot * s, GpuprofLimitCandidates * c)
 {
+  gboolean contended = core_wait_share (s) >= GPUPROF_LIMITS_CPU_WAIT
+      || (s->cpu_throttled_ns && s->wall_ns
+      && share (s->cpu_throttled_ns, s->wall_ns) >= GPUPROF_LIMITS_CPU_WAIT);
   guint i;
 
   for (i = 0; i < s->resources->len; i++) {
@@ -486,6 +530,7 @@ cpu_candidates (const GpuprofSnapshot * s, GpuprofLimitCandidates * c)
         &g_array_index (s->resources, GpuprofResourceRow, i);
     GString *ev, *gpu;
     gchar *advice;
+    gboolean saturated;
 
     if (g_strcmp0 (r->kind, "cpu"))
       continue;
@@ -493,16 +538,29 @@ cpu_candidates (const GpuprofSnapshot * s, GpuprofLimitCandidates * c)
     if (!ev->len)
       g_string_append_printf (ev, "%.0f%% of the cores available",
           r->utilisation * 100);
+    if (r->utilisation >= GPUPROF_LIMITS_CPU_SATURATED && !contended)
+      g_string_append (ev, "; its threads hardly waited for a core: each "
+          "busy one had its own");
     gpu = g_string_new (NULL);
     g_string_append (ev, "; most work: ");
     top_work (s, ev, gpu);
-    advice = g_strdup_printf ("the CPUs are saturated: %s%s%srun fewer "
-        "streams per machine (or give the process more cores)",
-        gpu->len ? "move work to the GPU (" : "", gpu->str,
-        gpu->len ? "), or " : "");
+    saturated = contended && r->utilisation >= GPUPROF_LIMITS_CPU_SATURATED;
+    if (saturated)
+      advice = g_strdup_printf ("the CPUs are saturated: %s%s%srun fewer "
+          "streams per machine (or give the process more cores)",
+          gpu->len ? "move work to the GPU (" : "", gpu->str,
+          gpu->len ? "), or " : "");
+    else if (contended)
+      /* its threads wait for cores it does not use: others do */
+      advice = g_strdup_printf ("its threads waited %.0f%% of their "
+          "runnable time for a core while the process used %.0f%% of its "
+          "cores: other load on the machine slows it (or its threads "
+          "outnumber the cores at moments); run it where it has the cores",
+          core_wait_share (s) * 100, r->utilisation * 100);
+    else
+      advice = NULL;
     gpuprof_limits_add (c, GPUPROF_LIMIT_CPU, r->name ? r->name : "cpus",
-        r->utilisation, r->utilisation >= GPUPROF_LIMITS_CPU_SATURATED,
-        0, g_string_free (ev, FALSE), advice);
+        r->utilisation, saturated, 0, g_string_free (ev, FALSE), advice);
     g_string_free (gpu, TRUE);
   }
 }
@@ -578,6 +636,44 @@ advise (GpuprofLimitRow * r, gchar * sentence)
   g_free (sentence);
 }
 
+static gboolean
+is_kind (const GpuprofLimitCandidate * c, const gchar * kind)
+{
+  return !g_strcmp0 (c->row.kind, kind);
+}
+
+/* @c's utilisation once @first, a stage, is made fast: a stage's and a
+ * GPU engine's as they are (the CPU work of the first is not theirs), the
+ * CPUs' without the first's share of the process's CPU */
+static gdouble
+after_first (const GpuprofLimitCandidate * first,
+    const GpuprofLimitCandidate * c)
+{
+  if (is_kind (c, GPUPROF_LIMIT_CPU) && is_kind (first, GPUPROF_LIMIT_STAGE))
+    return c->row.utilisation * (1.0 - first->cpu_share);
+  return c->row.utilisation;
+}
+
+/* The runner-up is what limits once the first is made fast: behind a
+ * saturated stage, the CPUs rank by what they carry without its work */
+static void
+rank_runner_up (GArray * all)
+{
+  GpuprofLimitCandidate *first = &g_array_index (all,
+      GpuprofLimitCandidate, 0);
+  guint i;
+
+  if (!first->saturated || !is_kind (first, GPUPROF_LIMIT_STAGE))
+    return;
+  for (i = 1; i < all->len; i++) {
+    GpuprofLimitCandidate *x = &g_array_index (all, GpuprofLimitCandidate, i);
+    if (is_kind (x, GPUPROF_LIMIT_CPU) && !x->saturated)
+      x->weight = after_first (first, x);
+  }
+  qsort (&g_array_index (all, GpuprofLimitCandidate, 1), all->len - 1,
+      sizeof (GpuprofLimitCandidate), cmp_candidates);
+}
+
 /* The first, when it is at its limit: speeding it up helps until the
  * runner-up limits — the rest of its thread's work, or the busiest other
  * thread's stage: at most (its thread's load) / (the runner-up's); a
@@ -605,8 +701,8 @@ first_headroom (GpuprofLimitCandidate * first, GArray * all)
     if (is_pacer (c) || (first->thread && !g_strcmp0 (c->thread,
                 first->thread)))
       continue;
-    if (c->row.utilisation > other) {
-      other = c->row.utilisation;
+    if (after_first (first, c) > other) {
+      other = after_first (first, c);
       next = c;
     }
   }
@@ -615,13 +711,17 @@ first_headroom (GpuprofLimitCandidate * first, GArray * all)
   if (input && input->row.rate > 0 && first->row.rate > 0)
     h = MIN (h, MAX (input->row.rate / first->row.rate, 1.0));
   first->row.headroom = h;
-  if (next && other >= rest)
+  if (next && other >= rest && is_kind (next, GPUPROF_LIMIT_CPU))
     advise (&first->row, g_strdup_printf ("speeding it up gives at most "
-            "%.2fx: then %s (%.0f%% busy) limits", h, next->row.what,
+            "%.2fx: then the CPUs limit (%.0f%% of the cores without its "
+            "work)", h, other * 100));
+  else if (next && other >= rest)
+    advise (&first->row, g_strdup_printf ("speeding it up gives at most "
+            "%.2fx: then %s (%.0f%% occupied) limits", h, next->row.what,
             other * 100));
   else if (rest > 0)
     advise (&first->row, g_strdup_printf ("speeding it up gives at most "
-            "%.2fx: then the rest of thread %s (%.0f%% busy) limits; a "
+            "%.2fx: then the rest of thread %s (%.0f%% occupied) limits; a "
             "queue before it gives it a thread of its own", h,
             first->thread, rest * 100));
 }
@@ -672,6 +772,8 @@ gpuprof_limits_rank (GpuprofSnapshot * s, GpuprofLimitCandidates * c)
 
   g_array_set_size (s->limits, 0);
   g_array_sort (all, cmp_candidates);
+  if (all->len > 1)
+    rank_runner_up (all);
   /* a pacer's utilisation is the busiest one's (a stage's: its thread's,
    * the stages on it share it): how much of the pace the pipeline uses */
   for (i = 0; i < all->len; i++) {
@@ -692,9 +794,10 @@ gpuprof_limits_rank (GpuprofSnapshot * s, GpuprofLimitCandidates * c)
       first_headroom (first, all);
     else if (is_pacer (first) && busiest)
       advise (&first->row, g_strdup_printf ("not limited: %.1fx headroom "
-              "(the busiest, %s, is %.0f%% busy%s)%s%s%s",
+              "(the busiest, %s, is %.0f%% %s%s)%s%s%s",
               first->row.headroom, busiest->row.what,
               busiest->row.utilisation * 100,
+              is_kind (busiest, GPUPROF_LIMIT_STAGE) ? "occupied" : "used",
               busiest->thread_util > busiest->row.utilisation + 0.005 ?
               ", its thread more" : "",
               !g_strcmp0 (first->row.kind, GPUPROF_LIMIT_CLOCK) ?
@@ -706,10 +809,14 @@ gpuprof_limits_rank (GpuprofSnapshot * s, GpuprofLimitCandidates * c)
     else if (is_pacer (first))
       advise (&first->row, g_strdup ("not limited: no stage did "
               "measurable work"));
+    else if (is_kind (first, GPUPROF_LIMIT_CPU) && first->row.advice
+        && *first->row.advice)
+      advise (&first->row, g_strdup ("not saturated by this process"));
     else
-      advise (&first->row, g_strdup_printf ("not saturated (%.0f%% busy): "
+      advise (&first->row, g_strdup_printf ("not saturated (%.0f%% %s): "
               "what paces the run is not measured here (the application, "
-              "I/O, a device)", first->row.utilisation * 100));
+              "I/O, a device)", first->row.utilisation * 100,
+              is_kind (first, GPUPROF_LIMIT_STAGE) ? "occupied" : "used"));
   }
   for (i = 0; i < all->len && i < MAX_ROWS; i++) {
     GpuprofLimitCandidate *x = &g_array_index (all, GpuprofLimitCandidate, i);

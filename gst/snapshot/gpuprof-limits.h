@@ -48,6 +48,10 @@ G_BEGIN_DECLS
 #define GPUPROF_LIMITS_STAGE_SATURATED 0.90
 /* the CPUs: cores used over cores available (the cpu resources row) */
 #define GPUPROF_LIMITS_CPU_SATURATED 0.90
+/* ... and the process's threads waited this share of their runnable time
+ * for a core (schedstat run delay), or its cgroup throttled it: all cores
+ * used by as many busy threads is no contention, the threads limit */
+#define GPUPROF_LIMITS_CPU_WAIT 0.20
 /* a source whose loop waited for input this share of its thread's wall
  * is paced by its input */
 #define GPUPROF_LIMITS_INPUT_WAIT 0.50
@@ -73,6 +77,9 @@ G_BEGIN_DECLS
  *   rest of its thread's work or the busiest stage of another thread
  * @thread_util: that thread's utilisation, all its stages' work over its
  *   wall (a stage's own when the threads table does not have it)
+ * @cpu_share: a stage's share of the process's CPU (its cpu_ns over
+ *   process_cpu_ns), 0 unknown: once it is sped up, the CPUs carry the
+ *   rest, which ranks the cpu candidate behind it
  */
 typedef struct
 {
@@ -81,6 +88,7 @@ typedef struct
   gdouble weight;
   const gchar *thread;
   gdouble thread_util;
+  gdouble cpu_share;
 } GpuprofLimitCandidate;
 
 typedef struct _GpuprofLimitCandidates GpuprofLimitCandidates;

@@ -34,7 +34,7 @@ G_BEGIN_DECLS
   F (wall_ns, U64, "first to last activity, ns") \
   F (bottleneck, STRING, "busiest stage: element whose thread is busiest (it limits only where limit_kind is \"stage\"); null when none") \
   F (bottleneck_thread, STRING, "that thread") \
-  F (bottleneck_busy, DOUBLE, "share of that thread's wall time in the bottleneck's work (its thread_self_ns / thread_wall_ns: on a CPU, waiting for a core or blocked in its calls), 0..1") \
+  F (bottleneck_busy, DOUBLE, "its occupancy: the share of that thread's wall time in the bottleneck's work (its thread_self_ns / thread_wall_ns: on a CPU, waiting for a core or blocked in its calls; start-up apart, a source's wait for a core added), 0..1") \
   F (bottleneck_ns_per_buffer, U64, "self time per buffer of the bottleneck, ns") \
   F (input_bound, BOOLEAN, "the pipeline mostly waits for a source: 'input_source' waited for data over half its thread's wall time") \
   F (input_source, STRING, "source that waited longest for input; null when none waited") \

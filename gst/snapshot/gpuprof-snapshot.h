@@ -12,6 +12,7 @@
 #include "gpuprof-api.h"
 
 #include <gst/gst.h>
+#include <string.h>
 #include "gpuprof-schema.h"
 
 G_BEGIN_DECLS
@@ -113,12 +114,21 @@ void gpuprof_snapshot_compute_verdict (GpuprofSnapshot * snap);
 /* the share of its thread's wall in its work (self time: on a CPU, waiting
  * for a core or blocked inside its calls; clock, input and GPU waits are
  * not in it): what ranks stages. busy is the on-CPU part (the CPU
- * sampler's), or the same without the sampler */
+ * sampler's), or the same without the sampler. In the steady state, as
+ * busy: its start-up (first_ns, in its thread's self time where it ran
+ * there) comes off the work and off the wall. A source's loop is timed on
+ * its thread's CPU clock: its wait for a core (the sampler's), in a chain
+ * call's wall time already, is added to it */
 static inline gdouble
 gpuprof_element_row_occupancy (const GpuprofElementRow * r)
 {
-  return r->thread_wall_ns ? MIN (1.0, (gdouble) r->thread_self_ns /
-      r->thread_wall_ns) : r->busy;
+  guint64 first = r->first_ns <= r->thread_self_ns ? r->first_ns : 0;
+  guint64 work = r->thread_self_ns - first;
+
+  if (r->role && !strcmp (r->role, "source"))
+    work += r->wait_core_ns;
+  return r->thread_wall_ns > first ? MIN (1.0, (gdouble) work /
+      (r->thread_wall_ns - first)) : r->busy;
 }
 GPUPROF_API
 const GpuprofElementRow *gpuprof_snapshot_find_element (const GpuprofSnapshot *

@@ -110,7 +110,7 @@ GST_START_TEST (test_synced_sink_util_at_most_100)
     GMatchInfo *mi;
     guint rows = 0;
 
-    fail_unless (table != NULL, "%s", report);
+    fail_unless (table != NULL, "%s", gpuprof_test_said (report));
     table = strchr (table, '\n') + 1;
     table = strchr (table, '\n') + 1;   /* past the header */
     g_regex_match (re, table, 0, &mi);

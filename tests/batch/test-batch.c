@@ -93,8 +93,9 @@ GST_START_TEST (test_full_batches)
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (sink, "batches"), 100);
   fail_unless (gpuprof_test_get_u64 (s, "latency_p99_ns") > 0);
   /* the report's Batches section */
-  fail_unless (strstr (report, "\nBatches (") != NULL, "%s", report);
-  fail_unless (line != NULL, "%s", report);
+  fail_unless (strstr (report, "\nBatches (") != NULL, "%s",
+      gpuprof_test_said (report));
+  fail_unless (line != NULL, "%s", gpuprof_test_said (report));
   fail_unless (strstr (line, " 100 ") && strstr (line, " 4.00 ")
       && strstr (line, " 100.0 "), "%s", line);
   g_free (line);
@@ -231,8 +232,9 @@ GST_START_TEST (test_followed_downstream)
     fail_unless (q == NULL);
     g_free (qpath);
   }
-  fail_unless (strstr (report, "\nBatch stages (") != NULL, "%s", report);
-  fail_unless (row != NULL, "%s", report);
+  fail_unless (strstr (report, "\nBatch stages (") != NULL, "%s",
+      gpuprof_test_said (report));
+  fail_unless (row != NULL, "%s", gpuprof_test_said (report));
   g_free (row);
   g_free (report);
   gst_structure_free (m);
@@ -287,8 +289,8 @@ GST_START_TEST (test_verdict_names_slow_osd)
   gchar *advice = report_line (report, NULL, "advice: ", p, "osd: ");
   GstStructure *osd = gpuprof_test_batch_stats (p, "osd");
 
-  fail_unless (limiting != NULL, "%s", report);
-  fail_unless (advice != NULL, "%s", report);
+  fail_unless (limiting != NULL, "%s", gpuprof_test_said (report));
+  fail_unless (advice != NULL, "%s", gpuprof_test_said (report));
   fail_unless (gst_structure_has_field (osd, "limiting"));
   {
     gboolean lim = FALSE;
@@ -296,7 +298,8 @@ GST_START_TEST (test_verdict_names_slow_osd)
     fail_unless (lim);
   }
   /* mux batch-size = inputs: no advice for the mux */
-  fail_if (report_line (report, NULL, "advice: ", p, "m: "), "%s", report);
+  fail_if (report_line (report, NULL, "advice: ", p, "m: "), "%s",
+      gpuprof_test_said (report));
   gst_structure_free (osd);
   g_free (advice);
   g_free (limiting);
@@ -318,7 +321,7 @@ GST_START_TEST (test_advice_names_mux)
 
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "batches"), 160);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "inputs"), 8);
-  fail_unless (advice != NULL, "%s", report);
+  fail_unless (advice != NULL, "%s", gpuprof_test_said (report));
   fail_unless (strstr (advice, "batch-size=8 batched-push-timeout=33333"),
       "%s", advice);
   gst_structure_free (s);
@@ -350,7 +353,7 @@ GST_START_TEST (test_compositor_batches)
   fail_unless (gpuprof_test_get_double (s, "fill") == 0.0);
   fail_unless_equals_uint64 (gpuprof_test_get_u64 (s, "full")
       + gpuprof_test_get_u64 (s, "timeout"), 0);
-  fail_unless (line != NULL, "%s", report);
+  fail_unless (line != NULL, "%s", gpuprof_test_said (report));
   /* path, batches, frames/batch, p99, batch-size "-", fill "-" */
   cells = g_strsplit_set (g_strstrip (line), " ", -1);
   {

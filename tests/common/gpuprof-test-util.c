@@ -202,6 +202,22 @@ gpuprof_test_live_report (GstElement * pipeline)
   return text;
 }
 
+#define SAID_MAX 2048
+
+const gchar *
+gpuprof_test_said (const gchar * report)
+{
+  gsize len = report ? strlen (report) : 0;
+  const gchar *tail, *nl;
+
+  if (len <= SAID_MAX)
+    return report ? report : "(no report)";
+  g_printerr ("%s\n", report);
+  tail = report + len - SAID_MAX;
+  nl = strchr (tail, '\n');
+  return nl ? nl + 1 : tail;
+}
+
 gchar **
 gpuprof_test_thread_row (const gchar * report, const gchar * thread)
 {

@@ -59,8 +59,13 @@ gdouble gpuprof_test_get_double (const GstStructure * s, const gchar * field);
 gchar *gpuprof_test_last_report (void);
 /* The report of @pipeline while it runs ("get-report"). */
 gchar *gpuprof_test_live_report (GstElement * pipeline);
+/* @report for a failure message: printed whole on stderr, and its last
+ * lines returned (the verdict). check's messages are short (8 KiB): a
+ * longer one makes the test exit with the pipeline running, and
+ * gst_deinit () then waits for its tasks until the test's timeout. */
+const gchar *gpuprof_test_said (const gchar * report);
 /* The cells of @thread's row in the Threads section of @report, split on
- * blanks: name, wall ms, busy ms, busy %, cpu ms, core wait ms, off cpu ms,
+ * blanks: name, wall ms, work ms, occupied %, cpu ms, core wait ms, off cpu ms,
  * then top element, owner, kind
  * (an empty cell is not there: owner and kind are the last two). %NULL
  * when there is no such row. Free with g_strfreev (). */

@@ -145,7 +145,7 @@ stat_string (GstElement * p, const gchar * name, const gchar * field)
   return v;
 }
 
-/* "busy ms" of thread @name in the report's Threads table, in ns */
+/* "work ms" of thread @name in the report's Threads table, in ns */
 static guint64
 thread_busy_ns (const gchar * report, const gchar * name)
 {
@@ -160,7 +160,7 @@ thread_busy_ns (const gchar * report, const gchar * name)
     cols = g_strsplit_set (g_strstrip (lines[i]), " ", -1);
     if (!g_strcmp0 (cols[0], name)) {
       guint c, n = 0;
-      /* thread, wall ms, busy ms: the second number after the name */
+      /* thread, wall ms, work ms: the second number after the name */
       for (c = 1; cols[c] && n < 2; c++)
         if (*cols[c] && ++n == 2)
           ns = (guint64) (g_ascii_strtod (cols[c], NULL) * 1e6);

@@ -163,4 +163,18 @@ levels = [int(m.group(1)) for l in live
 t.check(len(levels) >= 1 and all(0 < n <= 10 for n in levels),
         "report lines give the queue's level: %s" % levels)
 t.check(tail and "gpuprof live" not in tail, "end-of-run report follows")
+
+# what limited each interval: the synced sink's clock (the source outruns
+# it), in the JSON Lines' ranked limits and on the report lines
+mid_lines = lines[1:-1]
+firsts = [(l["interval"]["limits"] or [{}])[0] for l in mid_lines]
+t.check(len(firsts) >= 3 and all(f.get("kind") == "clock"
+                                 and f.get("what") == sink
+                                 and f.get("headroom", 0) > 1
+                                 and f.get("rank") == 1 for f in firsts),
+        "each interval limited by the clock at the sink, with headroom: %s"
+        % [(f.get("kind"), f.get("what"), f.get("headroom")) for f in firsts])
+said = [l for l in live[1:] if "; limit: clock %s " % sink in l]
+t.check(len(said) >= 3, "report lines name the clock: %d of %d"
+        % (len(said), len(live)))
 t.finish()

@@ -203,6 +203,18 @@ try:
     for i in range(4):
         t.check('metric_name="stream_fps",source_id="%d",' % i in body,
                 "stream_fps of source_id %d" % i)
+    # the ranked verdict: what limits (rank 1) and the runner-up, no more;
+    # live cameras into the mux: nothing inside limits, a pacer does
+    lims = re.findall(r'^gpuprof_limit\{pipeline="[^"]+",rank="(\d)",'
+                      r'kind="([a-z]+)",what="([^"]+)"\} ([0-9.e+-]+)$',
+                      body, re.M)
+    heads = re.findall(r'^gpuprof_limit_headroom_ratio\{[^}]*rank="1"'
+                       r'[^}]*\} ([0-9.e+-]+)$', body, re.M)
+    t.check(sorted(r for r, k, w, v in lims) == ["1", "2"]
+            and [k for r, k, w, v in lims if r == "1"][0] in ("input", "clock")
+            and len(heads) == 1 and float(heads[0]) > 1,
+            "gpuprof_limit: ranks 1 and 2, paced by the input or the clock, "
+            "headroom > 1: %s, headroom %s" % (lims, heads))
     path = os.path.join(d, "metrics.txt")
     open(path, "w").write(body)
     lint = subprocess.run([PROMTOOL, "check", "metrics"], stdin=open(path),

@@ -160,10 +160,18 @@ planted (GpuprofSweep * s, GpuprofSweepPoint * pt, gpointer data)
 
   if (++p->calls == p->stop_at)
     return FALSE;
+  gdouble stage_fps = b ? 1000.0 * b / p->cost_ms : G_MAXDOUBLE;
+
   if (b)
-    fps = MIN (fps, 1000.0 * b / p->cost_ms);
+    fps = MIN (fps, stage_fps);
   if (p->capacity > 0)
     fps = MIN (fps, p->capacity);
+  /* what the run's verdict says: the cameras pace it, or the stage */
+  g_free (pt->limit_kind);
+  g_free (pt->limit_what);
+  pt->limit_kind = g_strdup (fps < stage_fps ? "input" : "stage");
+  pt->limit_what = g_strdup (fps < stage_fps ? "p/cam0" : "p/infer");
+  pt->limit_headroom = stage_fps / fps;
   pt->done = TRUE;
   pt->streams = n;
   pt->fps = fps;
@@ -197,6 +205,8 @@ test_plateau (void)
   g_assert_cmpstr (r->group[0], ==, "streams=4");
   g_assert_cmpstr (r->answer, ==, "4");
   g_assert_nonnull (strstr (r->note, "batch=8 gave +0.0%"));
+  /* why it flattens: the cameras' 120 fps pace it, the stage has room */
+  g_assert_nonnull (strstr (r->note, "limit there: input p/cam0 3.33x"));
   /* 16 streams: 50 ... 400, 480, 480 -> plateau at 16 */
   r = g_ptr_array_index (s->results, 1);
   g_assert_cmpstr (r->answer, ==, "16");
@@ -348,6 +358,12 @@ test_measure (void)
   a.stage = g_strdup ("pipeline0/m");
   a.setting = g_strdup ("batch-size=8");
   g_array_append_val (snap->advice, a);
+  snap->limit_kind = g_strdup ("clock");
+  snap->limit_what = g_strdup ("pipeline0/sink");
+  snap->limit_utilisation = 0.625;
+  snap->limit_headroom = 1.6;
+  snap->next_kind = g_strdup ("stage");
+  snap->next_what = g_strdup ("pipeline0/infer");
 
   gpuprof_sweep_point_measure (&pt, snap, 0);
   g_assert_cmpuint (pt.frames, ==, 240);
@@ -360,11 +376,19 @@ test_measure (void)
   g_assert_cmpfloat_with_epsilon (pt.fill, 1.0, 1e-9);
   g_assert_cmpstr (pt.limiting, ==, "pipeline0/infer");
   g_assert_cmpstr (pt.advice, ==, "pipeline0/m: batch-size=8");
+  /* the point carries the run's verdict */
+  g_assert_cmpstr (pt.limit_kind, ==, "clock");
+  g_assert_cmpstr (pt.limit_what, ==, "pipeline0/sink");
+  g_assert_cmpfloat_with_epsilon (pt.limit_headroom, 1.6, 1e-9);
+  g_assert_cmpstr (pt.next_what, ==, "pipeline0/infer");
   /* the streams variable wins over the mux's inputs */
   gpuprof_sweep_point_measure (&pt, snap, 8);
   g_assert_cmpfloat_with_epsilon (pt.fps_per_stream, 15.0, 1e-9);
   g_free (pt.limiting);
   g_free (pt.advice);
+  g_free (pt.limit_kind);
+  g_free (pt.limit_what);
+  g_free (pt.next_what);
   gpuprof_snapshot_free (snap);
 
   /* no mux: the sinks' buffers; no GPU, latency or fill figures */

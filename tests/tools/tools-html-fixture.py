@@ -11,9 +11,11 @@ import sys
 
 
 def work(wall, e):
-    # the graph fills by the share of the thread's time in the work
+    # the graph fills by the share of the thread's time in the work (no
+    # start-up, no wait for a core: the copies' own)
     e["thread_wall_ns"] = wall
     e["thread_self_ns"] = int(e["busy"] * wall)
+    e["first_ns"] = e["first_calls"] = e["wait_core_ns"] = 0
 
 
 def chain(wall, i, e):

@@ -10,6 +10,7 @@ import sys
 w = sys.argv[1]
 sys.path.insert(0, sys.argv[2])
 import png_pixels  # noqa: E402
+from occupancy import occupancy  # noqa: E402
 
 WAIT = re.compile(r"^wait(ing)?_.*ns$|_wait_ns$")
 PALETTE = [(0x4e, 0x79, 0xa7), (0xf2, 0x8e, 0x2b)]
@@ -67,7 +68,7 @@ for name in ("live", "tool"):
     qs = {q["path"] for q in s["queues"]}
     for e in s["elements"]:
         if e["path"] not in qs:
-            work = e["thread_self_ns"] / e["thread_wall_ns"] if e.get("thread_wall_ns") else e["busy"]
+            work = occupancy(e)
             assert abs(nodes[e["path"]] - work) < 0.001, (name, e["path"])
     assert dom.count('class="edge"') == len(s["links"]), name
     # the verdict at the top: what limits (rank 1 of the limits table)

@@ -51,12 +51,15 @@ GST_TRACERS="gpuprof(stats=$work/run.json,html=$work/live.html,report=off)" \
 
 # ------------------------------------------------------------------ DOT
 "$tool" dot "$work/run.json" >"$work/run.dot"
-"$py" - "$work/run.json" "$work/run.dot" <<'PY'
+"$py" - "$work/run.json" "$work/run.dot" "$(dirname "$0")/../common" <<'PY'
 import json, re, sys
+sys.path.insert(0, sys.argv[3])
+from occupancy import occupancy
 s = json.load(open(sys.argv[1]))
 dot = open(sys.argv[2]).read()
-# the share of its thread's time in its work (busy: the on-CPU part)
-busy = {e["path"]: e["thread_self_ns"] / e["thread_wall_ns"] if e["thread_wall_ns"] else e["busy"] for e in s["elements"]}
+# the share of its thread's time in its work, as the verdict's (busy: the
+# on-CPU part)
+busy = {e["path"]: occupancy(e) for e in s["elements"]}
 queues = {q["path"] for q in s["queues"]}
 nodes, fills = {}, {}
 for m in re.finditer(r'^  "([^"]+)" \[label="[^"]*", fillcolor="#(..)(..)(..)"', dot, re.M):

@@ -77,7 +77,8 @@ check_async_run (const gchar * desc, const gchar * slow, guint max_in_flight,
   /* the report lists it with its work on all its threads */
   fail_unless (strstr (report, "\nAsynchronous elements (") != NULL, "%s",
       report);
-  fail_unless (strstr (report, "gpuprofasync-w") != NULL, "%s", report);
+  fail_unless (strstr (report, "gpuprofasync-w") != NULL, "%s",
+      gpuprof_test_said (report));
   /* in flight: what it counted itself, never past its limit. Held from
    * its chain call's return to its push's return, a little inside the
    * element's own count (after its chain queued, until after its push):
@@ -182,7 +183,8 @@ assert_worker_row (const gchar * report, const gchar * path,
   gchar **row = gpuprof_test_thread_row (report, "gpuprofasync-w");
   guint n;
 
-  fail_unless (row != NULL, "no row for the worker:\n%s", report);
+  fail_unless (row != NULL, "no row for the worker:\n%s",
+      gpuprof_test_said (report));
   n = g_strv_length (row);
   fail_unless_equals_string (row[n - 1], "worker");
   fail_unless_equals_string (row[n - 2], path);
@@ -193,7 +195,7 @@ assert_worker_row (const gchar * report, const gchar * path,
   *busy = cell_ns (row[2]);
   gpuprof_test_assert_truth_with ("worker thread busy", *busy,
       truth->worker_cpu_ns, truth->work.calls, truth->worker_cpu_ns / 14);
-  fail_unless (*busy <= *wall, "%s", report);
+  fail_unless (*busy <= *wall, "%s", gpuprof_test_said (report));
   g_strfreev (row);
 }
 

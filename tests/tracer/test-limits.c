@@ -91,6 +91,23 @@ add_cpu (GpuprofSnapshot * s, gdouble utilisation, const gchar * detail)
   g_array_append_val (s->resources, r);
 }
 
+/* stages a and b on threads of their own, each on a CPU @busy of the
+ * wall, and the cpu row: @cores of @available used */
+static GpuprofSnapshot *
+two_stages (gdouble a_busy, gdouble b_busy, gdouble cores, gdouble available)
+{
+  GpuprofSnapshot *s = gpuprof_snapshot_new ("p");
+  gchar *detail = g_strdup_printf ("%.2f of %g cores", cores, available);
+
+  /* (a row pointer lasts until the next add) */
+  add_element (s, "a", "filter", "ta", 0.99, 100)->cpu_ns = a_busy * WALL;
+  add_element (s, "b", "filter", "tb", b_busy, 100)->cpu_ns = b_busy * WALL;
+  add_cpu (s, cores / available, detail);
+  s->process_cpu_ns = cores * WALL;
+  g_free (detail);
+  return s;
+}
+
 static const GpuprofLimitRow *
 limit (const GpuprofSnapshot * s, guint rank)
 {
@@ -147,7 +164,7 @@ test_clock_paces (void)
   g_assert_true (g_str_has_prefix (report, "limit: clock p/sink — waited on "
           "the clock 370.0 ms (37% of its thread's wall), 30.0 buffers/s\n"
           "  not limited: 1.6x headroom"));
-  g_assert_nonnull (strstr (report, "\nnext: stage p/work — 60% busy"));
+  g_assert_nonnull (strstr (report, "\nnext: stage p/work — 60% occupied"));
   g_free (report);
   gpuprof_snapshot_free (s);
 }
@@ -273,7 +290,7 @@ test_runner_up_headroom (void)
   g_assert_cmpfloat_with_epsilon (s->next_utilisation, 0.55, 1e-9);
   g_assert_cmpfloat_with_epsilon (s->limit_headroom, 0.99 / 0.55, 1e-9);
   g_assert_nonnull (strstr (limit (s, 1)->advice, "speeding it up gives at "
-          "most 1.80x: then p/b (55% busy) limits"));
+          "most 1.80x: then p/b (55% occupied) limits"));
   /* the others: 1 / their utilisation */
   g_assert_cmpfloat_with_epsilon (limit (s, 2)->headroom, 1 / 0.55, 1e-9);
   gpuprof_snapshot_free (s);
@@ -295,9 +312,9 @@ test_shared_thread (void)
   assert_limit (s, 2, "stage", "b");
   g_assert_cmpfloat_with_epsilon (s->limit_headroom, 0.95 / 0.45, 1e-9);
   g_assert_nonnull (strstr (limit (s, 1)->advice, "then the rest of thread t "
-          "(45% busy) limits; a queue before it"));
-  g_assert_nonnull (strstr (limit (s, 1)->evidence, "(the thread 95% busy in "
-          "all)"));
+          "(45% occupied) limits; a queue before it"));
+  g_assert_nonnull (strstr (limit (s, 1)->evidence, "(the thread 95% occupied "
+          "in all)"));
   gpuprof_snapshot_free (s);
 }
 
@@ -312,6 +329,9 @@ test_cpu_bound (void)
   add_element (s, "videoconvert", "filter", "b1", 0.97, 100);
   add_element (s, "x264enc", "filter", "b2", 0.95, 100);
   add_cpu (s, 0.99, "0.99 of 1 cores (affinity 1 of 2, no quota)");
+  /* they waited for the one core half their runnable time */
+  s->process_cpu_ns = 990 * MS;
+  s->cpu_wait_core_ns = 900 * MS;
   verdict (s);
   assert_limit (s, 1, "cpu", "cpus");
   g_assert_cmpfloat_with_epsilon (s->limit_utilisation, 0.99, 1e-9);
@@ -326,6 +346,139 @@ test_cpu_bound (void)
   assert_limit (s, 2, "stage", "videoconvert");
   assert_limit (s, 3, "stage", "x264enc");
   g_assert_nonnull (strstr (limit (s, 3)->advice, "set threads"));
+  gpuprof_snapshot_free (s);
+}
+
+/* All the cores used by as many busy threads, each on a core of its own
+ * (no thread waited for one): the threads limit, not the CPUs; and behind
+ * the first stage the other, not the CPUs: without the first's work they
+ * carry half as much */
+static void
+test_cpu_full_not_contended (void)
+{
+  GpuprofSnapshot *s = two_stages (0.99, 0.97, 1.96, 2);
+
+  s->cpu_wait_core_ns = 40 * MS;
+  verdict (s);
+  assert_limit (s, 1, "stage", "a");
+  assert_limit (s, 2, "stage", "b");
+  assert_limit (s, 3, "cpu", "cpus");
+  g_assert_nonnull (strstr (limit (s, 3)->evidence, "hardly waited for a "
+          "core"));
+  /* then b limits, at 0.99 / 0.97; the CPUs without a: 0.98 * 970 / 1960 */
+  g_assert_cmpfloat_with_epsilon (s->limit_headroom, 0.99 / 0.97, 1e-9);
+  gpuprof_snapshot_free (s);
+}
+
+/* The runner-up of a stage is what limits once it is made fast: the CPUs
+ * at 71 % of the cores, of which the first's work is 70 %, carry 21 % —
+ * less than the other stage's 42 % (two spinning stages, 12 and 5 ms a
+ * buffer, on a 2-core machine) */
+static void
+test_runner_up_not_the_cpus (void)
+{
+  GpuprofSnapshot *s = two_stages (0.99, 0.42, 1.42, 2);
+
+  verdict (s);
+  assert_limit (s, 1, "stage", "a");
+  assert_limit (s, 2, "stage", "b");
+  g_assert_cmpstr (s->next_what, ==, "p/b");
+  g_assert_cmpfloat_with_epsilon (s->limit_headroom, 0.99 / 0.42, 1e-9);
+  /* the CPUs stay in the table with what they measured */
+  assert_limit (s, 3, "cpu", "cpus");
+  g_assert_cmpfloat_with_epsilon (limit (s, 3)->utilisation, 0.71, 1e-9);
+  gpuprof_snapshot_free (s);
+
+  /* where the first's work is a small part of the CPUs' (six more threads
+   * at 35 % on 4 cores: 2.82 cores used, a's work 28 % of it), the CPUs
+   * without it (51 %) come before b */
+  s = two_stages (0.30, 0.42, 2.82, 4);
+  for (guint i = 0; i < 6; i++) {
+    gchar name[8], thread[8];
+
+    g_snprintf (name, sizeof (name), "w%u", i);
+    g_snprintf (thread, sizeof (thread), "t%u", i);
+    add_element (s, name, "filter", thread, 0.35, 100)->cpu_ns = 350 * MS;
+  }
+  verdict (s);
+  assert_limit (s, 1, "stage", "a");
+  assert_limit (s, 2, "cpu", "cpus");
+  g_assert_nonnull (strstr (limit (s, 1)->advice, "then the CPUs limit (51% "
+          "of the cores without its work)"));
+  gpuprof_snapshot_free (s);
+}
+
+/* Start-up apart: an element whose first call took 300 ms (an engine's
+ * creation) and then little is not what limits; the stage slow in the
+ * steady state is, and its time per buffer is the steady state's */
+static void
+test_startup_apart (void)
+{
+  GpuprofSnapshot *s = gpuprof_snapshot_new ("p");
+  GpuprofElementRow *r;
+
+  r = add_element (s, "engine", "filter", "t", 0.35, 40);
+  r->first_ns = 300 * MS;
+  r->first_calls = 1;
+  add_element (s, "steady", "filter", "t", 0.28, 40);
+  verdict (s);
+  assert_limit (s, 1, "stage", "steady");
+  /* 350 ms less its 300 ms start-up, over the wall less it */
+  r = (GpuprofElementRow *) gpuprof_snapshot_find_element (s, "p/engine");
+  g_assert_cmpfloat_with_epsilon (gpuprof_element_row_occupancy (r),
+      50.0 / 700.0, 1e-9);
+  gpuprof_snapshot_free (s);
+}
+
+/* A source's loop is timed on its thread's CPU clock: its wait for a core
+ * is work of its thread all the same (a filter's is in its chain calls'
+ * wall time): 20 % on a CPU and 50 % waiting for a core is 70 % occupied,
+ * more than a filter at 50 % on a thread of its own */
+static void
+test_source_waiting_for_a_core (void)
+{
+  GpuprofSnapshot *s = gpuprof_snapshot_new ("p");
+
+  add_element (s, "src", "source", "s", 0.20, 100)->wait_core_ns = 500 * MS;
+  add_element (s, "work", "filter", "w", 0.50, 100);
+  verdict (s);
+  assert_limit (s, 1, "stage", "src");
+  g_assert_cmpfloat_with_epsilon (s->limit_utilisation, 0.70, 1e-9);
+  gpuprof_snapshot_free (s);
+}
+
+/* A container's quota: half a core, used whole, the cgroup throttling the
+ * threads 40 % of the run (they wait for it, not in a run queue): the CPUs
+ * limit */
+static void
+test_cpu_quota_throttled (void)
+{
+  GpuprofSnapshot *s = two_stages (0.40, 0.09, 0.49, 0.5);
+
+  s->wall_ns = WALL;
+  s->cpu_throttled_ns = 400 * MS;
+  verdict (s);
+  assert_limit (s, 1, "cpu", "cpus");
+  g_assert_nonnull (strstr (limit (s, 1)->advice, "the CPUs are saturated"));
+  gpuprof_snapshot_free (s);
+}
+
+/* Threads that wait for cores the process does not use (the machine
+ * loaded by others): not CPU-bound by this process, and said so */
+static void
+test_cpu_loaded_by_others (void)
+{
+  GpuprofSnapshot *s = two_stages (0.15, 0.15, 1.0, 2);
+
+  s->cpu_wait_core_ns = 4000 * MS;      /* 80 % of their runnable time */
+  /* a at 15 % too: nothing saturated */
+  ((GpuprofElementRow *) gpuprof_snapshot_find_element (s, "p/a"))->
+      thread_self_ns = 150 * MS;
+  verdict (s);
+  assert_limit (s, 1, "cpu", "cpus");
+  g_assert_true (g_str_has_prefix (limit (s, 1)->advice, "not saturated by "
+          "this process; its threads waited 80% of their runnable time for "
+          "a core while the process used 50% of its cores: other load"));
   gpuprof_snapshot_free (s);
 }
 
@@ -383,7 +536,7 @@ test_nothing_saturated (void)
   verdict (s);
   assert_limit (s, 1, "stage", "work");
   g_assert_nonnull (strstr (limit (s, 1)->advice, "not saturated (40% "
-          "busy)"));
+          "occupied)"));
   g_assert_cmpfloat_with_epsilon (s->limit_headroom, 2.5, 1e-9);
   gpuprof_snapshot_free (s);
 }
@@ -494,6 +647,15 @@ main (int argc, char **argv)
   g_test_add_func ("/limits/shared-thread", test_shared_thread);
   g_test_add_func ("/limits/cpu-bound", test_cpu_bound);
   g_test_add_func ("/limits/cpu-not-saturated", test_cpu_not_saturated);
+  g_test_add_func ("/limits/startup-apart", test_startup_apart);
+  g_test_add_func ("/limits/source-waiting-for-a-core",
+      test_source_waiting_for_a_core);
+  g_test_add_func ("/limits/cpu-loaded-by-others", test_cpu_loaded_by_others);
+  g_test_add_func ("/limits/cpu-quota-throttled", test_cpu_quota_throttled);
+  g_test_add_func ("/limits/cpu-full-not-contended",
+      test_cpu_full_not_contended);
+  g_test_add_func ("/limits/runner-up-not-the-cpus",
+      test_runner_up_not_the_cpus);
   g_test_add_func ("/limits/gpu-candidates", test_gpu_candidates);
   g_test_add_func ("/limits/nothing-saturated", test_nothing_saturated);
   g_test_add_func ("/limits/no-work", test_no_work);

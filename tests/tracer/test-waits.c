@@ -112,8 +112,9 @@ GST_START_TEST (test_appsrc_fed_every_10ms)
     gpuprof_test_assert_truth ("src wait + the calls it pushed into",
         wait + work.incl_ns, wall, N_BUFFERS);
   fail_unless (report_says (report, "limit: input", src_path),
-      "not input-bound on %s:\n%s", src_path, report);
-  fail_if (report_says (report, "limit: stage", src_path), "%s", report);
+      "not input-bound on %s:\n%s", src_path, gpuprof_test_said (report));
+  fail_if (report_says (report, "limit: stage", src_path), "%s",
+      gpuprof_test_said (report));
   /* the work element: what it measured itself */
   gpuprof_test_assert_truth ("work self", gpuprof_test_get_u64 (w, "self_ns"),
       work.self_ns, work.calls);
@@ -197,7 +198,8 @@ GST_START_TEST (test_udpsrc_loopback_not_busy)
       "udpsrc busy %.2f", gpuprof_test_get_double (s, "busy"));
   fail_unless (gpuprof_test_get_u64 (s, "wait_input_ns") * 2 >
       gpuprof_test_get_u64 (s, "thread_wall_ns"));
-  fail_unless (report_says (report, "limit: input", path), "%s", report);
+  fail_unless (report_says (report, "limit: input", path), "%s",
+      gpuprof_test_said (report));
 
   g_free (report);
   gst_structure_free (s);
@@ -385,9 +387,9 @@ GST_START_TEST (test_worker_thread_cpu_is_work)
   report = gpuprof_test_live_report (p);
   src_owner = gpuprof_test_path (p, "fakesrc0");
   fail_unless (thread_row_says (report, "waits-worker", path, "output"),
-      "%s", report);
+      "%s", gpuprof_test_said (report));
   fail_unless (thread_row_says (report, "fakesrc0:src", src_owner,
-          "streaming"), "%s", report);
+          "streaming"), "%s", gpuprof_test_said (report));
   g_free (src_owner);
   g_free (report);
   gst_structure_free (s);
@@ -418,10 +420,13 @@ GST_START_TEST (test_mux_waiting_for_busy_sources)
   /* the muxer's task did wait for its inputs (what made it look
    * input-bound), yet the verdict names a working source */
   fail_unless (gpuprof_test_get_u64 (m, "wait_input_ns") * 2 >
-      gpuprof_test_get_u64 (m, "thread_wall_ns"), "%s", report);
-  fail_if (strstr (report, "limit: input") != NULL, "%s", report);
+      gpuprof_test_get_u64 (m, "thread_wall_ns"), "%s",
+          gpuprof_test_said (report));
+  fail_if (strstr (report, "limit: input") != NULL, "%s",
+      gpuprof_test_said (report));
   fail_unless (report_says (report, "limit: stage", a)
-      || report_says (report, "limit: stage", b), "%s", report);
+      || report_says (report, "limit: stage", b), "%s",
+          gpuprof_test_said (report));
   g_free (a);
   g_free (b);
   gst_structure_free (m);

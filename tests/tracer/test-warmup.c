@@ -80,12 +80,9 @@ GST_START_TEST (test_startup_apart)
   /* the verdict: the steady state's slow stage (3 ms a buffer, 120 ms in
    * all, against 300 ms of start-up) */
   report = gpuprof_test_last_report ();
-  line = g_strdup_printf ("limit: stage %s ", steady);
-  if (!strstr (report, line)) {
-    /* check's messages are short: the report goes to stderr */
-    g_printerr ("%s\n", report);
-    fail ("not %s: the report above", steady);
-  }
+  line = g_strdup_printf ("\nlimit: stage %s —", steady);
+  fail_unless (strstr (report, line) != NULL, "not %s:\n%s", steady,
+      gpuprof_test_said (report));
   g_free (line);
   /* the Start-up line: the planted time, in ms (within what the call
    * around it adds) */

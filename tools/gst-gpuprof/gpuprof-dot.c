@@ -111,13 +111,14 @@ gpuprof_dot_format (const GpuprofSnapshot * s)
       g_string_append_printf (label, "\nfull %.0f%%, max %" G_GUINT64_FORMAT
           " buf", heat * 100, q->max_level_buffers);
     } else if (e) {
-      heat = e->thread_wall_ns ? (gdouble) e->thread_self_ns /
-          e->thread_wall_ns : e->busy;
+      /* the verdict's occupancy: start-up apart, so is the time per call */
+      heat = gpuprof_element_row_occupancy (e);
       g_string_append_printf (label, "\nwork %.0f%%, cpu %.0f%%", heat * 100,
           e->busy * 100);
-      if (e->calls)
+      if (e->calls > e->first_calls)
         g_string_append_printf (label, ", %.3f ms/call",
-            e->self_ns / 1e6 / e->calls);
+            (e->self_ns - MIN (e->first_ns, e->self_ns)) / 1e6 /
+            (e->calls - e->first_calls));
     } else {
       g_string_append (label, "\n(no activity)");
     }
