@@ -249,10 +249,30 @@ drops_before (const GpuprofSnapshot * s, const GpuprofElementRow * r)
 /* A stage's utilisation, its occupancy, is the share of its thread's wall
  * in its work: on a CPU, waiting for a core, or blocked in its calls (busy
  * is the first alone): said apart where the sampler told them */
-static gchar *
-stage_evidence (const GpuprofElementRow * r, const GpuprofQueueRow * q,
-    gdouble thread_util)
+/* the pool @r acquires from that ran empty at its maximum (GStreamer
+ * >= 1.28's pool hooks): the longest-empty one, NULL when none did */
+static const GpuprofPoolRow *
+pool_ran_out (const GpuprofSnapshot * s, const GpuprofElementRow * r)
 {
+  const GpuprofPoolRow *best = NULL;
+  guint i;
+
+  for (i = 0; s->pools && i < s->pools->len; i++) {
+    const GpuprofPoolRow *p = &g_array_index (s->pools, GpuprofPoolRow, i);
+    if (p->pools == 1 && p->max_buffers && p->empty_ns
+        && p->outstanding_max >= p->max_buffers
+        && !g_strcmp0 (p->element, r->path)
+        && (!best || p->empty_ns > best->empty_ns))
+      best = p;
+  }
+  return best;
+}
+
+static gchar *
+stage_evidence (const GpuprofSnapshot * s, const GpuprofElementRow * r,
+    const GpuprofQueueRow * q, gdouble thread_util)
+{
+  const GpuprofPoolRow *pool = pool_ran_out (s, r);
   GString *e = g_string_new (NULL);
   /* the steady state's: start-up apart */
   gdouble per = r->calls > r->first_calls ?
@@ -278,12 +298,21 @@ stage_evidence (const GpuprofElementRow * r, const GpuprofQueueRow * q,
     g_string_append_printf (e, "; %" G_GUINT64_FORMAT " of %"
         G_GUINT64_FORMAT " buffers dropped before it at %s (leaky)",
         q->drops, q->drops + q->buffers, q->path);
+  /* an acquire on an empty pool waits in its call: part of its time */
+  if (pool)
+    g_string_append_printf (e, "; its pool %s had all %" G_GUINT64_FORMAT
+        " buffers out for %.1f ms (%" G_GUINT64_FORMAT " times, longest "
+        "%.1f ms): up to that was waiting for a buffer downstream returns",
+        pool->pool, pool->max_buffers, pool->empty_ns / 1e6, pool->empties,
+        pool->empty_max_ns / 1e6);
   return g_string_free (e, FALSE);
 }
 
 static gchar *
-stage_advice (const GpuprofElementRow * r, const GpuprofQueueRow * q)
+stage_advice (const GpuprofSnapshot * s, const GpuprofElementRow * r,
+    const GpuprofQueueRow * q)
 {
+  const GpuprofPoolRow *pool = pool_ran_out (s, r);
   const gchar *prop = gpuprof_limits_threads_property (r->factory);
   const gchar *gpu = gpu_counterpart (r->factory);
   GString *a = g_string_new (NULL);
@@ -291,6 +320,11 @@ stage_advice (const GpuprofElementRow * r, const GpuprofQueueRow * q)
   if (q)
     g_string_append_printf (a, "frames are dropped at %s: speed %s up or "
         "feed it fewer frames", q->path, short_name (r->path));
+  if (pool)
+    g_string_append_printf (a, "%s%s waits for its pool %s: downstream "
+        "holds its buffers (speed up what comes after it, or give the pool "
+        "more buffers where its element has a property for it)",
+        a->len ? "; " : "", short_name (r->path), pool->pool);
   if (prop)
     g_string_append_printf (a, "%s%s spreads its work over threads: set "
         "%s (0 or the cores to use)", a->len ? "; " : "", r->factory, prop);
@@ -368,7 +402,7 @@ stage_candidates (const GpuprofSnapshot * s, GpuprofLimitCandidates * c)
     cand = gpuprof_limits_add (c, GPUPROF_LIMIT_STAGE, r->path, occ (r),
         (tu >= GPUPROF_LIMITS_STAGE_SATURATED && busiest_on_thread (s, r))
         || q != NULL, per_second (element_buffers (r), r->thread_wall_ns),
-        stage_evidence (r, q, tu), stage_advice (r, q));
+        stage_evidence (s, r, q, tu), stage_advice (s, r, q));
     cand->thread = r->thread;
     cand->thread_util = tu;
     /* its share of the work: the sampler's CPU or its self time, the

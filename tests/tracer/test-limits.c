@@ -631,6 +631,41 @@ test_threads_property (void)
   g_assert_null (gpuprof_limits_threads_property (NULL));
 }
 
+/* GStreamer >= 1.28's pool hooks: a stage whose pool ran out at its
+ * maximum waited for downstream inside its calls; the evidence and the
+ * advice say so (issue 20: pool waits in the verdict's evidence) */
+static void
+test_pool_ran_out (void)
+{
+  GpuprofSnapshot *s = gpuprof_snapshot_new ("p");
+  GpuprofPoolRow pool = { 0 };
+  const GpuprofLimitRow *l;
+
+  add_element (s, "src", "source", "t", 0.95, 100);
+  add_element (s, "sink", "sink", "t2", 0.30, 100);
+  pool.pool = g_strdup ("videobufferpool0");
+  pool.element = g_strdup ("p/src");
+  pool.pools = 1;
+  pool.max_buffers = 2;
+  pool.outstanding_max = 2;
+  pool.empties = 40;
+  pool.empty_ns = 420 * MS;
+  pool.empty_max_ns = 15 * MS;
+  g_array_append_val (s->pools, pool);
+  verdict (s);
+  assert_limit (s, 1, "stage", "src");
+  l = limit (s, 1);
+  g_assert_nonnull (strstr (l->evidence, "its pool videobufferpool0 had "
+          "all 2 buffers out for 420.0 ms (40 times, longest 15.0 ms)"));
+  g_assert_nonnull (strstr (l->advice, "src waits for its pool "
+          "videobufferpool0: downstream holds its buffers"));
+  /* a pool without a maximum never makes its acquirer wait */
+  g_array_index (s->pools, GpuprofPoolRow, 0).max_buffers = 0;
+  verdict (s);
+  g_assert_null (strstr (limit (s, 1)->evidence, "videobufferpool0"));
+  gpuprof_snapshot_free (s);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -662,5 +697,6 @@ main (int argc, char **argv)
   g_test_add_func ("/limits/interval-verdict", test_interval_verdict);
   g_test_add_func ("/limits/prometheus", test_prometheus);
   g_test_add_func ("/limits/threads-property", test_threads_property);
+  g_test_add_func ("/limits/pool-ran-out", test_pool_ran_out);
   return g_test_run ();
 }
