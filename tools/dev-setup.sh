@@ -12,6 +12,7 @@ packages=(meson ninja-build pkg-config gcc libc6-dev
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libjson-glib-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad jq valgrind time
+  gstreamer1.0-plugins-ugly gstreamer1.0-libav  # x264enc, avdec_h264: own threads
   graphviz chromium             # tools-html: dot -Tsvg, headless browser
   python3-gi gir1.2-gstreamer-1.0
   prometheus                    # live-metrics: a real Prometheus, promtool

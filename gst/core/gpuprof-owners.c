@@ -34,6 +34,7 @@ typedef struct
   guint windows[MAX_CANDIDATES];        /* ids of the candidates still open */
   guint n;
   guint passes;                 /* sampler passes since it was seen */
+  gboolean pool;                /* a thread of GLib's pool */
 } Pending;
 
 #define MAX_SWITCHES 4096
@@ -183,6 +184,13 @@ gpuprof_owners_is_helper_name (const gchar * comm)
   };
 
   return g_strv_contains (helpers, comm);
+}
+
+gboolean
+gpuprof_owners_is_pool_name (const gchar * comm)
+{
+  return g_str_has_prefix (comm, "pool") && !gpuprof_owners_is_helper_name
+      (comm);
 }
 
 /* the kernel's name of @tid into @comm, "" when gone */
@@ -384,9 +392,15 @@ first_sight_locked (gint tid, const gchar * comm, const Window * closing)
     return TRUE;
   }
   n = candidates_locked (closing, cands, &state);
-  /* a new thread carries its creator's name until it names itself */
-  for (i = 0; i < n; i++) {
-    if (comm[0] && !strcmp (cands[i]->comm, comm)) {
+  /* a new thread carries its creator's name until it names itself (not
+   * GLib's pool name: all its threads have it) */
+  for (i = 0; i < n && comm[0] && !gpuprof_owners_is_pool_name (comm); i++) {
+    gchar now[16];
+
+    /* the name it has now: a task renames its thread after its window
+     * opened */
+    read_comm (cands[i]->tid, now);
+    if (!strcmp (cands[i]->comm, comm) || !strcmp (now, comm)) {
       settle_locked (tid, cands[i]->element_id, GPUPROF_THREAD_KIND_WORKER,
           cands[i]->state ? GPUPROF_OWNER_BY_STATE_CHANGE :
           GPUPROF_OWNER_BY_CALL);
@@ -410,6 +424,7 @@ first_sight_locked (gint tid, const gchar * comm, const Window * closing)
     pending = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   p = g_new0 (Pending, 1);
   p->best = closing ? closing->element_id : 0;
+  p->pool = gpuprof_owners_is_pool_name (comm);
   for (i = 0; i < n; i++)
     if (cands[i] != closing)
       p->windows[p->n++] = cands[i]->id;
@@ -459,6 +474,9 @@ window_closed_locked (const Window * w)
       continue;
     p->windows[i] = p->windows[--p->n];
     p->best = w->element_id;
+    /* a pool thread: the first to close wins (gpuprof-owners.h) */
+    if (p->pool)
+      p->n = 0;
     if (p->n == 0) {
       Owner *o = owner_of_locked (GPOINTER_TO_INT (key), TRUE);
 

@@ -87,9 +87,15 @@ guint gpuprof_owners_generation (void);
  * name (a new thread inherits its creator's name) or a name of its own
  * (GLib's pool threads rename themselves at once) and no other window was
  * open on another thread; with several open, it is left pending and goes
- * to the window that closes last (the caller that waited for it: a
- * parallel task runner). A name of another task ("q:src") is that
- * thread's to claim. Off the steady buffer path: the hooks open windows
+ * to the window that closes last (the caller that waited for it), except
+ * a thread of GLib's pool (named "pool-…", a name every pool thread has,
+ * so never matched): it goes to the first of them that closes after it was
+ * seen (its creator, a task runner, waits in its call for the jobs it gave
+ * it, and returns when they are done; the others may be blocked elsewhere:
+ * a chain in an aggregator or a full queue, a source's first loop). The CPU sampler shares a pool thread's CPU among the
+ * elements it was settled to, by their calls in each pass (pool threads
+ * move between runners). A name of another task ("q:src") is that
+ * thread's to claim, the name it has now or had as its window opened. Off the steady buffer path: the hooks open windows
  * for a bounded number of first calls (GPUPROF_OWNERS_FIRST_CALLS per
  * element, GPUPROF_OWNERS_FIRST_LOOPS per thread). */
 #define GPUPROF_OWNERS_FIRST_CALLS 8
@@ -116,6 +122,10 @@ void gpuprof_owners_forget (gint tid);
 /* GLib's and GStreamer's process-wide helpers (and gpuprof's own), by
  * name */
 gboolean gpuprof_owners_is_helper_name (const gchar * comm);
+/* GLib's shared pool names its threads "pool-<program>" (or "pool"): a
+ * name that says nothing of who made the thread, as every pool thread
+ * carries it */
+gboolean gpuprof_owners_is_pool_name (const gchar * comm);
 
 /* An owner switch made on the thread itself: the CPU of @tid before
  * @cpu_ns (its own clock) was @element_id's, as @kind. Logged only while

@@ -27,6 +27,7 @@ typedef struct
   gboolean ended;
   guint64 first_ns, last_ns;    /* monotonic: first seen, last seen alive */
   guint64 cpu_ns, rd_ns;        /* since first seen */
+  guint64 last_d_cpu;           /* its CPU in the last interval it lived */
   GArray *shares;               /* Share, this pass */
 } SThread;
 
@@ -66,6 +67,14 @@ typedef struct
   guint64 cpu_ns, rd_ns;
 } Base;
 
+/* a thread that ended since the previous pass, and its owner then */
+typedef struct
+{
+  SThread *st;
+  guint32 owner;
+  GpuprofThreadKind kind;
+} Ended;
+
 /* a pipeline's run window */
 typedef struct
 {
@@ -87,6 +96,9 @@ struct _GpuprofCpuSampler
   GpuprofCpuLimitsReader *limits_reader;
   GHashTable *alive;            /* tid -> SThread* */
   GPtrArray *all;               /* SThread*, alive and ended */
+  GPtrArray *rows;              /* this pass: SThread* of each reader row,
+                                 * NULL for an ended one */
+  GArray *ended;                /* Ended: this pass's */
   GHashTable *elements;         /* id -> SElement* */
   GHashTable *windows;          /* pipeline id -> Window* */
   guint64 start_ns;             /* the first pass */
@@ -136,6 +148,8 @@ gpuprof_cpu_sampler_new (GpuprofMeasure * m, GError ** error)
   s->limits_reader = gpuprof_cpu_limits_reader_new (NULL);
   s->alive = g_hash_table_new (NULL, NULL);
   s->all = g_ptr_array_new_with_free_func ((GDestroyNotify) sthread_free);
+  s->rows = g_ptr_array_new ();
+  s->ended = g_array_new (FALSE, FALSE, sizeof (Ended));
   s->elements = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   s->windows = g_hash_table_new_full (NULL, NULL, NULL,
       (GDestroyNotify) window_free);
@@ -157,6 +171,8 @@ gpuprof_cpu_sampler_free (GpuprofCpuSampler * s)
   g_hash_table_unref (s->elements);
   g_hash_table_unref (s->alive);
   g_ptr_array_unref (s->all);
+  g_ptr_array_unref (s->rows);
+  g_array_unref (s->ended);
   g_mutex_clear (&s->lock);
   g_free (s);
 }
@@ -287,6 +303,9 @@ settle_by_name (GpuprofCpuSampler * s, gint tid, const gchar * comm)
   if (gpuprof_owners_first_sight (tid, comm))
     return;
   threads = gpuprof_thread_list ();
+  /* every thread of GLib's pool has that name: it tells no creator */
+  if (gpuprof_owners_is_pool_name (comm))
+    g_ptr_array_set_size (threads, 0);
   for (i = 0; i < threads->len && !creator; i++) {
     GpuprofThread *t = g_ptr_array_index (threads, i);
     gchar *name;
@@ -315,7 +334,7 @@ settle_by_name (GpuprofCpuSampler * s, gint tid, const gchar * comm)
   if (owner)
     gpuprof_owners_settle (tid, owner, GPUPROF_THREAD_KIND_WORKER,
         GPUPROF_OWNER_BY_NAME);
-  else if (g_str_has_prefix (comm, "pool"))
+  else if (gpuprof_owners_is_pool_name (comm))
     /* GLib's pool: a thread between tasks, or of a runner we cannot tell */
     gpuprof_owners_settle (tid, 0, GPUPROF_THREAD_KIND_PROCESS,
         GPUPROF_OWNER_BY_NAME);
@@ -332,15 +351,14 @@ settle_by_name (GpuprofCpuSampler * s, gint tid, const gchar * comm)
 static gboolean
 is_pool_thread (const SThread * st)
 {
-  return g_str_has_prefix (st->name, "pool");
+  return gpuprof_owners_is_pool_name (st->name);
 }
 
-/* A thread of GLib's pool that runs no task of ours and was not seen
- * appearing in an element's call: its work is a task runner's (GLib
- * starts and ends pool threads as the work comes): shared among the
- * elements that own pool threads by their self time in this pass; the
- * process's when none ran */
-static void
+/* A thread of GLib's pool works for whichever task runner pushed work to
+ * it, and the runner's caller waits in its call meanwhile: its CPU goes to
+ * the elements that use the pool and had calls in this pass, by their
+ * self time. FALSE when none had. */
+static gboolean
 to_pool_users (GpuprofCpuSampler * s, SThread * st, gdouble cpu, gdouble rd)
 {
   GHashTableIter it;
@@ -355,7 +373,7 @@ to_pool_users (GpuprofCpuSampler * s, SThread * st, gdouble cpu, gdouble rd)
       self += se->pass_self_ns;
   }
   if (self <= 0)
-    return;
+    return FALSE;
   g_hash_table_iter_init (&it, s->elements);
   while (g_hash_table_iter_next (&it, NULL, &value)) {
     SElement *se = value;
@@ -364,6 +382,33 @@ to_pool_users (GpuprofCpuSampler * s, SThread * st, gdouble cpu, gdouble rd)
       element_add (se, st, cpu * se->pass_self_ns / self,
           rd * se->pass_self_ns / self);
   }
+  return TRUE;
+}
+
+/* @cpu and @rd of @st to its owner @owner (0: none) as @kind. A pool
+ * thread (not a task's) follows its current runner, which no hook sees:
+ * the element it was settled to (a window) is one of the pool's users, and
+ * the CPU goes to the users that had calls in this pass (GLib hands an idle
+ * thread to another pool; a window can name an element next to the
+ * runner, whose calls are short), else to that element. The rest of the
+ * application's and the process's threads keep theirs on their rows. */
+static void
+give_to_owner (GpuprofCpuSampler * s, SThread * st, guint32 owner,
+    GpuprofThreadKind kind, gdouble cpu, gdouble rd)
+{
+  SElement *se = owner ? element_of (s, owner) : NULL;
+
+  if (cpu <= 0 && rd <= 0)
+    return;
+  if (is_pool_thread (st) && (kind == GPUPROF_THREAD_KIND_WORKER
+          || kind == GPUPROF_THREAD_KIND_PROCESS)) {
+    if (se && kind == GPUPROF_THREAD_KIND_WORKER)
+      se->pool_user = TRUE;
+    if (to_pool_users (s, st, cpu, rd))
+      return;
+  }
+  if (se)
+    element_add (se, st, cpu, rd);
 }
 
 /* the CPU and run delay outside calls go to the owners the thread had in
@@ -387,24 +432,15 @@ give_to_owners (GpuprofCpuSampler * s, SThread * st, GArray * switches,
       continue;
     at = CLAMP (sw->cpu_ns, from, total_cpu);
     part = (gdouble) (at - from) / d_cpu;
-    if (sw->element_id && part > 0)
-      element_add (element_of (s, sw->element_id), st, cpu * part, rd * part);
+    if (part > 0)
+      give_to_owner (s, st, sw->element_id, sw->kind, cpu * part, rd * part);
     cpu -= cpu * part;
     rd -= rd * part;
     d_cpu -= at - from;
     from = at;
   }
   owner = gpuprof_owners_lookup (st->tid, &kind);
-  if (owner && (cpu > 0 || rd > 0)) {
-    SElement *se = element_of (s, owner);
-
-    if (kind == GPUPROF_THREAD_KIND_WORKER && is_pool_thread (st))
-      se->pool_user = TRUE;
-    element_add (se, st, cpu, rd);
-  } else if (!owner && kind == GPUPROF_THREAD_KIND_PROCESS
-      && is_pool_thread (st) && (cpu > 0 || rd > 0)) {
-    to_pool_users (s, st, cpu, rd);
-  }
+  give_to_owner (s, st, owner, kind, cpu, rd);
 }
 
 /* @st's CPU and run delay since the previous pass to the elements whose
@@ -496,31 +532,102 @@ thread_seen (GpuprofCpuSampler * s, const GpuprofCpuThread * row,
 static void
 thread_ended (GpuprofCpuSampler * s, SThread * st)
 {
+  Ended e = { st, 0, GPUPROF_THREAD_KIND_APPLICATION };
+
   st->ended = TRUE;
   g_array_set_size (st->shares, 0);
   g_hash_table_remove (s->alive, GINT_TO_POINTER (st->tid));
+  /* its owner before a thread reusing its tid forgets it */
+  e.owner = gpuprof_owners_lookup (st->tid, &e.kind);
+  g_array_append_val (s->ended, e);
 }
 
-/* the process's cores over the interval since the previous pass, into
- * every window */
+/* The SThread of a reader's row (NULL: it ended), a new one for a thread
+ * not seen before */
+static SThread *
+thread_of_row (GpuprofCpuSampler * s, const GpuprofCpuThread * row,
+    guint64 now)
+{
+  SThread *st = g_hash_table_lookup (s->alive, GINT_TO_POINTER (row->tid));
+
+  if (row->flags & GPUPROF_CPU_THREAD_ENDED) {
+    if (st && st->start_ticks == row->start_ticks)
+      thread_ended (s, st);
+    return NULL;
+  }
+  /* a tid the kernel gave again: another thread */
+  if (st && st->start_ticks != row->start_ticks) {
+    thread_ended (s, st);
+    gpuprof_owners_forget (row->tid);
+    st = NULL;
+  }
+  if (!st)
+    st = thread_seen (s, row, s->passes ? s->last_ns : now);
+  if (row->name[0] && strcmp (row->name, st->name)) {
+    g_strlcpy (st->name, row->name, sizeof (st->name));
+    helper_named (st->tid, st->name);
+  }
+  return st;
+}
+
+/* What the threads that ended since the previous pass did after their
+ * last reading is in no row, but in the process's CPU: @used (the
+ * process's, read right after the threads) less @live (its live threads').
+ * It goes to those threads, by their CPU in the interval before (each at
+ * most the wall time since its last reading), and on to their owners.
+ * With none ended it stays the rest of the process (threads that started
+ * and ended between two passes; the skew of the two readings). */
 static void
-sample_process (GpuprofCpuSampler * s, guint64 now, guint64 sum_cpu,
-    guint64 sum_rd)
+give_ended (GpuprofCpuSampler * s, guint64 now, guint64 used, guint64 live)
+{
+  gdouble rest = (gdouble) used - (gdouble) live, weight = 0;
+  guint i;
+
+  if (!s->ended->len || rest <= 0)
+    return;
+  for (i = 0; i < s->ended->len; i++)
+    weight += MAX (g_array_index (s->ended, Ended, i).st->last_d_cpu, 1);
+  for (i = 0; i < s->ended->len; i++) {
+    const Ended *e = &g_array_index (s->ended, Ended, i);
+    gdouble part = rest * MAX (e->st->last_d_cpu, 1) / weight;
+    guint64 since = now > e->st->last_ns ? now - e->st->last_ns : 0;
+
+    part = MIN (part, (gdouble) since);
+    e->st->cpu_ns += (guint64) part;
+    give_to_owner (s, e->st, e->owner, e->kind, part, 0);
+  }
+}
+
+/* the process's CPU now (into s->proc), and what it used since the
+ * previous pass */
+static guint64
+read_process (GpuprofCpuSampler * s)
 {
   GpuprofCpuProcess proc;
-  guint64 dt = now > s->last_ns ? now - s->last_ns : 0, used;
+  guint64 used;
+
+  gpuprof_cpu_process_read (&proc);
+  used = proc_ns (&proc) > proc_ns (&s->proc) ?
+      proc_ns (&proc) - proc_ns (&s->proc) : 0;
+  s->proc = proc;
+  return used;
+}
+
+/* the process's cores over the interval since the previous pass (@used of
+ * its CPU), into every window */
+static void
+sample_process (GpuprofCpuSampler * s, guint64 now, guint64 used,
+    guint64 sum_cpu, guint64 sum_rd)
+{
+  guint64 dt = now > s->last_ns ? now - s->last_ns : 0;
   gdouble cores, util;
   gboolean saturated;
   GHashTableIter it;
   gpointer value;
 
-  gpuprof_cpu_process_read (&proc);
   gpuprof_cpu_limits_read (s->limits_reader, &s->limits);
   s->throttled = s->limits.have_throttle ?
       s->limits.throttle.throttled_ns : 0;
-  used = proc_ns (&proc) > proc_ns (&s->proc) ?
-      proc_ns (&proc) - proc_ns (&s->proc) : 0;
-  s->proc = proc;
   if (!dt || !s->passes)
     return;
   cores = (gdouble) used / dt;
@@ -541,7 +648,7 @@ static void
 pass_locked (GpuprofCpuSampler * s)
 {
   guint64 cpu0 = gpuprof_thread_cpu_now ();
-  guint64 now = gpuprof_clock_monotonic_ns (), sum_cpu = 0, sum_rd = 0;
+  guint64 now = gpuprof_clock_monotonic_ns (), sum_cpu = 0, sum_rd = 0, used;
   guint what = GPUPROF_CPU_READ_SCHEDSTAT, n, i;
   GArray *switches;
 
@@ -550,39 +657,34 @@ pass_locked (GpuprofCpuSampler * s)
     s->last_stat_ns = now;
   }
   n = gpuprof_cpu_threads_read (s->reader, what);
+  used = read_process (s);
   switches = gpuprof_owners_take_switches ();
+  /* the threads first: the calls on a thread new in this pass are its */
+  g_array_set_size (s->ended, 0);
+  g_ptr_array_set_size (s->rows, n);
+  for (i = 0; i < n; i++)
+    g_ptr_array_index (s->rows, i) = thread_of_row (s,
+        gpuprof_cpu_threads_row (s->reader, i), now);
   collect_shares (s);
   for (i = 0; i < n; i++) {
     const GpuprofCpuThread *row = gpuprof_cpu_threads_row (s->reader, i);
-    SThread *st = g_hash_table_lookup (s->alive, GINT_TO_POINTER (row->tid));
+    SThread *st = g_ptr_array_index (s->rows, i);
 
-    if (row->flags & GPUPROF_CPU_THREAD_ENDED) {
-      if (st && st->start_ticks == row->start_ticks)
-        thread_ended (s, st);
-      continue;
-    }
-    /* a tid the kernel gave again: another thread */
-    if (st && st->start_ticks != row->start_ticks) {
-      thread_ended (s, st);
-      gpuprof_owners_forget (row->tid);
-      st = NULL;
-    }
     if (!st)
-      st = thread_seen (s, row, s->passes ? s->last_ns : now);
-    if (row->name[0] && strcmp (row->name, st->name)) {
-      g_strlcpy (st->name, row->name, sizeof (st->name));
-      helper_named (st->tid, st->name);
-    }
+      continue;
     st->cpu_ns += row->delta.on_cpu_ns;
     st->rd_ns += row->delta.run_delay_ns;
+    st->last_d_cpu = row->delta.on_cpu_ns;
     st->last_ns = now;
     sum_cpu += row->delta.on_cpu_ns;
     sum_rd += row->delta.run_delay_ns;
     apportion (s, st, switches, row);
   }
+  if (s->passes)
+    give_ended (s, now, used, sum_cpu);
   g_array_unref (switches);
   gpuprof_owners_settle_pending (3);
-  sample_process (s, now, sum_cpu, sum_rd);
+  sample_process (s, now, used, sum_cpu, sum_rd);
   if (!s->passes) {
     s->start_ns = now;
     s->proc_first = s->proc;
