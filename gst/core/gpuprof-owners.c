@@ -206,6 +206,8 @@ read_comm (gint tid, gchar comm[16])
   g_free (text);
 }
 
+static gboolean named_by_a_thread_locked (gint tid, const gchar * comm);
+
 /* Threads GLib and GStreamer start once for the whole process, in
  * whatever call first needs them: GLib >= 2.80's "pool-spawner" (it
  * creates the shared thread pool's threads), GLib's "gmain" worker and
@@ -216,15 +218,6 @@ read_comm (gint tid, gchar comm[16])
  * task's thread. (Not started early at the tracer's start: a process that
  * forks after gst_init(), as GstCheck does per test, would wait forever in
  * the child for a spawner that stayed in the parent.) */
-static gboolean
-is_process_helper (gint tid)
-{
-  gchar comm[16];
-
-  read_comm (tid, comm);
-  return gpuprof_owners_is_helper_name (comm);
-}
-
 void
 gpuprof_owners_scan (guint32 element_id)
 {
@@ -236,14 +229,21 @@ gpuprof_owners_scan (guint32 element_id)
   g_mutex_lock (&lock);
   while ((name = g_dir_read_name (dir))) {
     gint tid = atoi (name);
+    gchar comm[16];
     Owner *o;
 
     /* a thread pending is a call window's */
     if (tid <= 0 || owner_of_locked (tid, FALSE) || (pending
             && g_hash_table_contains (pending, GINT_TO_POINTER (tid))))
       continue;
+    read_comm (tid, comm);
+    /* one a streaming thread made (an element starting threads in its
+     * first calls while a state change runs: the pipeline goes to PLAYING
+     * as the first buffers flow) is that thread's element's */
+    if (named_by_a_thread_locked (tid, comm))
+      continue;
     o = owner_of_locked (tid, TRUE);
-    if (is_process_helper (tid)) {
+    if (gpuprof_owners_is_helper_name (comm)) {
       o->kind = GPUPROF_THREAD_KIND_PROCESS;
     } else {
       o->element_id = element_id;
@@ -377,6 +377,44 @@ candidates_locked (const Window * closing, const Window * out[],
   return n;
 }
 
+/* A new thread carries its creator's name until it names itself (not
+ * GLib's pool name: all its threads have it): settled to the window of
+ * @cands whose thread has its name now or had it as its window opened (a
+ * task renames its thread after that). TRUE when settled. */
+static gboolean
+by_name_locked (gint tid, const gchar * comm, const Window * cands[], guint n)
+{
+  gchar now[16];
+  guint i;
+
+  if (!comm[0] || gpuprof_owners_is_pool_name (comm))
+    return FALSE;
+  for (i = 0; i < n; i++) {
+    read_comm (cands[i]->tid, now);
+    if (!strcmp (cands[i]->comm, comm) || !strcmp (now, comm)) {
+      settle_locked (tid, cands[i]->element_id, GPUPROF_THREAD_KIND_WORKER,
+          cands[i]->state ? GPUPROF_OWNER_BY_STATE_CHANGE :
+          GPUPROF_OWNER_BY_CALL);
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+/* A thread a state change's scan finds that another thread made: named
+ * like a window's thread (settled to it), or like a task's thread ("q:src"
+ * with no window open there: the CPU sampler settles it by that name).
+ * TRUE when it is not the scan's to claim. */
+static gboolean
+named_by_a_thread_locked (gint tid, const gchar * comm)
+{
+  const Window *cands[MAX_CANDIDATES];
+  gboolean state;
+  guint n = candidates_locked (NULL, cands, &state);
+
+  return by_name_locked (tid, comm, cands, n) || strchr (comm, ':');
+}
+
 /* A thread no scan saw before (@comm its name): TRUE when settled or
  * pending */
 static gboolean
@@ -392,21 +430,8 @@ first_sight_locked (gint tid, const gchar * comm, const Window * closing)
     return TRUE;
   }
   n = candidates_locked (closing, cands, &state);
-  /* a new thread carries its creator's name until it names itself (not
-   * GLib's pool name: all its threads have it) */
-  for (i = 0; i < n && comm[0] && !gpuprof_owners_is_pool_name (comm); i++) {
-    gchar now[16];
-
-    /* the name it has now: a task renames its thread after its window
-     * opened */
-    read_comm (cands[i]->tid, now);
-    if (!strcmp (cands[i]->comm, comm) || !strcmp (now, comm)) {
-      settle_locked (tid, cands[i]->element_id, GPUPROF_THREAD_KIND_WORKER,
-          cands[i]->state ? GPUPROF_OWNER_BY_STATE_CHANGE :
-          GPUPROF_OWNER_BY_CALL);
-      return TRUE;
-    }
-  }
+  if (by_name_locked (tid, comm, cands, n))
+    return TRUE;
   /* a state change runs: the thread is its element's, as its end's scan
    * says (gpuprof_owners_scan()) */
   if (state)

@@ -803,6 +803,24 @@ thread_in_window (const Span * sp, const SThread * st, guint64 * cpu,
   *rd = st->rd_ns - (b ? MIN (b->rd_ns, st->rd_ns) : 0);
 }
 
+/* busy in the steady state (as in gpuprof-rows.c): on the thread of its
+ * first call, start-up's self time comes off the CPU there and the call's
+ * wall time off the thread's */
+static gdouble
+steady_busy (const GpuprofElementStats * stats, const ElementThread * et,
+    guint64 wall)
+{
+  const GpuprofThread *first = __atomic_load_n (&stats->first_thread,
+      __ATOMIC_ACQUIRE);
+  guint64 cpu = et->cpu_ns;
+
+  if (first && first->tid == et->st->tid) {
+    cpu -= MIN (__atomic_load_n (&stats->first_ns, __ATOMIC_RELAXED), cpu);
+    wall -= MIN (stats->first_incl_ns, wall);
+  }
+  return wall ? MIN (1.0, (gdouble) cpu / wall) : 0.0;
+}
+
 static void
 fill_elements (GpuprofCpuSampler * s, const Span * sp, GpuprofSnapshot * snap,
     GPtrArray * elements)
@@ -827,12 +845,9 @@ fill_elements (GpuprofCpuSampler * s, const Span * sp, GpuprofSnapshot * snap,
     row->cpu_ns = (guint64) se->cpu_ns;
     row->wait_core_ns = (guint64) se->rd_ns;
     row->threads = se->n_threads;
-    for (k = 0; k < se->n_threads; k++) {
-      guint64 wall = thread_wall (sp, se->threads[k].st);
-
-      if (wall)
-        busy = MAX (busy, MIN (1.0, (gdouble) se->threads[k].cpu_ns / wall));
-    }
+    for (k = 0; k < se->n_threads; k++)
+      busy = MAX (busy, steady_busy (e->stats, &se->threads[k],
+              thread_wall (sp, se->threads[k].st)));
     row->busy = busy;
     /* waiting for a core is not waiting for input */
     row->wait_input_ns -= MIN (row->wait_input_ns, (guint64) se->loop_rd_ns);
