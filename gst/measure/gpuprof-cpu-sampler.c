@@ -28,6 +28,10 @@ typedef struct
   guint64 first_ns, last_ns;    /* monotonic: first seen, last seen alive */
   guint64 cpu_ns, rd_ns;        /* since first seen */
   guint64 last_d_cpu;           /* its CPU in the last interval it lived */
+  gboolean task_thread;         /* it ran a pad task: GLib's pool made it
+                                 * (keeping the task's name afterwards) */
+  guint32 runner;               /* a pool thread: the element it worked for
+                                 * last (its row's owner) */
   GArray *shares;               /* Share, this pass */
 } SThread;
 
@@ -257,6 +261,8 @@ collect_shares (GpuprofCpuSampler * s)
       continue;
     se = element_of (s, e->id);
     se->pipeline_id = __atomic_load_n (&e->pipeline_id, __ATOMIC_RELAXED);
+    if (__atomic_load_n (&e->pool_user, __ATOMIC_RELAXED))
+      se->pool_user = TRUE;
     for (k = 0; k < GPUPROF_THREAD_SLOTS; k++) {
       GpuprofThreadSlot *slot = &stats->slots[k];
       GpuprofThread *t = __atomic_load_n (&slot->thread, __ATOMIC_ACQUIRE);
@@ -346,12 +352,13 @@ settle_by_name (GpuprofCpuSampler * s, gint tid, const gchar * comm)
 
 /* ---------------------------------------------------------- apportion */
 
-/* GLib names the threads of its shared pool "pool-<program>" (a pad
- * task's thread carries its task's name while it runs it) */
+/* GLib names the threads of its shared pool "pool-<program>"; a pad
+ * task's thread is one of them too (GStreamer's default task pool), and
+ * keeps its task's name once back in the pool */
 static gboolean
 is_pool_thread (const SThread * st)
 {
-  return gpuprof_owners_is_pool_name (st->name);
+  return st->task_thread || gpuprof_owners_is_pool_name (st->name);
 }
 
 /* A thread of GLib's pool works for whichever task runner pushed work to
@@ -363,7 +370,7 @@ to_pool_users (GpuprofCpuSampler * s, SThread * st, gdouble cpu, gdouble rd)
 {
   GHashTableIter it;
   gpointer value;
-  gdouble self = 0;
+  gdouble self = 0, top = 0;
 
   g_hash_table_iter_init (&it, s->elements);
   while (g_hash_table_iter_next (&it, NULL, &value)) {
@@ -378,9 +385,14 @@ to_pool_users (GpuprofCpuSampler * s, SThread * st, gdouble cpu, gdouble rd)
   while (g_hash_table_iter_next (&it, NULL, &value)) {
     SElement *se = value;
 
-    if (se->pool_user && se->pass_self_ns > 0)
-      element_add (se, st, cpu * se->pass_self_ns / self,
-          rd * se->pass_self_ns / self);
+    if (!se->pool_user || se->pass_self_ns <= 0)
+      continue;
+    element_add (se, st, cpu * se->pass_self_ns / self,
+        rd * se->pass_self_ns / self);
+    if (se->pass_self_ns > top) {
+      top = se->pass_self_ns;
+      st->runner = se->id;
+    }
   }
   return TRUE;
 }
@@ -421,6 +433,7 @@ give_to_owners (GpuprofCpuSampler * s, SThread * st, GArray * switches,
   guint64 from = total_cpu - d_cpu, at;
   guint32 owner;
   GpuprofThreadKind kind;
+  GpuprofOwnerHow how;
   guint i;
 
   for (i = 0; switches && i < switches->len && d_cpu; i++) {
@@ -439,7 +452,10 @@ give_to_owners (GpuprofCpuSampler * s, SThread * st, GArray * switches,
     d_cpu -= at - from;
     from = at;
   }
-  owner = gpuprof_owners_lookup (st->tid, &kind);
+  if (!gpuprof_owners_get (st->tid, &owner, &kind, &how))
+    owner = 0, kind = GPUPROF_THREAD_KIND_APPLICATION;
+  else if (how == GPUPROF_OWNER_BY_TASK)
+    st->task_thread = TRUE;
   give_to_owner (s, st, owner, kind, cpu, rd);
 }
 
@@ -864,6 +880,13 @@ thread_of_pipeline (GpuprofCpuSampler * s, const SThread * st,
   GpuprofElement *e;
 
   *owner = gpuprof_owners_lookup_last (st->tid, kind);
+  /* a pool thread between tasks: the runner it worked for last */
+  if (st->runner && is_pool_thread (st)
+      && *kind != GPUPROF_THREAD_KIND_STREAMING
+      && *kind != GPUPROF_THREAD_KIND_OUTPUT) {
+    *owner = st->runner;
+    *kind = GPUPROF_THREAD_KIND_WORKER;
+  }
   if (!*owner)
     return TRUE;
   e = gpuprof_objects_element_by_id (s->m->objects, *owner);

@@ -1389,6 +1389,42 @@ gpuprof_hooks_element_removed (GpuprofMeasure * m, GstBin * bin,
     gpuprof_objects_reparented (m->objects, element);
 }
 
+/* The element whose code runs on @t now: the receiver of its innermost
+ * chain call, the handler of its innermost event or query (the pad's
+ * peer's element), else the element whose task or output loop the thread
+ * runs */
+static GpuprofElement *
+element_running (GpuprofMeasure * m, GpuprofThread * t)
+{
+  GpuprofFrame *f = gpuprof_thread_top (t);
+  GstPad *peer;
+  guint32 id;
+
+  if (f && f->kind == GPUPROF_FRAME_CALL && f->gstpad
+      && (peer = peer_of ((GstPad *) f->gstpad)))
+    return gpuprof_objects_pad (m->objects, t, peer)->element;
+  if (f && f->kind == GPUPROF_FRAME_CHAIN)
+    return f->element;
+  id = gpuprof_owners_lookup (t->tid, NULL);
+  return id ? gpuprof_objects_element_by_id (m->objects, id) : NULL;
+}
+
+void
+gpuprof_hooks_object_created (GpuprofMeasure * m, GstObject * object)
+{
+#if GST_CHECK_VERSION(1, 20, 0)
+  GpuprofThread *t;
+  GpuprofElement *e;
+
+  if (G_LIKELY (!GST_IS_SHARED_TASK_POOL (object)))
+    return;
+  t = gpuprof_thread_peek ();
+  e = t ? element_running (m, t) : NULL;
+  if (e)
+    __atomic_store_n (&e->pool_user, TRUE, __ATOMIC_RELAXED);
+#endif
+}
+
 void
 gpuprof_hooks_object_destroyed (GpuprofMeasure * m, guint64 ts,
     GstObject * object)

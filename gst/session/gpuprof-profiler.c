@@ -885,9 +885,10 @@ report_pipeline_locked (GpuprofProfiler * p, GpuprofPipeline * pl)
     gpuprof_stall_run_end (p->stall, pl);
   if (p->gpu_on)
     gpuprof_cupti_flush (TRUE);
-  /* the window ends with the run at the latest (the process's window:
-   * runs after it are not measured) */
-  if (gpuprof_stats_get_window () == GPUPROF_STATS_WINDOW_OPEN)
+  /* a window set (window=) ends with the run at the latest (the process's
+   * window: runs after it are not measured); without one every run is */
+  if (p->params.window && gpuprof_stats_get_window () ==
+      GPUPROF_STATS_WINDOW_OPEN)
     window_close (p);
   snap = gpuprof_measure_snapshot (p->measure, pl, &first, &last);
   if (p->gpu_on)

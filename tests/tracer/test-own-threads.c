@@ -121,30 +121,37 @@ GST_START_TEST (test_x264enc_threads)
 
 GST_END_TEST;
 
-/* an H.264 clip made for the test, by another process */
+/* A clip made for the test by another process: @name in the test's
+ * folder, 1280x720 ball frames through @encoder into @muxer */
+static gchar *
+make_clip (const gchar * name, guint frames, const gchar * encoder,
+    const gchar * muxer)
+{
+  gchar *path = g_build_filename (tmpdir, name, NULL);
+  gchar *cmd = g_strdup_printf ("gst-launch-1.0 -q videotestsrc "
+      "num-buffers=%u pattern=ball ! video/x-raw,width=1280,height=720 ! %s "
+      "! %s ! filesink location=%s", frames, encoder, muxer, path);
+  gchar **argv = NULL, **envp = g_environ_unsetenv (g_get_environ (),
+      "GST_TRACERS");
+  gint status = -1;
+
+  if (!g_file_test (path, G_FILE_TEST_EXISTS)) {
+    fail_unless (g_shell_parse_argv (cmd, NULL, &argv, NULL));
+    fail_unless (g_spawn_sync (NULL, argv, envp, G_SPAWN_SEARCH_PATH, NULL,
+            NULL, NULL, NULL, &status, NULL) && status == 0,
+        "could not make %s: %s", path, cmd);
+  }
+  g_strfreev (argv);
+  g_strfreev (envp);
+  g_free (cmd);
+  return path;
+}
+
 static gchar *
 h264_clip (void)
 {
-  gchar *path = g_build_filename (tmpdir, "clip.mp4", NULL);
-  gchar *argv[] = { (gchar *) "gst-launch-1.0", (gchar *) "-q",
-    (gchar *) "videotestsrc", (gchar *) "num-buffers=120",
-    (gchar *) "pattern=ball", (gchar *) "!",
-    (gchar *) "video/x-raw,width=1280,height=720", (gchar *) "!",
-    (gchar *) "x264enc", (gchar *) "speed-preset=ultrafast", (gchar *) "!",
-    (gchar *) "mp4mux", (gchar *) "!", (gchar *) "filesink", NULL, NULL
-  };
-  gchar **envp = g_environ_unsetenv (g_get_environ (), "GST_TRACERS");
-  gint status = -1;
-
-  if (g_file_test (path, G_FILE_TEST_EXISTS))
-    return path;
-  argv[14] = g_strdup_printf ("location=%s", path);
-  fail_unless (g_spawn_sync (NULL, argv, envp, G_SPAWN_SEARCH_PATH, NULL,
-          NULL, NULL, NULL, &status, NULL) && status == 0,
-      "could not encode %s", path);
-  g_free (argv[14]);
-  g_strfreev (envp);
-  return path;
+  return make_clip ("clip.mp4", 120, "x264enc speed-preset=ultrafast",
+      "mp4mux");
 }
 
 GST_START_TEST (test_avdec_h264_threads)
@@ -188,6 +195,116 @@ GST_START_TEST (test_compositor_pool)
 
 GST_END_TEST;
 
+/* The sums of one run: each thread's CPU counted once, and at least 95 %
+ * of the process's on rows with an owner */
+static void
+check_counted_once (const GpuprofSnapshot * s, guint run, const gchar * desc)
+{
+  guint64 elements = 0, threads = 0;
+  guint64 tol = s->process_cpu_ns / 50 + 5 * GST_MSECOND;
+  guint i;
+
+  fail_unless (s->process_cpu_ns > 0);
+  for (i = 0; i < s->elements->len; i++) {
+    const GpuprofElementRow *r = &g_array_index (s->elements,
+        GpuprofElementRow, i);
+
+    elements += r->cpu_ns;
+    if (r->async)
+      g_print ("run %u: %s async: workers %.1f ms, cpu %.1f ms\n", run,
+          r->path, r->worker_ns / 1e6, r->cpu_ns / 1e6);
+    /* its workers are among its threads: a thread GLib's pool gave to
+     * another element since is not its any more */
+    if (r->async)
+      fail_unless (r->worker_ns <= r->cpu_ns + tol, "run %u (%s): %s: "
+          "workers %.1f ms, its CPU on all its threads %.1f ms", run, desc,
+          r->path, r->worker_ns / 1e6, r->cpu_ns / 1e6);
+  }
+  for (i = 0; i < s->threads->len; i++) {
+    const GpuprofThreadRow *r = &g_array_index (s->threads, GpuprofThreadRow,
+        i);
+
+    if (strcmp (r->name, "(rest of the process)"))
+      threads += r->cpu_ns;
+  }
+  g_print ("run %u: elements %.1f ms, threads %.1f ms, process %.1f ms\n",
+      run, elements / 1e6, threads / 1e6, s->process_cpu_ns / 1e6);
+  fail_unless (elements <= s->process_cpu_ns + tol, "run %u (%s): the "
+      "elements' CPU %.1f ms, the process's %.1f ms", run, desc,
+      elements / 1e6, s->process_cpu_ns / 1e6);
+  fail_unless (threads <= s->process_cpu_ns + tol, "run %u (%s): the "
+      "threads' CPU %.1f ms, the process's %.1f ms", run, desc,
+      threads / 1e6, s->process_cpu_ns / 1e6);
+  /* ... and each once at least: the pool threads' rows are there */
+  fail_unless (s->attributed_cpu_ns >= s->process_cpu_ns * 0.95, "run %u "
+      "(%s): %.1f of %.1f ms attributed", run, desc,
+      s->attributed_cpu_ns / 1e6, s->process_cpu_ns / 1e6);
+}
+
+static void
+link_to_queue (GstElement * demux, GstPad * pad, GstElement * pipeline)
+{
+  GstElement *q = gst_bin_get_by_name (GST_BIN (pipeline), "dq");
+  GstPad *sink = gst_element_get_static_pad (q, "sink");
+
+  fail_unless_equals_int (gst_pad_link (pad, sink), GST_PAD_LINK_OK);
+  gst_object_unref (sink);
+  gst_object_unref (q);
+}
+
+/* GLib's pool hands a thread from element to element and from run to run
+ * in one process: qtdemux's task thread in one run is a queue's in the
+ * next, or a videoconvert's pool worker. Each run, no thread's CPU is
+ * counted twice: the elements' CPU and the thread rows sum to at most the
+ * process's CPU in the run, and an asynchronous element's workers
+ * (qtdemux) to at most its CPU on all its threads (issue 22: qtdemux's
+ * worker_ns was the whole of queue0:src's, 182 % of the process) */
+GST_START_TEST (test_pool_reuse_counted_once)
+{
+  gchar *clip = make_clip ("clip.mov", 60, "jpegenc", "qtmux");
+  gchar *demux = g_strdup_printf ("filesrc location=%s ! qtdemux name=d "
+      "queue name=dq ! jpegdec ! videoconvert n-threads=2 ! "
+      "fakesink sync=false", clip);
+  const gchar *convert = "videotestsrc num-buffers=40 ! video/x-raw,"
+      "format=BGRx,width=1280,height=720 ! queue ! videoconvert n-threads=3 "
+      "! video/x-raw,format=I420 ! queue ! fakesink sync=false";
+  /* each played again and again: an element keeps its records from run to
+   * run, while its threads go back to the pool and come out as others' */
+  GstElement *p[2] = { gpuprof_test_parse (demux),
+    gpuprof_test_parse (convert)
+  };
+  GstElement *d = gst_bin_get_by_name (GST_BIN (p[0]), "d");
+  guint run;
+
+  /* linked at every run (gst_parse_launch's delayed link is once) */
+  g_signal_connect (d, "pad-added", G_CALLBACK (link_to_queue), p[0]);
+  for (run = 0; run < 24; run++) {
+    GpuprofRun *r;
+    GError *err = NULL;
+
+    gpuprof_test_play_to_eos (p[run % 2]);
+    /* qtdemux's task thread back in the pool first: the next run's queue
+     * (started first, downstream to upstream) takes it */
+    if (run % 2 == 0)
+      fail_unless (gst_element_set_state (d, GST_STATE_READY) !=
+          GST_STATE_CHANGE_FAILURE);
+    fail_unless_equals_int (gst_element_set_state (p[run % 2],
+            GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+    r = gpuprof_run_load (stats_path, &err);
+    fail_unless (r != NULL, "%s", err ? err->message : "");
+    check_counted_once (g_ptr_array_index (r->snapshots,
+            r->snapshots->len - 1), run, run % 2 ? convert : demux);
+    gpuprof_run_free (r);
+  }
+  gst_object_unref (d);
+  gst_object_unref (p[0]);
+  gst_object_unref (p[1]);
+  g_free (demux);
+  g_free (clip);
+}
+
+GST_END_TEST;
+
 static Suite *
 own_threads_suite (void)
 {
@@ -203,6 +320,7 @@ own_threads_suite (void)
     tcase_add_test (tc, test_avdec_h264_threads);
   tcase_add_test (tc, test_videoconvert_pool);
   tcase_add_test (tc, test_compositor_pool);
+  tcase_add_test (tc, test_pool_reuse_counted_once);
   return s;
 }
 
