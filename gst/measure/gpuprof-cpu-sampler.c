@@ -64,6 +64,7 @@ struct _SElement
   /* its stats slots as last read */
   GpuprofThread *seen_thread[GPUPROF_THREAD_SLOTS];
   guint64 seen_self[GPUPROF_THREAD_SLOTS], seen_cpu[GPUPROF_THREAD_SLOTS];
+  guint64 seen_event[GPUPROF_THREAD_SLOTS];
 };
 
 typedef struct
@@ -115,6 +116,10 @@ struct _GpuprofCpuSampler
   guint64 throttled;            /* last cpu.stat reading, 0 when none */
   guint64 passes, cost_ns;
   gint pid;
+  /* this pass: the hook clock now and at the previous pass, the threads
+   * that ran hooks (read when first needed) */
+  guint64 now_ts, last_ts;
+  GPtrArray *hook_threads;
 };
 
 static guint64
@@ -268,23 +273,26 @@ collect_shares (GpuprofCpuSampler * s)
       GpuprofThread *t = __atomic_load_n (&slot->thread, __ATOMIC_ACQUIRE);
       guint64 self = __atomic_load_n (&slot->self_ns, __ATOMIC_RELAXED);
       guint64 cpu = __atomic_load_n (&slot->cpu_self_ns, __ATOMIC_RELAXED);
+      guint64 event = __atomic_load_n (&slot->event_ns, __ATOMIC_RELAXED);
       SThread *st;
       Share sh;
 
       /* a new run zeroed the slots: counted from 0 again */
       if (t != se->seen_thread[k] || self < se->seen_self[k]
-          || cpu < se->seen_cpu[k]) {
+          || cpu < se->seen_cpu[k] || event < se->seen_event[k]) {
         se->seen_thread[k] = t;
-        se->seen_self[k] = se->seen_cpu[k] = 0;
+        se->seen_self[k] = se->seen_cpu[k] = se->seen_event[k] = 0;
       }
-      if (!t || self == se->seen_self[k])
+      if (!t || (self == se->seen_self[k] && event == se->seen_event[k]))
         continue;
       sh.se = se;
-      sh.self_ns = self - se->seen_self[k];
+      /* the events it handled there share the thread like its calls */
+      sh.self_ns = self - se->seen_self[k] + event - se->seen_event[k];
       se->pass_self_ns += sh.self_ns;
       sh.cpu_self_ns = MIN (cpu - se->seen_cpu[k], sh.self_ns);
       se->seen_self[k] = self;
       se->seen_cpu[k] = cpu;
+      se->seen_event[k] = event;
       st = g_hash_table_lookup (s->alive, GINT_TO_POINTER (t->tid));
       if (st)
         g_array_append_val (st->shares, sh);
@@ -459,6 +467,52 @@ give_to_owners (GpuprofCpuSampler * s, SThread * st, GArray * switches,
   give_to_owner (s, st, owner, kind, cpu, rd);
 }
 
+/* @st is a queue's pad task */
+static gboolean
+queue_thread (GpuprofCpuSampler * s, const SThread * st)
+{
+  GpuprofThreadKind kind;
+  guint32 owner = gpuprof_owners_lookup (st->tid, &kind);
+  GpuprofElement *e = owner && kind == GPUPROF_THREAD_KIND_STREAMING ?
+      gpuprof_objects_element_by_id (s->m->objects, owner) : NULL;
+
+  return e && e->role == GPUPROF_ROLE_QUEUE;
+}
+
+/* The element whose call @st is in now gets up to @cpu (at most that
+ * call's time since the previous pass) and its run delay (@rho per CPU).
+ * What it got. */
+static gdouble
+to_running_call (GpuprofCpuSampler * s, SThread * st, gdouble cpu,
+    gdouble rho)
+{
+  GpuprofDoingKind kind;
+  guint32 element = 0;
+  guint64 since = 0, from;
+  gdouble part;
+  guint i;
+
+  if (!s->hook_threads)
+    s->hook_threads = gpuprof_thread_list ();
+  for (i = 0; i < s->hook_threads->len; i++) {
+    GpuprofThread *t = g_ptr_array_index (s->hook_threads, i);
+
+    if (t->tid == st->tid) {
+      if (!gpuprof_thread_read_doing (t, &kind, &element, &since)
+          || kind != GPUPROF_DOING_CHAIN)
+        element = 0;
+      break;
+    }
+  }
+  if (!element || element == gpuprof_owners_lookup (st->tid, NULL))
+    return 0;
+  from = MAX (since, s->last_ts);
+  part = MIN (cpu, s->now_ts > from ? (gdouble) (s->now_ts - from) : 0);
+  if (part > 0)
+    element_add (element_of (s, element), st, part, part * rho);
+  return part;
+}
+
 /* @st's CPU and run delay since the previous pass to the elements whose
  * calls ran on it and to its owners (the header says how) */
 static void
@@ -478,7 +532,12 @@ apportion (GpuprofCpuSampler * s, SThread * st, GArray * switches,
     self += sh->self_ns;
   }
   cpu_sure = MIN (sure, d_cpu);
-  cpu_wall = MIN (d_cpu - cpu_sure, wall / (1 + rho));
+  /* a queue's thread only waits outside its pushes (a few µs to dequeue):
+   * its CPU is the calls', whatever its run delay on waking says */
+  if (queue_thread (s, st))
+    cpu_wall = MIN (d_cpu - cpu_sure, wall);
+  else
+    cpu_wall = MIN (d_cpu - cpu_sure, wall / (1 + rho));
   for (i = 0; i < st->shares->len; i++) {
     const Share *sh = &g_array_index (st->shares, Share, i);
     gdouble c = 0, r, loop;
@@ -496,6 +555,14 @@ apportion (GpuprofCpuSampler * s, SThread * st, GArray * switches,
     given_rd += r;
   }
   g_array_set_size (st->shares, 0);
+  /* a call still running at the pass is in no share yet: on a queue's
+   * thread, where nothing else runs, the CPU left is that call's */
+  if (d_cpu > given_cpu && queue_thread (s, st)) {
+    gdouble c = to_running_call (s, st, d_cpu - given_cpu, rho);
+
+    given_cpu += c;
+    given_rd += c * rho;
+  }
   give_to_owners (s, st, switches, row->total.on_cpu_ns,
       row->delta.on_cpu_ns, MAX (d_cpu - given_cpu, 0),
       MAX (d_rd - given_rd, 0));
@@ -674,6 +741,7 @@ pass_locked (GpuprofCpuSampler * s)
   }
   n = gpuprof_cpu_threads_read (s->reader, what);
   used = read_process (s);
+  s->now_ts = gpuprof_clock_now ();
   switches = gpuprof_owners_take_switches ();
   /* the threads first: the calls on a thread new in this pass are its */
   g_array_set_size (s->ended, 0);
@@ -698,6 +766,8 @@ pass_locked (GpuprofCpuSampler * s)
   }
   if (s->passes)
     give_ended (s, now, used, sum_cpu);
+  g_clear_pointer (&s->hook_threads, g_ptr_array_unref);
+  s->last_ts = s->now_ts;
   g_array_unref (switches);
   gpuprof_owners_settle_pending (3);
   sample_process (s, now, used, sum_cpu, sum_rd);

@@ -1043,13 +1043,33 @@ gpuprof_hooks_event_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
         GPUPROF_GPU_SEQ_NONE);
 }
 
+/* The time the peer of @f's pad spent handling its event (less the calls
+ * it made) goes to its slot's event_ns: not its self time, but the CPU
+ * sampler's share of the thread (an encoder drains its frames at EOS) */
+static void
+event_handled (GpuprofMeasure * m, GpuprofThread * t, const GpuprofFrame * f,
+    guint64 ts)
+{
+  GstPad *peer = peer_of ((GstPad *) f->gstpad);
+  GpuprofElement *handler = peer ? gpuprof_objects_pad (m->objects, t,
+      peer)->element : NULL;
+  guint64 incl = ts > f->start ? ts - f->start : 0;
+
+  if (handler && incl > f->child_ns)
+    gpuprof_stats_add_event (handler->stats, t, incl - f->child_ns);
+}
+
 void
 gpuprof_hooks_event_post (GpuprofMeasure * m, guint64 ts, GstPad * pad)
 {
   GpuprofThread *t = enter_thread (m, ts);
   GpuprofPad *gp = gpuprof_objects_pad (m->objects, t, pad);
+  GpuprofFrame *top;
 
   if (gp->element) {
+    top = gpuprof_thread_top (t);
+    if (top && top->kind == GPUPROF_FRAME_CALL && top->gstpad == pad)
+      event_handled (m, t, top, ts);
     pop_call_frame (t, gp, ts);
     gpuprof_gpu_chain_exit ();
   }
