@@ -47,6 +47,7 @@ static guint next_window_id;    /* lock */
 static GArray *switches;        /* GpuprofOwnerSwitch; lock */
 static gboolean log_switches;   /* lock */
 static guint generation;        /* atomic */
+static gboolean scanned;        /* the first scan was made; lock */
 static GpuprofOwnersFunc listener;      /* guarded by lock */
 static gpointer listener_data;
 
@@ -243,7 +244,11 @@ gpuprof_owners_scan (guint32 element_id)
     if (named_by_a_thread_locked (tid, comm))
       continue;
     o = owner_of_locked (tid, TRUE);
-    if (gpuprof_owners_is_helper_name (comm)) {
+    /* a pool thread that appeared since (GLib starts them as work comes,
+     * for any runner) is no more the application's than the next state
+     * change's: the process's (the CPU sampler follows its runner) */
+    if (gpuprof_owners_is_helper_name (comm) || (!element_id && scanned
+            && gpuprof_owners_is_pool_name (comm))) {
       o->kind = GPUPROF_THREAD_KIND_PROCESS;
     } else {
       o->element_id = element_id;
@@ -256,6 +261,7 @@ gpuprof_owners_scan (guint32 element_id)
       g_hash_table_remove (pending, GINT_TO_POINTER (tid));
     told_locked (tid, o);
   }
+  scanned = TRUE;
   g_mutex_unlock (&lock);
   g_dir_close (dir);
 }
@@ -563,6 +569,20 @@ void
 gpuprof_owners_state_window (guint32 element_id, gboolean open)
 {
   window (element_id, open, TRUE);
+}
+
+guint32
+gpuprof_owners_window_element (gint tid)
+{
+  guint32 id = 0;
+  guint i;
+
+  g_mutex_lock (&lock);
+  for (i = windows ? windows->len : 0; i > 0 && !id; i--)
+    if (g_array_index (windows, Window, i - 1).tid == tid)
+      id = g_array_index (windows, Window, i - 1).element_id;
+  g_mutex_unlock (&lock);
+  return id;
 }
 
 gboolean

@@ -1411,8 +1411,8 @@ gpuprof_hooks_element_removed (GpuprofMeasure * m, GstBin * bin,
 
 /* The element whose code runs on @t now: the receiver of its innermost
  * chain call, the handler of its innermost event or query (the pad's
- * peer's element), else the element whose task or output loop the thread
- * runs */
+ * peer's element), the element changing state there, else the element
+ * whose task or output loop the thread runs */
 static GpuprofElement *
 element_running (GpuprofMeasure * m, GpuprofThread * t)
 {
@@ -1425,7 +1425,9 @@ element_running (GpuprofMeasure * m, GpuprofThread * t)
     return gpuprof_objects_pad (m->objects, t, peer)->element;
   if (f && f->kind == GPUPROF_FRAME_CHAIN)
     return f->element;
-  id = gpuprof_owners_lookup (t->tid, NULL);
+  id = gpuprof_owners_window_element (t->tid);
+  if (!id)
+    id = gpuprof_owners_lookup (t->tid, NULL);
   return id ? gpuprof_objects_element_by_id (m->objects, id) : NULL;
 }
 
