@@ -577,6 +577,8 @@ gpuprof_owners_window_element (gint tid)
   guint32 id = 0;
   guint i;
 
+  if (!tid)
+    tid = (gint) syscall (SYS_gettid);
   g_mutex_lock (&lock);
   for (i = windows ? windows->len : 0; i > 0 && !id; i--)
     if (g_array_index (windows, Window, i - 1).tid == tid)

@@ -106,8 +106,8 @@ void gpuprof_owners_call_window (guint32 element_id, gboolean open);
  * end's scan (gpuprof_owners_scan() with the element), unless it carries
  * the name of a call window's thread */
 void gpuprof_owners_state_window (guint32 element_id, gboolean open);
-/* the element of the innermost window open on @tid (a call or a state
- * change running there), 0 when none */
+/* the element of the innermost window open on @tid (0: the calling
+ * thread): a call or a state change running there; 0 when none */
 guint32 gpuprof_owners_window_element (gint tid);
 
 /* The sampler's first sight of @tid (named @comm), which no scan saw:

@@ -1442,6 +1442,12 @@ gpuprof_hooks_object_created (GpuprofMeasure * m, GstObject * object)
     return;
   t = gpuprof_thread_peek ();
   e = t ? element_running (m, t) : NULL;
+  /* a thread that ran no hook yet: an element's state change there */
+  if (!t) {
+    guint32 id = gpuprof_owners_window_element (0);
+
+    e = id ? gpuprof_objects_element_by_id (m->objects, id) : NULL;
+  }
   if (e)
     __atomic_store_n (&e->pool_user, TRUE, __ATOMIC_RELAXED);
 #endif
