@@ -62,7 +62,10 @@ void gpuprof_owners_release (gint tid, guint64 cpu_ns);
 /* Lists /proc/self/task: threads not seen before are @element_id's
  * workers (0: the application's), except GLib's and GStreamer's
  * process-wide helper threads (pool-spawner, gmain, gdbus, the system
- * clock's), the process's. Not on the buffer path. */
+ * clock's) and, with @element_id 0 after the first scan, GLib's pool
+ * threads: the process's; a thread named like a call window's thread or a
+ * task's ("dq:src": its creator's name) is left to that thread's element.
+ * Not on the buffer path. */
 void gpuprof_owners_scan (guint32 element_id);
 /* Element id owning @tid, 0 when none; its kind in @kind if not NULL. */
 guint32 gpuprof_owners_lookup (gint tid, GpuprofThreadKind * kind);
@@ -89,15 +92,17 @@ guint gpuprof_owners_generation (void);
  * open on another thread; with several open, it is left pending and goes
  * to the window that closes last (the caller that waited for it), except
  * a thread of GLib's pool (named "pool-…", a name every pool thread has,
- * so never matched): it goes to the first of them that closes after it was
- * seen (its creator, a task runner, waits in its call for the jobs it gave
- * it, and returns when they are done; the others may be blocked elsewhere:
- * a chain in an aggregator or a full queue, a source's first loop). The CPU sampler shares a pool thread's CPU among the
- * elements it was settled to, by their calls in each pass (pool threads
- * move between runners). A name of another task ("q:src") is that
- * thread's to claim, the name it has now or had as its window opened. Off the steady buffer path: the hooks open windows
- * for a bounded number of first calls (GPUPROF_OWNERS_FIRST_CALLS per
- * element, GPUPROF_OWNERS_FIRST_LOOPS per thread). */
+ * so never matched): it goes to the first of them that closes after it
+ * was seen (its creator, a task runner, waits in its call for the jobs it
+ * gave it and returns when they are done; the others may be blocked
+ * elsewhere: a chain in an aggregator or a full queue, a source's first
+ * loop). The CPU sampler shares a pool thread's CPU among the pool's users
+ * by their calls in each pass (pool threads move between runners). A name
+ * of another task ("q:src") is that thread's to claim, the name it has now
+ * or had as its window opened. Off the steady buffer path: the hooks open
+ * windows for a bounded number of first calls
+ * (GPUPROF_OWNERS_FIRST_CALLS per element, GPUPROF_OWNERS_FIRST_LOOPS per
+ * thread). */
 #define GPUPROF_OWNERS_FIRST_CALLS 8
 #define GPUPROF_OWNERS_FIRST_LOOPS 4
 void gpuprof_owners_call_window (guint32 element_id, gboolean open);
