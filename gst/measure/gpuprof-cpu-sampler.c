@@ -58,8 +58,10 @@ struct _SElement
   gdouble loop_rd_ns;           /* run delay of its loops (CPU-clock self) */
   ElementThread threads[ELEMENT_THREADS];
   guint n_threads;
-  gboolean pool_user;           /* owns a thread of GLib's pool (a task
-                                 * runner: videoconvert, compositor) */
+  gboolean pool_user;           /* a pool thread was settled to it (a
+                                 * window: a task runner, or next to one) */
+  gboolean pool_maker;          /* it made a task runner's pool (the
+                                 * object-created hook: videoconvert) */
   gdouble pass_self_ns;         /* its self time in this pass, all threads */
   /* its stats slots as last read */
   GpuprofThread *seen_thread[GPUPROF_THREAD_SLOTS];
@@ -267,7 +269,7 @@ collect_shares (GpuprofCpuSampler * s)
     se = element_of (s, e->id);
     se->pipeline_id = __atomic_load_n (&e->pipeline_id, __ATOMIC_RELAXED);
     if (__atomic_load_n (&e->pool_user, __ATOMIC_RELAXED))
-      se->pool_user = TRUE;
+      se->pool_maker = TRUE;
     for (k = 0; k < GPUPROF_THREAD_SLOTS; k++) {
       GpuprofThreadSlot *slot = &stats->slots[k];
       GpuprofThread *t = __atomic_load_n (&slot->thread, __ATOMIC_ACQUIRE);
@@ -372,19 +374,29 @@ is_pool_thread (const SThread * st)
 /* A thread of GLib's pool works for whichever task runner pushed work to
  * it, and the runner's caller waits in its call meanwhile: its CPU goes to
  * the elements that use the pool and had calls in this pass, by their
- * self time. FALSE when none had. */
+ * self time — those that made a runner's pool (certain) if any had, else
+ * those a pool thread was settled to (a window may name one next to the
+ * runner: a source whose first loop was open then). FALSE when none had. */
 static gboolean
 to_pool_users (GpuprofCpuSampler * s, SThread * st, gdouble cpu, gdouble rd)
 {
   GHashTableIter it;
   gpointer value;
   gdouble self = 0, top = 0;
+  gboolean makers = FALSE;
 
   g_hash_table_iter_init (&it, s->elements);
   while (g_hash_table_iter_next (&it, NULL, &value)) {
     SElement *se = value;
 
-    if (se->pool_user)
+    if (se->pool_maker && se->pass_self_ns > 0)
+      makers = TRUE;
+  }
+  g_hash_table_iter_init (&it, s->elements);
+  while (g_hash_table_iter_next (&it, NULL, &value)) {
+    SElement *se = value;
+
+    if (makers ? se->pool_maker : se->pool_user)
       self += se->pass_self_ns;
   }
   if (self <= 0)
@@ -393,7 +405,7 @@ to_pool_users (GpuprofCpuSampler * s, SThread * st, gdouble cpu, gdouble rd)
   while (g_hash_table_iter_next (&it, NULL, &value)) {
     SElement *se = value;
 
-    if (!se->pool_user || se->pass_self_ns <= 0)
+    if (!(makers ? se->pool_maker : se->pool_user) || se->pass_self_ns <= 0)
       continue;
     element_add (se, st, cpu * se->pass_self_ns / self,
         rd * se->pass_self_ns / self);
