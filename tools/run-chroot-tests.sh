@@ -45,7 +45,9 @@ sid_dir=/opt/gst-1.28           # inside the chroot
 
 # What the suite needs in the chroot, nothing more: the build, GStreamer's
 # tools and plugins the tests use, jq, PyGObject for the Python tests,
-# graphviz for tools-html's graph. Left out (those parts skip, and run in
+# graphviz for tools-html's graph, x264enc and avdec_h264 (plugins-ugly,
+# libav: tracer-own-threads; in the 1.28 set too, where a plugin needing
+# sid's libraries is left out, below, and its cases skip). Left out (those parts skip, and run in
 # the Debian 12 suite): chromium (tools-html's page checks), prometheus
 # (live-metrics), valgrind and the sanitizer runtimes (plain build only).
 # dpkg-dev: meson asks its dpkg-architecture for Debian's multiarch libdir
@@ -55,12 +57,14 @@ packages=(meson ninja-build pkg-config gcc libc6-dev dpkg-dev
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libjson-glib-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad jq graphviz python3-gi gir1.2-gstreamer-1.0
+  gstreamer1.0-plugins-ugly gstreamer1.0-libav
   python3 procps)
 # sid's GStreamer at run time: the libraries, plugins and tools the build
 # above links and the tests load, and the typelibs for PyGObject
 sid_packages=(libgstreamer1.0-0 gstreamer1.0-tools
   libgstreamer-plugins-base1.0-0 gstreamer1.0-plugins-base
   gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
+  gstreamer1.0-plugins-ugly gstreamer1.0-libav
   libgstreamer-plugins-bad1.0-0 gir1.2-gstreamer-1.0
   gir1.2-gst-plugins-base-1.0)
 

@@ -370,6 +370,12 @@ register_pool_hooks (GstTracer * tracer)
 }
 
 static void
+do_object_created (GObject * self, GstClockTime ts, GstObject * object)
+{
+  gpuprof_hooks_object_created (MEASURE (self), object);
+}
+
+static void
 report_at_exit (void)
 {
   GList *l;
@@ -596,6 +602,8 @@ gst_gpuprof_tracer_constructed (GObject * object)
       G_CALLBACK (do_element_post_message_pre));
   gst_tracing_register_hook (tracer, "object-destroyed",
       G_CALLBACK (do_object_destroyed));
+  gst_tracing_register_hook (tracer, "object-created",
+      G_CALLBACK (do_object_created));
   gst_tracing_register_hook (tracer, "bin-add-post",
       G_CALLBACK (do_bin_add_post));
   gst_tracing_register_hook (tracer, "bin-remove-pre",

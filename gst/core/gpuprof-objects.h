@@ -79,6 +79,10 @@ struct _GpuprofElement
   gboolean task_pushes;         /* pushes from its own task (muxers,
                                  * aggregators): its chain calls only hand
                                  * over or wait (atomic: set on the task) */
+  gint pool_user;               /* made a task pool for a task runner on
+                                 * GLib's shared pool (videoconvert
+                                 * n-threads, compositor): GLib's pool
+                                 * threads work for it (atomic) */
   GPtrArray *pads;              /* GpuprofPad*, its pads; registry lock */
   /* it left a pipeline while that one's run went on (removed from it, or
    * destroyed in it: docs/tracer.md#removed): the pipeline, until what it

@@ -34,6 +34,7 @@ typedef struct
   guint windows[MAX_CANDIDATES];        /* ids of the candidates still open */
   guint n;
   guint passes;                 /* sampler passes since it was seen */
+  gboolean pool;                /* a thread of GLib's pool */
 } Pending;
 
 #define MAX_SWITCHES 4096
@@ -46,6 +47,7 @@ static guint next_window_id;    /* lock */
 static GArray *switches;        /* GpuprofOwnerSwitch; lock */
 static gboolean log_switches;   /* lock */
 static guint generation;        /* atomic */
+static gboolean scanned;        /* the first scan was made; lock */
 static GpuprofOwnersFunc listener;      /* guarded by lock */
 static gpointer listener_data;
 
@@ -185,6 +187,13 @@ gpuprof_owners_is_helper_name (const gchar * comm)
   return g_strv_contains (helpers, comm);
 }
 
+gboolean
+gpuprof_owners_is_pool_name (const gchar * comm)
+{
+  return g_str_has_prefix (comm, "pool") && !gpuprof_owners_is_helper_name
+      (comm);
+}
+
 /* the kernel's name of @tid into @comm, "" when gone */
 static void
 read_comm (gint tid, gchar comm[16])
@@ -198,6 +207,8 @@ read_comm (gint tid, gchar comm[16])
   g_free (text);
 }
 
+static gboolean named_by_a_thread_locked (gint tid, const gchar * comm);
+
 /* Threads GLib and GStreamer start once for the whole process, in
  * whatever call first needs them: GLib >= 2.80's "pool-spawner" (it
  * creates the shared thread pool's threads), GLib's "gmain" worker and
@@ -208,15 +219,6 @@ read_comm (gint tid, gchar comm[16])
  * task's thread. (Not started early at the tracer's start: a process that
  * forks after gst_init(), as GstCheck does per test, would wait forever in
  * the child for a spawner that stayed in the parent.) */
-static gboolean
-is_process_helper (gint tid)
-{
-  gchar comm[16];
-
-  read_comm (tid, comm);
-  return gpuprof_owners_is_helper_name (comm);
-}
-
 void
 gpuprof_owners_scan (guint32 element_id)
 {
@@ -228,14 +230,25 @@ gpuprof_owners_scan (guint32 element_id)
   g_mutex_lock (&lock);
   while ((name = g_dir_read_name (dir))) {
     gint tid = atoi (name);
+    gchar comm[16];
     Owner *o;
 
     /* a thread pending is a call window's */
     if (tid <= 0 || owner_of_locked (tid, FALSE) || (pending
             && g_hash_table_contains (pending, GINT_TO_POINTER (tid))))
       continue;
+    read_comm (tid, comm);
+    /* one a streaming thread made (an element starting threads in its
+     * first calls while a state change runs: the pipeline goes to PLAYING
+     * as the first buffers flow) is that thread's element's */
+    if (named_by_a_thread_locked (tid, comm))
+      continue;
     o = owner_of_locked (tid, TRUE);
-    if (is_process_helper (tid)) {
+    /* a pool thread that appeared since (GLib starts them as work comes,
+     * for any runner) is no more the application's than the next state
+     * change's: the process's (the CPU sampler follows its runner) */
+    if (gpuprof_owners_is_helper_name (comm) || (!element_id && scanned
+            && gpuprof_owners_is_pool_name (comm))) {
       o->kind = GPUPROF_THREAD_KIND_PROCESS;
     } else {
       o->element_id = element_id;
@@ -248,6 +261,7 @@ gpuprof_owners_scan (guint32 element_id)
       g_hash_table_remove (pending, GINT_TO_POINTER (tid));
     told_locked (tid, o);
   }
+  scanned = TRUE;
   g_mutex_unlock (&lock);
   g_dir_close (dir);
 }
@@ -369,6 +383,44 @@ candidates_locked (const Window * closing, const Window * out[],
   return n;
 }
 
+/* A new thread carries its creator's name until it names itself (not
+ * GLib's pool name: all its threads have it): settled to the window of
+ * @cands whose thread has its name now or had it as its window opened (a
+ * task renames its thread after that). TRUE when settled. */
+static gboolean
+by_name_locked (gint tid, const gchar * comm, const Window * cands[], guint n)
+{
+  gchar now[16];
+  guint i;
+
+  if (!comm[0] || gpuprof_owners_is_pool_name (comm))
+    return FALSE;
+  for (i = 0; i < n; i++) {
+    read_comm (cands[i]->tid, now);
+    if (!strcmp (cands[i]->comm, comm) || !strcmp (now, comm)) {
+      settle_locked (tid, cands[i]->element_id, GPUPROF_THREAD_KIND_WORKER,
+          cands[i]->state ? GPUPROF_OWNER_BY_STATE_CHANGE :
+          GPUPROF_OWNER_BY_CALL);
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+/* A thread a state change's scan finds that another thread made: named
+ * like a window's thread (settled to it), or like a task's thread ("q:src"
+ * with no window open there: the CPU sampler settles it by that name).
+ * TRUE when it is not the scan's to claim. */
+static gboolean
+named_by_a_thread_locked (gint tid, const gchar * comm)
+{
+  const Window *cands[MAX_CANDIDATES];
+  gboolean state;
+  guint n = candidates_locked (NULL, cands, &state);
+
+  return by_name_locked (tid, comm, cands, n) || strchr (comm, ':');
+}
+
 /* A thread no scan saw before (@comm its name): TRUE when settled or
  * pending */
 static gboolean
@@ -384,15 +436,8 @@ first_sight_locked (gint tid, const gchar * comm, const Window * closing)
     return TRUE;
   }
   n = candidates_locked (closing, cands, &state);
-  /* a new thread carries its creator's name until it names itself */
-  for (i = 0; i < n; i++) {
-    if (comm[0] && !strcmp (cands[i]->comm, comm)) {
-      settle_locked (tid, cands[i]->element_id, GPUPROF_THREAD_KIND_WORKER,
-          cands[i]->state ? GPUPROF_OWNER_BY_STATE_CHANGE :
-          GPUPROF_OWNER_BY_CALL);
-      return TRUE;
-    }
-  }
+  if (by_name_locked (tid, comm, cands, n))
+    return TRUE;
   /* a state change runs: the thread is its element's, as its end's scan
    * says (gpuprof_owners_scan()) */
   if (state)
@@ -410,6 +455,7 @@ first_sight_locked (gint tid, const gchar * comm, const Window * closing)
     pending = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   p = g_new0 (Pending, 1);
   p->best = closing ? closing->element_id : 0;
+  p->pool = gpuprof_owners_is_pool_name (comm);
   for (i = 0; i < n; i++)
     if (cands[i] != closing)
       p->windows[p->n++] = cands[i]->id;
@@ -459,6 +505,9 @@ window_closed_locked (const Window * w)
       continue;
     p->windows[i] = p->windows[--p->n];
     p->best = w->element_id;
+    /* a pool thread: the first to close wins (gpuprof-owners.h) */
+    if (p->pool)
+      p->n = 0;
     if (p->n == 0) {
       Owner *o = owner_of_locked (GPOINTER_TO_INT (key), TRUE);
 
@@ -520,6 +569,22 @@ void
 gpuprof_owners_state_window (guint32 element_id, gboolean open)
 {
   window (element_id, open, TRUE);
+}
+
+guint32
+gpuprof_owners_window_element (gint tid)
+{
+  guint32 id = 0;
+  guint i;
+
+  if (!tid)
+    tid = (gint) syscall (SYS_gettid);
+  g_mutex_lock (&lock);
+  for (i = windows ? windows->len : 0; i > 0 && !id; i--)
+    if (g_array_index (windows, Window, i - 1).tid == tid)
+      id = g_array_index (windows, Window, i - 1).element_id;
+  g_mutex_unlock (&lock);
+  return id;
 }
 
 gboolean

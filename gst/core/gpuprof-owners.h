@@ -62,7 +62,10 @@ void gpuprof_owners_release (gint tid, guint64 cpu_ns);
 /* Lists /proc/self/task: threads not seen before are @element_id's
  * workers (0: the application's), except GLib's and GStreamer's
  * process-wide helper threads (pool-spawner, gmain, gdbus, the system
- * clock's), the process's. Not on the buffer path. */
+ * clock's) and, with @element_id 0 after the first scan, GLib's pool
+ * threads: the process's; a thread named like a call window's thread or a
+ * task's ("dq:src": its creator's name) is left to that thread's element.
+ * Not on the buffer path. */
 void gpuprof_owners_scan (guint32 element_id);
 /* Element id owning @tid, 0 when none; its kind in @kind if not NULL. */
 guint32 gpuprof_owners_lookup (gint tid, GpuprofThreadKind * kind);
@@ -87,11 +90,19 @@ guint gpuprof_owners_generation (void);
  * name (a new thread inherits its creator's name) or a name of its own
  * (GLib's pool threads rename themselves at once) and no other window was
  * open on another thread; with several open, it is left pending and goes
- * to the window that closes last (the caller that waited for it: a
- * parallel task runner). A name of another task ("q:src") is that
- * thread's to claim. Off the steady buffer path: the hooks open windows
- * for a bounded number of first calls (GPUPROF_OWNERS_FIRST_CALLS per
- * element, GPUPROF_OWNERS_FIRST_LOOPS per thread). */
+ * to the window that closes last (the caller that waited for it), except
+ * a thread of GLib's pool (named "pool-…", a name every pool thread has,
+ * so never matched): it goes to the first of them that closes after it
+ * was seen (its creator, a task runner, waits in its call for the jobs it
+ * gave it and returns when they are done; the others may be blocked
+ * elsewhere: a chain in an aggregator or a full queue, a source's first
+ * loop). The CPU sampler shares a pool thread's CPU among the pool's users
+ * by their calls in each pass (pool threads move between runners). A name
+ * of another task ("q:src") is that thread's to claim, the name it has now
+ * or had as its window opened. Off the steady buffer path: the hooks open
+ * windows for a bounded number of first calls
+ * (GPUPROF_OWNERS_FIRST_CALLS per element, GPUPROF_OWNERS_FIRST_LOOPS per
+ * thread). */
 #define GPUPROF_OWNERS_FIRST_CALLS 8
 #define GPUPROF_OWNERS_FIRST_LOOPS 4
 void gpuprof_owners_call_window (guint32 element_id, gboolean open);
@@ -100,6 +111,9 @@ void gpuprof_owners_call_window (guint32 element_id, gboolean open);
  * end's scan (gpuprof_owners_scan() with the element), unless it carries
  * the name of a call window's thread */
 void gpuprof_owners_state_window (guint32 element_id, gboolean open);
+/* the element of the innermost window open on @tid (0: the calling
+ * thread): a call or a state change running there; 0 when none */
+guint32 gpuprof_owners_window_element (gint tid);
 
 /* The sampler's first sight of @tid (named @comm), which no scan saw:
  * TRUE when a window settles it or leaves it pending; FALSE: unknown, the
@@ -116,6 +130,10 @@ void gpuprof_owners_forget (gint tid);
 /* GLib's and GStreamer's process-wide helpers (and gpuprof's own), by
  * name */
 gboolean gpuprof_owners_is_helper_name (const gchar * comm);
+/* GLib's shared pool names its threads "pool-<program>" (or "pool"): a
+ * name that says nothing of who made the thread, as every pool thread
+ * carries it */
+gboolean gpuprof_owners_is_pool_name (const gchar * comm);
 
 /* An owner switch made on the thread itself: the CPU of @tid before
  * @cpu_ns (its own clock) was @element_id's, as @kind. Logged only while

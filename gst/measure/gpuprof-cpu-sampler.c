@@ -27,6 +27,11 @@ typedef struct
   gboolean ended;
   guint64 first_ns, last_ns;    /* monotonic: first seen, last seen alive */
   guint64 cpu_ns, rd_ns;        /* since first seen */
+  guint64 last_d_cpu;           /* its CPU in the last interval it lived */
+  gboolean task_thread;         /* it ran a pad task: GLib's pool made it
+                                 * (keeping the task's name afterwards) */
+  guint32 runner;               /* a pool thread: the element it worked for
+                                 * last (its row's owner) */
   GArray *shares;               /* Share, this pass */
 } SThread;
 
@@ -54,19 +59,30 @@ struct _SElement
   gdouble loop_rd_ns;           /* run delay of its loops (CPU-clock self) */
   ElementThread threads[ELEMENT_THREADS];
   guint n_threads;
-  gboolean pool_user;           /* owns a thread of GLib's pool (a task
-                                 * runner: videoconvert, compositor) */
+  gboolean pool_user;           /* a pool thread was settled to it (a
+                                 * window: a task runner, or next to one) */
+  gboolean pool_maker;          /* it made a task runner's pool (the
+                                 * object-created hook: videoconvert) */
   gdouble pass_self_ns;         /* its self time in this pass, all threads */
   /* its stats slots as last read */
   GpuprofThread *seen_thread[GPUPROF_THREAD_SLOTS];
   guint64 seen_self[GPUPROF_THREAD_SLOTS], seen_cpu[GPUPROF_THREAD_SLOTS];
   guint64 seen_first[GPUPROF_THREAD_SLOTS];
+  guint64 seen_event[GPUPROF_THREAD_SLOTS];
 };
 
 typedef struct
 {
   guint64 cpu_ns, rd_ns;
 } Base;
+
+/* a thread that ended since the previous pass, and its owner then */
+typedef struct
+{
+  SThread *st;
+  guint32 owner;
+  GpuprofThreadKind kind;
+} Ended;
 
 /* a pipeline's run window */
 typedef struct
@@ -89,6 +105,9 @@ struct _GpuprofCpuSampler
   GpuprofCpuLimitsReader *limits_reader;
   GHashTable *alive;            /* tid -> SThread* */
   GPtrArray *all;               /* SThread*, alive and ended */
+  GPtrArray *rows;              /* this pass: SThread* of each reader row,
+                                 * NULL for an ended one */
+  GArray *ended;                /* Ended: this pass's */
   GHashTable *elements;         /* id -> SElement* */
   GHashTable *windows;          /* pipeline id -> Window* */
   guint64 start_ns;             /* the first pass */
@@ -101,6 +120,10 @@ struct _GpuprofCpuSampler
   guint64 throttled;            /* last cpu.stat reading, 0 when none */
   guint64 passes, cost_ns;
   gint pid;
+  /* this pass: the hook clock now and at the previous pass, the threads
+   * that ran hooks (read when first needed) */
+  guint64 now_ts, last_ts;
+  GPtrArray *hook_threads;
 };
 
 static guint64
@@ -138,6 +161,8 @@ gpuprof_cpu_sampler_new (GpuprofMeasure * m, GError ** error)
   s->limits_reader = gpuprof_cpu_limits_reader_new (NULL);
   s->alive = g_hash_table_new (NULL, NULL);
   s->all = g_ptr_array_new_with_free_func ((GDestroyNotify) sthread_free);
+  s->rows = g_ptr_array_new ();
+  s->ended = g_array_new (FALSE, FALSE, sizeof (Ended));
   s->elements = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   s->windows = g_hash_table_new_full (NULL, NULL, NULL,
       (GDestroyNotify) window_free);
@@ -159,6 +184,8 @@ gpuprof_cpu_sampler_free (GpuprofCpuSampler * s)
   g_hash_table_unref (s->elements);
   g_hash_table_unref (s->alive);
   g_ptr_array_unref (s->all);
+  g_ptr_array_unref (s->rows);
+  g_array_unref (s->ended);
   g_mutex_clear (&s->lock);
   g_free (s);
 }
@@ -245,31 +272,38 @@ collect_shares (GpuprofCpuSampler * s)
       continue;
     se = element_of (s, e->id);
     se->pipeline_id = __atomic_load_n (&e->pipeline_id, __ATOMIC_RELAXED);
+    if (__atomic_load_n (&e->pool_user, __ATOMIC_RELAXED))
+      se->pool_maker = TRUE;
     for (k = 0; k < GPUPROF_THREAD_SLOTS; k++) {
       GpuprofThreadSlot *slot = &stats->slots[k];
       GpuprofThread *t = __atomic_load_n (&slot->thread, __ATOMIC_ACQUIRE);
       guint64 self = __atomic_load_n (&slot->self_ns, __ATOMIC_RELAXED);
       guint64 cpu = __atomic_load_n (&slot->cpu_self_ns, __ATOMIC_RELAXED);
       guint64 first = __atomic_load_n (&slot->first_ns, __ATOMIC_RELAXED);
+      guint64 event = __atomic_load_n (&slot->event_ns, __ATOMIC_RELAXED);
       SThread *st;
       Share sh;
 
       /* a new run zeroed the slots: counted from 0 again */
       if (t != se->seen_thread[k] || self < se->seen_self[k]
-          || cpu < se->seen_cpu[k] || first < se->seen_first[k]) {
+          || cpu < se->seen_cpu[k] || first < se->seen_first[k]
+          || event < se->seen_event[k]) {
         se->seen_thread[k] = t;
         se->seen_self[k] = se->seen_cpu[k] = se->seen_first[k] = 0;
+        se->seen_event[k] = 0;
       }
-      if (!t || self == se->seen_self[k])
+      if (!t || (self == se->seen_self[k] && event == se->seen_event[k]))
         continue;
       sh.se = se;
-      sh.self_ns = self - se->seen_self[k];
+      /* the events it handled there share the thread like its calls */
+      sh.self_ns = self - se->seen_self[k] + event - se->seen_event[k];
       se->pass_self_ns += sh.self_ns;
       sh.cpu_self_ns = MIN (cpu - se->seen_cpu[k], sh.self_ns);
       sh.first_ns = MIN (first - se->seen_first[k], sh.self_ns);
       se->seen_self[k] = self;
       se->seen_cpu[k] = cpu;
       se->seen_first[k] = first;
+      se->seen_event[k] = event;
       st = g_hash_table_lookup (s->alive, GINT_TO_POINTER (t->tid));
       if (st)
         g_array_append_val (st->shares, sh);
@@ -294,6 +328,9 @@ settle_by_name (GpuprofCpuSampler * s, gint tid, const gchar * comm)
   if (gpuprof_owners_first_sight (tid, comm))
     return;
   threads = gpuprof_thread_list ();
+  /* every thread of GLib's pool has that name: it tells no creator */
+  if (gpuprof_owners_is_pool_name (comm))
+    g_ptr_array_set_size (threads, 0);
   for (i = 0; i < threads->len && !creator; i++) {
     GpuprofThread *t = g_ptr_array_index (threads, i);
     gchar *name;
@@ -322,7 +359,7 @@ settle_by_name (GpuprofCpuSampler * s, gint tid, const gchar * comm)
   if (owner)
     gpuprof_owners_settle (tid, owner, GPUPROF_THREAD_KIND_WORKER,
         GPUPROF_OWNER_BY_NAME);
-  else if (g_str_has_prefix (comm, "pool"))
+  else if (gpuprof_owners_is_pool_name (comm))
     /* GLib's pool: a thread between tasks, or of a runner we cannot tell */
     gpuprof_owners_settle (tid, 0, GPUPROF_THREAD_KIND_PROCESS,
         GPUPROF_OWNER_BY_NAME);
@@ -334,43 +371,85 @@ settle_by_name (GpuprofCpuSampler * s, gint tid, const gchar * comm)
 
 /* ---------------------------------------------------------- apportion */
 
-/* GLib names the threads of its shared pool "pool-<program>" (a pad
- * task's thread carries its task's name while it runs it) */
+/* GLib names the threads of its shared pool "pool-<program>"; a pad
+ * task's thread is one of them too (GStreamer's default task pool), and
+ * keeps its task's name once back in the pool */
 static gboolean
 is_pool_thread (const SThread * st)
 {
-  return g_str_has_prefix (st->name, "pool");
+  return st->task_thread || gpuprof_owners_is_pool_name (st->name);
 }
 
-/* A thread of GLib's pool that runs no task of ours and was not seen
- * appearing in an element's call: its work is a task runner's (GLib
- * starts and ends pool threads as the work comes): shared among the
- * elements that own pool threads by their self time in this pass; the
- * process's when none ran */
-static void
+/* A thread of GLib's pool works for whichever task runner pushed work to
+ * it, and the runner's caller waits in its call meanwhile: its CPU goes to
+ * the elements that use the pool and had calls in this pass, by their
+ * self time — those that made a runner's pool (certain) if any had, else
+ * those a pool thread was settled to (a window may name one next to the
+ * runner: a source whose first loop was open then). FALSE when none had. */
+static gboolean
 to_pool_users (GpuprofCpuSampler * s, SThread * st, gdouble cpu, gdouble rd)
 {
   GHashTableIter it;
   gpointer value;
-  gdouble self = 0;
+  gdouble self = 0, top = 0;
+  gboolean makers = FALSE;
 
   g_hash_table_iter_init (&it, s->elements);
   while (g_hash_table_iter_next (&it, NULL, &value)) {
     SElement *se = value;
 
-    if (se->pool_user)
+    if (se->pool_maker && se->pass_self_ns > 0)
+      makers = TRUE;
+  }
+  g_hash_table_iter_init (&it, s->elements);
+  while (g_hash_table_iter_next (&it, NULL, &value)) {
+    SElement *se = value;
+
+    if (makers ? se->pool_maker : se->pool_user)
       self += se->pass_self_ns;
   }
   if (self <= 0)
-    return;
+    return FALSE;
   g_hash_table_iter_init (&it, s->elements);
   while (g_hash_table_iter_next (&it, NULL, &value)) {
     SElement *se = value;
 
-    if (se->pool_user && se->pass_self_ns > 0)
-      element_add (se, st, cpu * se->pass_self_ns / self,
-          rd * se->pass_self_ns / self, 0);
+    if (!(makers ? se->pool_maker : se->pool_user) || se->pass_self_ns <= 0)
+      continue;
+    element_add (se, st, cpu * se->pass_self_ns / self,
+        rd * se->pass_self_ns / self, 0);
+    if (se->pass_self_ns > top) {
+      top = se->pass_self_ns;
+      st->runner = se->id;
+    }
   }
+  return TRUE;
+}
+
+/* @cpu and @rd of @st to its owner @owner (0: none) as @kind. A pool
+ * thread (not a task's) follows its current runner, which no hook sees:
+ * the element it was settled to (a window) is one of the pool's users, and
+ * the CPU goes to the users that had calls in this pass (GLib hands an idle
+ * thread to another pool; a window can name an element next to the
+ * runner, whose calls are short), else to that element. The rest of the
+ * application's and the process's threads keep theirs on their rows. */
+static void
+give_to_owner (GpuprofCpuSampler * s, SThread * st, guint32 owner,
+    GpuprofThreadKind kind, gdouble cpu, gdouble rd)
+{
+  SElement *se = owner ? element_of (s, owner) : NULL;
+
+  if (cpu <= 0 && rd <= 0)
+    return;
+  if (is_pool_thread (st) && (kind == GPUPROF_THREAD_KIND_WORKER
+          || kind == GPUPROF_THREAD_KIND_PROCESS)) {
+    if (se && kind == GPUPROF_THREAD_KIND_WORKER)
+      se->pool_user = TRUE;
+    if (to_pool_users (s, st, cpu, rd))
+      return;
+  }
+  if (se)
+    element_add (se, st, cpu, rd, 0);
 }
 
 /* the CPU and run delay outside calls go to the owners the thread had in
@@ -383,6 +462,7 @@ give_to_owners (GpuprofCpuSampler * s, SThread * st, GArray * switches,
   guint64 from = total_cpu - d_cpu, at;
   guint32 owner;
   GpuprofThreadKind kind;
+  GpuprofOwnerHow how;
   guint i;
 
   for (i = 0; switches && i < switches->len && d_cpu; i++) {
@@ -394,25 +474,64 @@ give_to_owners (GpuprofCpuSampler * s, SThread * st, GArray * switches,
       continue;
     at = CLAMP (sw->cpu_ns, from, total_cpu);
     part = (gdouble) (at - from) / d_cpu;
-    if (sw->element_id && part > 0)
-      element_add (element_of (s, sw->element_id), st, cpu * part, rd * part,
-          0);
+    if (part > 0)
+      give_to_owner (s, st, sw->element_id, sw->kind, cpu * part, rd * part);
     cpu -= cpu * part;
     rd -= rd * part;
     d_cpu -= at - from;
     from = at;
   }
-  owner = gpuprof_owners_lookup (st->tid, &kind);
-  if (owner && (cpu > 0 || rd > 0)) {
-    SElement *se = element_of (s, owner);
+  if (!gpuprof_owners_get (st->tid, &owner, &kind, &how))
+    owner = 0, kind = GPUPROF_THREAD_KIND_APPLICATION;
+  else if (how == GPUPROF_OWNER_BY_TASK)
+    st->task_thread = TRUE;
+  give_to_owner (s, st, owner, kind, cpu, rd);
+}
 
-    if (kind == GPUPROF_THREAD_KIND_WORKER && is_pool_thread (st))
-      se->pool_user = TRUE;
-    element_add (se, st, cpu, rd, 0);
-  } else if (!owner && kind == GPUPROF_THREAD_KIND_PROCESS
-      && is_pool_thread (st) && (cpu > 0 || rd > 0)) {
-    to_pool_users (s, st, cpu, rd);
+/* @st is a queue's pad task */
+static gboolean
+queue_thread (GpuprofCpuSampler * s, const SThread * st)
+{
+  GpuprofThreadKind kind;
+  guint32 owner = gpuprof_owners_lookup (st->tid, &kind);
+  GpuprofElement *e = owner && kind == GPUPROF_THREAD_KIND_STREAMING ?
+      gpuprof_objects_element_by_id (s->m->objects, owner) : NULL;
+
+  return e && e->role == GPUPROF_ROLE_QUEUE;
+}
+
+/* The element whose call @st is in now gets up to @cpu (at most that
+ * call's time since the previous pass) and its run delay (@rho per CPU).
+ * What it got. */
+static gdouble
+to_running_call (GpuprofCpuSampler * s, SThread * st, gdouble cpu,
+    gdouble rho)
+{
+  GpuprofDoingKind kind;
+  guint32 element = 0;
+  guint64 since = 0, from;
+  gdouble part;
+  guint i;
+
+  if (!s->hook_threads)
+    s->hook_threads = gpuprof_thread_list ();
+  for (i = 0; i < s->hook_threads->len; i++) {
+    GpuprofThread *t = g_ptr_array_index (s->hook_threads, i);
+
+    if (t->tid == st->tid) {
+      if (!gpuprof_thread_read_doing (t, &kind, &element, &since)
+          || kind != GPUPROF_DOING_CHAIN)
+        element = 0;
+      break;
+    }
   }
+  if (!element || element == gpuprof_owners_lookup (st->tid, NULL))
+    return 0;
+  from = MAX (since, s->last_ts);
+  part = MIN (cpu, s->now_ts > from ? (gdouble) (s->now_ts - from) : 0);
+  if (part > 0)
+    element_add (element_of (s, element), st, part, part * rho, 0);
+  return part;
 }
 
 /* @st's CPU and run delay since the previous pass to the elements whose
@@ -434,7 +553,12 @@ apportion (GpuprofCpuSampler * s, SThread * st, GArray * switches,
     self += sh->self_ns;
   }
   cpu_sure = MIN (sure, d_cpu);
-  cpu_wall = MIN (d_cpu - cpu_sure, wall / (1 + rho));
+  /* a queue's thread only waits outside its pushes (a few µs to dequeue):
+   * its CPU is the calls', whatever its run delay on waking says */
+  if (queue_thread (s, st))
+    cpu_wall = MIN (d_cpu - cpu_sure, wall);
+  else
+    cpu_wall = MIN (d_cpu - cpu_sure, wall / (1 + rho));
   for (i = 0; i < st->shares->len; i++) {
     const Share *sh = &g_array_index (st->shares, Share, i);
     gdouble c = 0, r, loop;
@@ -452,6 +576,14 @@ apportion (GpuprofCpuSampler * s, SThread * st, GArray * switches,
     given_rd += r;
   }
   g_array_set_size (st->shares, 0);
+  /* a call still running at the pass is in no share yet: on a queue's
+   * thread, where nothing else runs, the CPU left is that call's */
+  if (d_cpu > given_cpu && queue_thread (s, st)) {
+    gdouble c = to_running_call (s, st, d_cpu - given_cpu, rho);
+
+    given_cpu += c;
+    given_rd += c * rho;
+  }
   give_to_owners (s, st, switches, row->total.on_cpu_ns,
       row->delta.on_cpu_ns, MAX (d_cpu - given_cpu, 0),
       MAX (d_rd - given_rd, 0));
@@ -504,31 +636,102 @@ thread_seen (GpuprofCpuSampler * s, const GpuprofCpuThread * row,
 static void
 thread_ended (GpuprofCpuSampler * s, SThread * st)
 {
+  Ended e = { st, 0, GPUPROF_THREAD_KIND_APPLICATION };
+
   st->ended = TRUE;
   g_array_set_size (st->shares, 0);
   g_hash_table_remove (s->alive, GINT_TO_POINTER (st->tid));
+  /* its owner before a thread reusing its tid forgets it */
+  e.owner = gpuprof_owners_lookup (st->tid, &e.kind);
+  g_array_append_val (s->ended, e);
 }
 
-/* the process's cores over the interval since the previous pass, into
- * every window */
+/* The SThread of a reader's row (NULL: it ended), a new one for a thread
+ * not seen before */
+static SThread *
+thread_of_row (GpuprofCpuSampler * s, const GpuprofCpuThread * row,
+    guint64 now)
+{
+  SThread *st = g_hash_table_lookup (s->alive, GINT_TO_POINTER (row->tid));
+
+  if (row->flags & GPUPROF_CPU_THREAD_ENDED) {
+    if (st && st->start_ticks == row->start_ticks)
+      thread_ended (s, st);
+    return NULL;
+  }
+  /* a tid the kernel gave again: another thread */
+  if (st && st->start_ticks != row->start_ticks) {
+    thread_ended (s, st);
+    gpuprof_owners_forget (row->tid);
+    st = NULL;
+  }
+  if (!st)
+    st = thread_seen (s, row, s->passes ? s->last_ns : now);
+  if (row->name[0] && strcmp (row->name, st->name)) {
+    g_strlcpy (st->name, row->name, sizeof (st->name));
+    helper_named (st->tid, st->name);
+  }
+  return st;
+}
+
+/* What the threads that ended since the previous pass did after their
+ * last reading is in no row, but in the process's CPU: @used (the
+ * process's, read right after the threads) less @live (its live threads').
+ * It goes to those threads, by their CPU in the interval before (each at
+ * most the wall time since its last reading), and on to their owners.
+ * With none ended it stays the rest of the process (threads that started
+ * and ended between two passes; the skew of the two readings). */
 static void
-sample_process (GpuprofCpuSampler * s, guint64 now, guint64 sum_cpu,
-    guint64 sum_rd)
+give_ended (GpuprofCpuSampler * s, guint64 now, guint64 used, guint64 live)
+{
+  gdouble rest = (gdouble) used - (gdouble) live, weight = 0;
+  guint i;
+
+  if (!s->ended->len || rest <= 0)
+    return;
+  for (i = 0; i < s->ended->len; i++)
+    weight += MAX (g_array_index (s->ended, Ended, i).st->last_d_cpu, 1);
+  for (i = 0; i < s->ended->len; i++) {
+    const Ended *e = &g_array_index (s->ended, Ended, i);
+    gdouble part = rest * MAX (e->st->last_d_cpu, 1) / weight;
+    guint64 since = now > e->st->last_ns ? now - e->st->last_ns : 0;
+
+    part = MIN (part, (gdouble) since);
+    e->st->cpu_ns += (guint64) part;
+    give_to_owner (s, e->st, e->owner, e->kind, part, 0);
+  }
+}
+
+/* the process's CPU now (into s->proc), and what it used since the
+ * previous pass */
+static guint64
+read_process (GpuprofCpuSampler * s)
 {
   GpuprofCpuProcess proc;
-  guint64 dt = now > s->last_ns ? now - s->last_ns : 0, used;
+  guint64 used;
+
+  gpuprof_cpu_process_read (&proc);
+  used = proc_ns (&proc) > proc_ns (&s->proc) ?
+      proc_ns (&proc) - proc_ns (&s->proc) : 0;
+  s->proc = proc;
+  return used;
+}
+
+/* the process's cores over the interval since the previous pass (@used of
+ * its CPU), into every window */
+static void
+sample_process (GpuprofCpuSampler * s, guint64 now, guint64 used,
+    guint64 sum_cpu, guint64 sum_rd)
+{
+  guint64 dt = now > s->last_ns ? now - s->last_ns : 0;
   gdouble cores, util;
   gboolean saturated;
   GHashTableIter it;
   gpointer value;
 
-  gpuprof_cpu_process_read (&proc);
   gpuprof_cpu_limits_read (s->limits_reader, &s->limits);
   s->throttled = s->limits.have_throttle ?
       s->limits.throttle.throttled_ns : 0;
-  used = proc_ns (&proc) > proc_ns (&s->proc) ?
-      proc_ns (&proc) - proc_ns (&s->proc) : 0;
-  s->proc = proc;
   if (!dt || !s->passes)
     return;
   cores = (gdouble) used / dt;
@@ -549,7 +752,7 @@ static void
 pass_locked (GpuprofCpuSampler * s)
 {
   guint64 cpu0 = gpuprof_thread_cpu_now ();
-  guint64 now = gpuprof_clock_monotonic_ns (), sum_cpu = 0, sum_rd = 0;
+  guint64 now = gpuprof_clock_monotonic_ns (), sum_cpu = 0, sum_rd = 0, used;
   guint what = GPUPROF_CPU_READ_SCHEDSTAT, n, i;
   GArray *switches;
 
@@ -558,39 +761,37 @@ pass_locked (GpuprofCpuSampler * s)
     s->last_stat_ns = now;
   }
   n = gpuprof_cpu_threads_read (s->reader, what);
+  used = read_process (s);
+  s->now_ts = gpuprof_clock_now ();
   switches = gpuprof_owners_take_switches ();
+  /* the threads first: the calls on a thread new in this pass are its */
+  g_array_set_size (s->ended, 0);
+  g_ptr_array_set_size (s->rows, n);
+  for (i = 0; i < n; i++)
+    g_ptr_array_index (s->rows, i) = thread_of_row (s,
+        gpuprof_cpu_threads_row (s->reader, i), now);
   collect_shares (s);
   for (i = 0; i < n; i++) {
     const GpuprofCpuThread *row = gpuprof_cpu_threads_row (s->reader, i);
-    SThread *st = g_hash_table_lookup (s->alive, GINT_TO_POINTER (row->tid));
+    SThread *st = g_ptr_array_index (s->rows, i);
 
-    if (row->flags & GPUPROF_CPU_THREAD_ENDED) {
-      if (st && st->start_ticks == row->start_ticks)
-        thread_ended (s, st);
-      continue;
-    }
-    /* a tid the kernel gave again: another thread */
-    if (st && st->start_ticks != row->start_ticks) {
-      thread_ended (s, st);
-      gpuprof_owners_forget (row->tid);
-      st = NULL;
-    }
     if (!st)
-      st = thread_seen (s, row, s->passes ? s->last_ns : now);
-    if (row->name[0] && strcmp (row->name, st->name)) {
-      g_strlcpy (st->name, row->name, sizeof (st->name));
-      helper_named (st->tid, st->name);
-    }
+      continue;
     st->cpu_ns += row->delta.on_cpu_ns;
     st->rd_ns += row->delta.run_delay_ns;
+    st->last_d_cpu = row->delta.on_cpu_ns;
     st->last_ns = now;
     sum_cpu += row->delta.on_cpu_ns;
     sum_rd += row->delta.run_delay_ns;
     apportion (s, st, switches, row);
   }
+  if (s->passes)
+    give_ended (s, now, used, sum_cpu);
+  g_clear_pointer (&s->hook_threads, g_ptr_array_unref);
+  s->last_ts = s->now_ts;
   g_array_unref (switches);
   gpuprof_owners_settle_pending (3);
-  sample_process (s, now, sum_cpu, sum_rd);
+  sample_process (s, now, used, sum_cpu, sum_rd);
   if (!s->passes) {
     s->start_ns = now;
     s->proc_first = s->proc;
@@ -759,6 +960,13 @@ thread_of_pipeline (GpuprofCpuSampler * s, const SThread * st,
   GpuprofElement *e;
 
   *owner = gpuprof_owners_lookup_last (st->tid, kind);
+  /* a pool thread between tasks: the runner it worked for last */
+  if (st->runner && is_pool_thread (st)
+      && *kind != GPUPROF_THREAD_KIND_STREAMING
+      && *kind != GPUPROF_THREAD_KIND_OUTPUT) {
+    *owner = st->runner;
+    *kind = GPUPROF_THREAD_KIND_WORKER;
+  }
   if (!*owner)
     return TRUE;
   e = gpuprof_objects_element_by_id (s->m->objects, *owner);

@@ -1048,13 +1048,33 @@ gpuprof_hooks_event_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
         GPUPROF_GPU_SEQ_NONE);
 }
 
+/* The time the peer of @f's pad spent handling its event (less the calls
+ * it made) goes to its slot's event_ns: not its self time, but the CPU
+ * sampler's share of the thread (an encoder drains its frames at EOS) */
+static void
+event_handled (GpuprofMeasure * m, GpuprofThread * t, const GpuprofFrame * f,
+    guint64 ts)
+{
+  GstPad *peer = peer_of ((GstPad *) f->gstpad);
+  GpuprofElement *handler = peer ? gpuprof_objects_pad (m->objects, t,
+      peer)->element : NULL;
+  guint64 incl = ts > f->start ? ts - f->start : 0;
+
+  if (handler && incl > f->child_ns)
+    gpuprof_stats_add_event (handler->stats, t, incl - f->child_ns);
+}
+
 void
 gpuprof_hooks_event_post (GpuprofMeasure * m, guint64 ts, GstPad * pad)
 {
   GpuprofThread *t = enter_thread (m, ts);
   GpuprofPad *gp = gpuprof_objects_pad (m->objects, t, pad);
+  GpuprofFrame *top;
 
   if (gp->element) {
+    top = gpuprof_thread_top (t);
+    if (top && top->kind == GPUPROF_FRAME_CALL && top->gstpad == pad)
+      event_handled (m, t, top, ts);
     pop_call_frame (t, gp, ts);
     gpuprof_gpu_chain_exit ();
   }
@@ -1395,6 +1415,50 @@ gpuprof_hooks_element_removed (GpuprofMeasure * m, GstBin * bin,
    * pipeline; one destroyed meanwhile left at its destruction */
   if (result && element)
     gpuprof_objects_reparented (m->objects, element);
+}
+
+/* The element whose code runs on @t now: the receiver of its innermost
+ * chain call, the handler of its innermost event or query (the pad's
+ * peer's element), the element changing state there, else the element
+ * whose task or output loop the thread runs */
+static GpuprofElement *
+element_running (GpuprofMeasure * m, GpuprofThread * t)
+{
+  GpuprofFrame *f = gpuprof_thread_top (t);
+  GstPad *peer;
+  guint32 id;
+
+  if (f && f->kind == GPUPROF_FRAME_CALL && f->gstpad
+      && (peer = peer_of ((GstPad *) f->gstpad)))
+    return gpuprof_objects_pad (m->objects, t, peer)->element;
+  if (f && f->kind == GPUPROF_FRAME_CHAIN)
+    return f->element;
+  id = gpuprof_owners_window_element (t->tid);
+  if (!id)
+    id = gpuprof_owners_lookup (t->tid, NULL);
+  return id ? gpuprof_objects_element_by_id (m->objects, id) : NULL;
+}
+
+void
+gpuprof_hooks_object_created (GpuprofMeasure * m, GstObject * object)
+{
+#if GST_CHECK_VERSION(1, 20, 0)
+  GpuprofThread *t;
+  GpuprofElement *e;
+
+  if (G_LIKELY (!GST_IS_SHARED_TASK_POOL (object)))
+    return;
+  t = gpuprof_thread_peek ();
+  e = t ? element_running (m, t) : NULL;
+  /* a thread that ran no hook yet: an element's state change there */
+  if (!t) {
+    guint32 id = gpuprof_owners_window_element (0);
+
+    e = id ? gpuprof_objects_element_by_id (m->objects, id) : NULL;
+  }
+  if (e)
+    __atomic_store_n (&e->pool_user, TRUE, __ATOMIC_RELAXED);
+#endif
 }
 
 void

@@ -64,6 +64,12 @@ void gpuprof_hooks_message (GpuprofMeasure * m, guint64 ts,
 GPUPROF_API
 void gpuprof_hooks_object_destroyed (GpuprofMeasure * m, guint64 ts,
     GstObject * object);
+/* object-created: a task runner's pool (GstSharedTaskPool) made in an
+ * element's call marks that element as a user of GLib's pool threads
+ * (their CPU goes to it: gpuprof-cpu-sampler.h); anything else returns at
+ * one type check */
+GPUPROF_API
+void gpuprof_hooks_object_created (GpuprofMeasure * m, GstObject * object);
 /* bin-remove-pre and -post: an element taken out of a bin (and all it
  * holds) gets its new path and pipeline; taken out of a running pipeline,
  * what it measured there is folded into its removed totals

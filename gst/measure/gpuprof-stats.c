@@ -30,8 +30,7 @@ gpuprof_stats_pending (const GpuprofElementStats * s)
 }
 
 static GpuprofThreadSlot *
-add_to_thread_slot (GpuprofElementStats * s, GpuprofThread * thread,
-    guint64 ns)
+slot_of (GpuprofElementStats * s, GpuprofThread * thread)
 {
   guint i;
 
@@ -47,13 +46,31 @@ add_to_thread_slot (GpuprofElementStats * s, GpuprofThread * thread,
       else
         owner = expected;
     }
-    if (owner == thread) {
-      __atomic_fetch_add (&s->slots[i].self_ns, ns, __ATOMIC_RELAXED);
+    if (owner == thread)
       return &s->slots[i];
-    }
   }
-  __atomic_fetch_add (&s->other_threads_ns, ns, __ATOMIC_RELAXED);
   return NULL;
+}
+
+static GpuprofThreadSlot *
+add_to_thread_slot (GpuprofElementStats * s, GpuprofThread * thread,
+    guint64 ns)
+{
+  GpuprofThreadSlot *slot = slot_of (s, thread);
+
+  __atomic_fetch_add (slot ? &slot->self_ns : &s->other_threads_ns, ns,
+      __ATOMIC_RELAXED);
+  return slot;
+}
+
+void
+gpuprof_stats_add_event (GpuprofElementStats * s, GpuprofThread * thread,
+    guint64 ns)
+{
+  GpuprofThreadSlot *slot;
+
+  if (ns && (slot = slot_of (s, thread)))
+    __atomic_fetch_add (&slot->event_ns, ns, __ATOMIC_RELAXED);
 }
 
 static gint window_phase;       /* GpuprofStatsWindow (atomic) */
@@ -196,7 +213,8 @@ gpuprof_stats_main_slot (const GpuprofElementStats * s)
   guint i;
 
   for (i = 0; i < GPUPROF_THREAD_SLOTS; i++) {
-    if (!s->slots[i].thread)
+    /* a slot with events only (gpuprof_stats_add_event) is no call's */
+    if (!s->slots[i].thread || !s->slots[i].self_ns)
       continue;
     if (!best || slot_steady_ns (&s->slots[i]) > slot_steady_ns (best))
       best = &s->slots[i];

@@ -23,6 +23,9 @@ typedef struct
                                  * on CPU for sure (gpuprof-cpu-sampler.h) */
   guint64 first_ns;             /* the part of self_ns that is start-up
                                  * (first_ns below): not the steady state */
+  guint64 event_ns;             /* wall time handling events here (not self
+                                 * time: an encoder draining at EOS), the
+                                 * CPU sampler's share of the thread */
 } GpuprofThreadSlot;
 
 /* every element's slot (GpuprofElement.stats) */
@@ -104,6 +107,10 @@ void gpuprof_stats_add_cpu_call (GpuprofElementStats * s,
     GpuprofThread * thread, guint64 self_ns, guint64 incl_ns);
 /* Work that is no call of its own (an asynchronous element's output
  * loop): in the self time and the thread's, not in the calls */
+/* @ns of wall time handling an event on @thread (its own, less the calls
+ * it made): in no figure of the element's but its slot's event_ns */
+void gpuprof_stats_add_event (GpuprofElementStats * s,
+    GpuprofThread * thread, guint64 ns);
 void gpuprof_stats_add_work (GpuprofElementStats * s, GpuprofThread * thread,
     guint64 ns);
 void gpuprof_stats_add_buffers_in (GpuprofElementStats * s, guint64 n);
