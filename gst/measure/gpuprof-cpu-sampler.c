@@ -529,8 +529,18 @@ to_running_call (GpuprofCpuSampler * s, SThread * st, gdouble cpu,
     return 0;
   from = MAX (since, s->last_ts);
   part = MIN (cpu, s->now_ts > from ? (gdouble) (s->now_ts - from) : 0);
-  if (part > 0)
-    element_add (element_of (s, element), st, part, part * rho, 0);
+  if (part > 0) {
+    GpuprofElement *e = gpuprof_objects_element_by_id (s->m->objects,
+        element);
+    /* its first call (none has ended yet), or any before the window
+     * opened, is start-up: not in busy */
+    gboolean startup = gpuprof_stats_get_window () ==
+        GPUPROF_STATS_WINDOW_BEFORE || (e && e->stats
+        && !__atomic_load_n (&e->stats->first_done, __ATOMIC_RELAXED));
+
+    element_add (element_of (s, element), st, part, part * rho,
+        startup ? part : 0);
+  }
   return part;
 }
 
@@ -576,9 +586,11 @@ apportion (GpuprofCpuSampler * s, SThread * st, GArray * switches,
     given_rd += r;
   }
   g_array_set_size (st->shares, 0);
-  /* a call still running at the pass is in no share yet: on a queue's
-   * thread, where nothing else runs, the CPU left is that call's */
-  if (d_cpu > given_cpu && queue_thread (s, st)) {
+  /* a call still running at the pass is in no share yet: the CPU left,
+   * up to the wall time since it began (or since the last pass), is that
+   * call's (a decoder's 600 ms creation on a source's thread is not the
+   * source's loop) */
+  if (d_cpu > given_cpu) {
     gdouble c = to_running_call (s, st, d_cpu - given_cpu, rho);
 
     given_cpu += c;

@@ -22,8 +22,16 @@ gpuprof_limits_gpu_candidates (const GpuprofSnapshot * snap,
     /* an engine nobody used is no candidate */
     if (g->utilisation < 0.01 && g->bound == GPUPROF_GPU_BOUND_NONE)
       continue;
+    /* at its limit in the ranking only when the engine is full (or its
+     * clocks are held down): copies at 15 % of the wall are a finding to
+     * fix, not what bounds the run (GPU host, 16 streams: copy-bound at
+     * 15 % ranked above an OSD 99 % occupied, whose removal is what sped
+     * the run up) */
     gpuprof_limits_add (c, GPUPROF_LIMIT_GPU, g->what, g->utilisation,
-        g->bound != GPUPROF_GPU_BOUND_NONE, 0.0, g_strdup (g->evidence),
+        g->bound == GPUPROF_GPU_BOUND_THROTTLED
+        || (g->bound != GPUPROF_GPU_BOUND_NONE
+            && g->utilisation >= GPUPROF_GPU_VERDICT_SATURATED), 0.0,
+        g_strdup (g->evidence),
         g->advice && *g->advice ? g_strdup (g->advice) : NULL);
   }
   g_array_unref (cands);
