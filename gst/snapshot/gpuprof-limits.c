@@ -564,7 +564,7 @@ cpu_candidates (const GpuprofSnapshot * s, GpuprofLimitCandidates * c)
         &g_array_index (s->resources, GpuprofResourceRow, i);
     GString *ev, *gpu;
     gchar *advice;
-    gboolean saturated;
+    gboolean saturated, starved;
 
     if (g_strcmp0 (r->kind, "cpu"))
       continue;
@@ -578,8 +578,21 @@ cpu_candidates (const GpuprofSnapshot * s, GpuprofLimitCandidates * c)
     gpu = g_string_new (NULL);
     g_string_append (ev, "; most work: ");
     top_work (s, ev, gpu);
-    saturated = contended && r->utilisation >= GPUPROF_LIMITS_CPU_SATURATED;
-    if (saturated)
+    /* starved: its threads wanted the cores (their CPU and their waits
+     * for one) and waited at least as long as they ran; a process that
+     * mostly sleeps (paced by its input) waits on wake-ups only */
+    starved = core_wait_share (s) >= GPUPROF_LIMITS_CPU_STARVED
+        && r->utilisation / (1.0 - MIN (core_wait_share (s), 0.99)) >=
+        GPUPROF_LIMITS_CPU_SATURATED;
+    saturated = contended && (r->utilisation >= GPUPROF_LIMITS_CPU_SATURATED
+        || starved);
+    if (saturated && r->utilisation < GPUPROF_LIMITS_CPU_SATURATED)
+      advice = g_strdup_printf ("the CPUs limit, held by other load: its "
+          "threads waited %.0f%% of their runnable time for a core while "
+          "the process used %.0f%% of its cores; run it where it has the "
+          "cores (or fewer other jobs beside it)", core_wait_share (s) * 100,
+          r->utilisation * 100);
+    else if (saturated)
       advice = g_strdup_printf ("the CPUs are saturated: %s%s%srun fewer "
           "streams per machine (or give the process more cores)",
           gpu->len ? "move work to the GPU (" : "", gpu->str,

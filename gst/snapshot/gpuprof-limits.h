@@ -52,6 +52,12 @@ G_BEGIN_DECLS
  * for a core (schedstat run delay), or its cgroup throttled it: all cores
  * used by as many busy threads is no contention, the threads limit */
 #define GPUPROF_LIMITS_CPU_WAIT 0.20
+/* ... and they limit whatever this process uses of them when its threads
+ * waited for a core this share of their runnable time (as long as they
+ * ran, or more: other load holds the cores; the stages then read occupied
+ * because they wait for a core) while they wanted the cores: their CPU and
+ * their waits for one at least GPUPROF_LIMITS_CPU_SATURATED of the cores */
+#define GPUPROF_LIMITS_CPU_STARVED 0.50
 /* a source whose loop waited for input this share of its thread's wall
  * is paced by its input */
 #define GPUPROF_LIMITS_INPUT_WAIT 0.50

@@ -476,9 +476,33 @@ test_cpu_loaded_by_others (void)
       thread_self_ns = 150 * MS;
   verdict (s);
   assert_limit (s, 1, "cpu", "cpus");
-  g_assert_true (g_str_has_prefix (limit (s, 1)->advice, "not saturated by "
-          "this process; its threads waited 80% of their runnable time for "
-          "a core while the process used 50% of its cores: other load"));
+  g_assert_true (g_str_has_prefix (limit (s, 1)->advice, "the CPUs limit, "
+          "held by other load: its threads waited 80% of their runnable "
+          "time for a core while the process used 50% of its cores"));
+  gpuprof_snapshot_free (s);
+}
+
+/* Starved by other load (the README's example beside two CPU burners):
+ * its sources read 83-87 % occupied, mostly waiting for a core, the
+ * process using 69 % of 2 cores; its threads waited 74 % of their runnable
+ * time for one. The CPUs limit, not the sources */
+static void
+test_cpu_starved_by_others (void)
+{
+  GpuprofSnapshot *s = two_stages (0.40, 0.40, 1.38, 2);
+
+  s->cpu_wait_core_ns = 3674 * MS;
+  ((GpuprofElementRow *) gpuprof_snapshot_find_element (s, "p/a"))->
+      thread_self_ns = 870 * MS;
+  ((GpuprofElementRow *) gpuprof_snapshot_find_element (s, "p/b"))->
+      thread_self_ns = 830 * MS;
+  verdict (s);
+  assert_limit (s, 1, "cpu", "cpus");
+  g_assert_nonnull (strstr (limit (s, 1)->advice, "held by other load"));
+  /* below half their runnable time, the stages rank first again */
+  s->cpu_wait_core_ns = 600 * MS;
+  verdict (s);
+  assert_limit (s, 1, "stage", "a");
   gpuprof_snapshot_free (s);
 }
 
@@ -686,6 +710,8 @@ main (int argc, char **argv)
   g_test_add_func ("/limits/source-waiting-for-a-core",
       test_source_waiting_for_a_core);
   g_test_add_func ("/limits/cpu-loaded-by-others", test_cpu_loaded_by_others);
+  g_test_add_func ("/limits/cpu-starved-by-others",
+      test_cpu_starved_by_others);
   g_test_add_func ("/limits/cpu-quota-throttled", test_cpu_quota_throttled);
   g_test_add_func ("/limits/cpu-full-not-contended",
       test_cpu_full_not_contended);
