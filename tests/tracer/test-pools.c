@@ -430,14 +430,28 @@ GST_START_TEST (test_destroyed_pools_bounded)
     GstElement *sink = g_object_new (pool_sink_get_type (), NULL);
     TestPool *pool;
 
+    gint64 until = g_get_monotonic_time () + 30 * G_TIME_SPAN_SECOND;
+
     gst_bin_add_many (GST_BIN (pipeline), cam, sink, NULL);
     fail_unless (gst_element_link (cam, sink));
-    gst_element_sync_state_with_parent (sink);
-    gst_element_sync_state_with_parent (cam);
+    /* locked, and started by hand: the pipeline's own state changes (its
+     * state lost and regained as cameras come and go) must not leave a
+     * camera paused (seen under ASan beside burners: a camera's tasks
+     * paused, its sink waiting for buffers forever) */
+    gst_element_set_locked_state (cam, TRUE);
+    gst_element_set_locked_state (sink, TRUE);
+    fail_unless (gst_element_set_state (sink, GST_STATE_PLAYING) !=
+        GST_STATE_CHANGE_FAILURE);
+    fail_unless (gst_element_set_state (cam, GST_STATE_PLAYING) !=
+        GST_STATE_CHANGE_FAILURE);
     /* the camera's 6 buffers acquired and rendered */
-    while (!((PoolSink *) sink)->pool
-        || g_atomic_int_get (&((PoolSink *) sink)->pool->releases) < 6 + 2)
+    while ((!((PoolSink *) sink)->pool
+            || g_atomic_int_get (&((PoolSink *) sink)->pool->releases) < 6 + 2)
+        && g_get_monotonic_time () < until)
       g_usleep (1000);
+    fail_unless (((PoolSink *) sink)->pool
+        && g_atomic_int_get (&((PoolSink *) sink)->pool->releases) >= 6 + 2,
+        "camera %u: its buffers did not all come back in 30 s", i);
     pool = ((PoolSink *) sink)->pool;
     names[i] = gst_object_get_name (GST_OBJECT (pool));
     sources[i] = g_strdup_printf ("%s/%s/", GST_OBJECT_NAME (pipeline),
