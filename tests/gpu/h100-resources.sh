@@ -185,14 +185,20 @@ print("CHECK verdict %d" % (top.get("kind") == "gpu"
                             and top.get("what", "").endswith("NVDEC")
                             and "decode-bound" in top.get("evidence", "")
                             and len(named) >= 1))
-print("CHECK startup %d" % (bool(decs) and min(firsts) > 4 * max(maxes)))
+# each decoder's first call against its own steady calls (their creation
+# differs: the first to open its CUDA context pays more)
+ratios = [f / m for f, m in zip(firsts, maxes) if m > 0]
+print("decoders' first call over their own largest steady call: %.1f..%.1fx"
+      % (min(ratios or [0]), max(ratios or [0])))
+print("CHECK startup %d" % (bool(decs) and len(ratios) == len(decs)
+                            and min(ratios) > 4))
 PY
 grep -v '^CHECK' "$OUT/decode-check.txt"
 ck() { sed -n "s/^CHECK $1 //p" "$OUT/decode-check.txt" | grep -qx 1 && echo 1 || echo 0; }
 check "(a) NVDEC >= 90 % (gpuprof)" "$(ck 'nvdec>=90')"
 check "(a) gpuprof's NVDEC within 10 points of dmon's" "$(ck near-dmon)"
 check "(a) the verdict's rank 1: GPU NVDEC, decode-bound, decoders named" "$(ck verdict)"
-check "(a) decoders' start-up reported apart (first call > 4x the largest steady call)" "$(ck startup)"
+check "(a) decoders' start-up reported apart (each one's first call > 4x its largest steady call)" "$(ck startup)"
 figure "$(sed -n 's/^FIGURE //p' "$OUT/decode-check.txt")"
 echo "(a) done at $SECONDS s"
 }
