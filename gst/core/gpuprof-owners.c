@@ -266,39 +266,40 @@ gpuprof_owners_scan (guint32 element_id)
   g_dir_close (dir);
 }
 
-guint32
-gpuprof_owners_lookup (gint tid, GpuprofThreadKind * kind)
+/* @tid's owner and kind; @last: a thread between owners answers with the
+ * one it had last */
+static guint32
+lookup (gint tid, GpuprofThreadKind * kind, gboolean last)
 {
+  GpuprofThreadKind k;
   Owner *o;
   guint32 id = 0;
 
   g_mutex_lock (&lock);
   o = owner_of_locked (tid, FALSE);
+  k = o ? o->kind : GPUPROF_THREAD_KIND_APPLICATION;
   if (o)
     id = o->element_id;
-  if (kind)
-    *kind = o ? o->kind : GPUPROF_THREAD_KIND_APPLICATION;
+  if (last && o && !id && o->former_id) {
+    id = o->former_id;
+    k = o->former_kind;
+  }
   g_mutex_unlock (&lock);
+  if (kind)
+    *kind = k;
   return id;
+}
+
+guint32
+gpuprof_owners_lookup (gint tid, GpuprofThreadKind * kind)
+{
+  return lookup (tid, kind, FALSE);
 }
 
 guint32
 gpuprof_owners_lookup_last (gint tid, GpuprofThreadKind * kind)
 {
-  Owner *o;
-  guint32 id = 0;
-
-  g_mutex_lock (&lock);
-  o = owner_of_locked (tid, FALSE);
-  *kind = o ? o->kind : GPUPROF_THREAD_KIND_APPLICATION;
-  if (o)
-    id = o->element_id;
-  if (o && !id && o->former_id) {
-    id = o->former_id;
-    *kind = o->former_kind;
-  }
-  g_mutex_unlock (&lock);
-  return id;
+  return lookup (tid, kind, TRUE);
 }
 
 gboolean
