@@ -29,7 +29,10 @@ struct _GpuprofTicker
   gboolean stop;
   GThread *thread;
   pid_t pid;                    /* the process the thread runs in */
-  GRecMutex calls;
+  GThread *runner;              /* the thread itself, set by it (atomic) */
+  GMutex calls;                 /* held while a tick's function runs (a
+                                 * plain mutex: GLib allocates a recursive
+                                 * one, which a forked child cannot free) */
 };
 
 GpuprofTicker *
@@ -40,7 +43,7 @@ gpuprof_ticker_new (const gchar * name)
   ticker->name = g_strdup (name);
   g_mutex_init (&ticker->lock);
   g_cond_init (&ticker->cond);
-  g_rec_mutex_init (&ticker->calls);
+  g_mutex_init (&ticker->calls);
   ticker->ticks = g_array_new (FALSE, FALSE, sizeof (Tick));
   ticker->next_id = 1;
   return ticker;
@@ -94,6 +97,7 @@ ticker_thread (gpointer data)
 {
   GpuprofTicker *ticker = data;
 
+  __atomic_store_n (&ticker->runner, g_thread_self (), __ATOMIC_RELEASE);
   g_mutex_lock (&ticker->lock);
   while (!ticker->stop) {
     gint64 now;
@@ -110,10 +114,10 @@ ticker_thread (gpointer data)
       Tick *t;
 
       /* taken before the list is let go: a remove after this waits */
-      g_rec_mutex_lock (&ticker->calls);
+      g_mutex_lock (&ticker->calls);
       g_mutex_unlock (&ticker->lock);
       again = due.func (now, due.user_data);
-      g_rec_mutex_unlock (&ticker->calls);
+      g_mutex_unlock (&ticker->calls);
       g_mutex_lock (&ticker->lock);
       if (again && (t = tick_locked (ticker, due.id)))
         t->next = g_get_monotonic_time ();
@@ -152,9 +156,12 @@ gpuprof_ticker_remove (GpuprofTicker * ticker, guint id)
   if ((i = gpuprof_id_index (ticker->ticks, id)) >= 0)
     g_array_remove_index (ticker->ticks, i);
   g_mutex_unlock (&ticker->lock);
-  /* a call that took it before may still be running */
-  g_rec_mutex_lock (&ticker->calls);
-  g_rec_mutex_unlock (&ticker->calls);
+  /* a call that took it before may still be running (not on the ticker's
+   * own thread: a tick that removes a tick is that call) */
+  if (g_thread_self () != __atomic_load_n (&ticker->runner, __ATOMIC_ACQUIRE)) {
+    g_mutex_lock (&ticker->calls);
+    g_mutex_unlock (&ticker->calls);
+  }
 }
 
 void
@@ -197,7 +204,7 @@ gpuprof_ticker_free (GpuprofTicker * ticker)
   g_array_unref (ticker->ticks);
   g_mutex_clear (&ticker->lock);
   g_cond_clear (&ticker->cond);
-  g_rec_mutex_clear (&ticker->calls);
+  g_mutex_clear (&ticker->calls);
   g_free (ticker->name);
   g_free (ticker);
 }

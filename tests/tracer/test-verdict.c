@@ -706,6 +706,19 @@ GST_START_TEST (test_cpu_saturated_on_one_core)
         run_double (m, "cpu_used"), run_double (m, "cpu_available"));
   }
   report = gpuprof_test_live_report (p);
+  /* under the sanitizers (GPUPROF_TEST_NO_TIMING) beside burners the
+   * process may not get its core even at nice -20: there the precondition
+   * is said and the rest of the case skipped; the plain build fails */
+  if (attempt == 3 && !gpuprof_test_timing ()) {
+    g_printerr ("test_cpu_saturated_on_one_core: skipped under the "
+        "sanitizers: the process used %.2f of its core in 3 runs\n",
+        run_double (m, "cpu_used"));
+    g_free (report);
+    gst_structure_free (m);
+    gpuprof_test_stop (p);
+    pin_all_threads (&saved, saved_nice);
+    return;
+  }
   fail_unless (attempt < 3, "the machine is too loaded: the process used "
       "%.2f of its core", run_double (m, "cpu_used"));
   fail_unless_equals_float (run_double (m, "cpu_available"), 1.0);
