@@ -163,7 +163,9 @@ GST_START_TEST (test_avdec_h264_threads)
   desc = g_strdup_printf ("filesrc location=%s ! qtdemux ! queue name=dq ! "
       "h264parse ! avdec_h264 name=dec max-threads=4 ! fakesink sync=false",
       clip);
-  check_own_threads (desc, "dec", &m, 3);
+  /* its streaming thread and at least one of libav's: Debian 13's libav
+   * (GStreamer 1.26) started one worker here where Debian 12's started 3 */
+  check_own_threads (desc, "dec", &m, 2);
   g_free (desc);
   g_free (clip);
 }
