@@ -177,9 +177,11 @@ GST_START_TEST (test_snapshots_while_cameras_come_and_go)
   while (!g_atomic_int_get (&c.done)) {
     now = cameras_out (&rows, &folded);
     /* a push counted at its start is taken back when it fails (the source
-     * stopping): one per camera with a row may go back; a camera counted
+     * stopping): one per camera with a row may go back, and one more
+     * (seen once beside two burners: 581 then 580, no camera with a row,
+     * the take-back landing after its camera was folded); a camera counted
      * twice or missed would move by all its buffers, two at least */
-    fail_unless (now + prev_rows >= prev, "snapshot %u: the cameras' "
+    fail_unless (now + prev_rows + 1 >= prev, "snapshot %u: the cameras' "
         "buffers went back from %" G_GUINT64_FORMAT " (%u rows) to %"
         G_GUINT64_FORMAT " (%u rows, %" G_GUINT64_FORMAT " folded): one "
         "counted twice, or not at all", snaps, prev, prev_rows, now, rows,
