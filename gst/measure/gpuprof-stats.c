@@ -143,17 +143,27 @@ take_first (GpuprofElementStats * s, GpuprofThread * thread, gint phase,
   return TRUE;
 }
 
-void
-gpuprof_stats_add_call (GpuprofElementStats * s, GpuprofThread * thread,
+/* What every call does first: nothing once the window closed, its
+ * inclusive time, and its start-up apart. FALSE: the call is counted
+ * (start-up or outside the window); TRUE: the caller counts it as steady */
+static inline gboolean
+steady_call (GpuprofElementStats * s, GpuprofThread * thread,
     guint64 self_ns, guint64 incl_ns, guint64 gpu_wait_ns)
 {
   gint phase = __atomic_load_n (&window_phase, __ATOMIC_RELAXED);
 
   if (G_UNLIKELY (phase == GPUPROF_STATS_WINDOW_CLOSED))
-    return;
+    return FALSE;
   __atomic_fetch_add (&s->incl_ns, incl_ns, __ATOMIC_RELAXED);
-  if (G_UNLIKELY (take_first (s, thread, phase, self_ns, incl_ns,
-              gpu_wait_ns)))
+  return !G_UNLIKELY (take_first (s, thread, phase, self_ns, incl_ns,
+          gpu_wait_ns));
+}
+
+void
+gpuprof_stats_add_call (GpuprofElementStats * s, GpuprofThread * thread,
+    guint64 self_ns, guint64 incl_ns, guint64 gpu_wait_ns)
+{
+  if (!steady_call (s, thread, self_ns, incl_ns, gpu_wait_ns))
     return;
   gpuprof_histogram_record (&s->self_hist, self_ns);
   /* threads that only handed buffers over do not take a slot */
@@ -166,15 +176,11 @@ void
 gpuprof_stats_add_cpu_call (GpuprofElementStats * s, GpuprofThread * thread,
     guint64 self_ns, guint64 incl_ns)
 {
-  gint phase = __atomic_load_n (&window_phase, __ATOMIC_RELAXED);
   GpuprofThreadSlot *slot;
 
-  if (G_UNLIKELY (phase == GPUPROF_STATS_WINDOW_CLOSED))
-    return;
-  __atomic_fetch_add (&s->incl_ns, incl_ns, __ATOMIC_RELAXED);
   /* a call read on the CPU clock can be the first too (GPU host: the
    * last of 14 nvh264dec had its 800 ms creation in its steady figures) */
-  if (G_UNLIKELY (take_first (s, thread, phase, self_ns, incl_ns, 0)))
+  if (!steady_call (s, thread, self_ns, incl_ns, 0))
     return;
   gpuprof_histogram_record (&s->self_hist, self_ns);
   if (self_ns && (slot = add_to_thread_slot (s, thread, self_ns)))

@@ -269,10 +269,9 @@ pool_ran_out (const GpuprofSnapshot * s, const GpuprofElementRow * r)
 }
 
 static gchar *
-stage_evidence (const GpuprofSnapshot * s, const GpuprofElementRow * r,
-    const GpuprofQueueRow * q, gdouble thread_util)
+stage_evidence (const GpuprofElementRow * r, const GpuprofQueueRow * q,
+    const GpuprofPoolRow * pool, gdouble thread_util)
 {
-  const GpuprofPoolRow *pool = pool_ran_out (s, r);
   GString *e = g_string_new (NULL);
   /* the steady state's: start-up apart */
   gdouble per = r->calls > r->first_calls ?
@@ -309,10 +308,9 @@ stage_evidence (const GpuprofSnapshot * s, const GpuprofElementRow * r,
 }
 
 static gchar *
-stage_advice (const GpuprofSnapshot * s, const GpuprofElementRow * r,
-    const GpuprofQueueRow * q)
+stage_advice (const GpuprofElementRow * r, const GpuprofQueueRow * q,
+    const GpuprofPoolRow * pool)
 {
-  const GpuprofPoolRow *pool = pool_ran_out (s, r);
   const gchar *prop = gpuprof_limits_threads_property (r->factory);
   const gchar *gpu = gpu_counterpart (r->factory);
   GString *a = g_string_new (NULL);
@@ -391,18 +389,20 @@ stage_candidates (const GpuprofSnapshot * s, GpuprofLimitCandidates * c)
   for (i = 0; i < s->elements->len; i++) {
     const GpuprofElementRow *r = element_at (s, i);
     const GpuprofQueueRow *q;
+    const GpuprofPoolRow *pool;
     GpuprofLimitCandidate *cand;
     gdouble tu;
 
     if (is_role (r, "queue") || !r->calls || occ (r) <= 0.0)
       continue;
     q = drops_before (s, r);
+    pool = pool_ran_out (s, r);
     tu = thread_util (s, r->thread, occ (r));
     /* a saturated thread: its busiest stage is at the limit */
     cand = gpuprof_limits_add (c, GPUPROF_LIMIT_STAGE, r->path, occ (r),
         (tu >= GPUPROF_LIMITS_STAGE_SATURATED && busiest_on_thread (s, r))
         || q != NULL, per_second (element_buffers (r), r->thread_wall_ns),
-        stage_evidence (s, r, q, tu), stage_advice (s, r, q));
+        stage_evidence (r, q, pool, tu), stage_advice (r, q, pool));
     cand->thread = r->thread;
     cand->thread_util = tu;
     /* its share of the work: the sampler's CPU or its self time, the
@@ -554,7 +554,8 @@ core_wait_share (const GpuprofSnapshot * s)
 static void
 cpu_candidates (const GpuprofSnapshot * s, GpuprofLimitCandidates * c)
 {
-  gboolean contended = core_wait_share (s) >= GPUPROF_LIMITS_CPU_WAIT
+  gdouble wait = core_wait_share (s);
+  gboolean contended = wait >= GPUPROF_LIMITS_CPU_WAIT
       || (s->cpu_throttled_ns && s->wall_ns
       && share (s->cpu_throttled_ns, s->wall_ns) >= GPUPROF_LIMITS_CPU_WAIT);
   guint i;
@@ -581,8 +582,8 @@ cpu_candidates (const GpuprofSnapshot * s, GpuprofLimitCandidates * c)
     /* starved: its threads wanted the cores (their CPU and their waits
      * for one) and waited at least as long as they ran; a process that
      * mostly sleeps (paced by its input) waits on wake-ups only */
-    starved = core_wait_share (s) >= GPUPROF_LIMITS_CPU_STARVED
-        && r->utilisation / (1.0 - MIN (core_wait_share (s), 0.99)) >=
+    starved = wait >= GPUPROF_LIMITS_CPU_STARVED
+        && r->utilisation / (1.0 - MIN (wait, 0.99)) >=
         GPUPROF_LIMITS_CPU_SATURATED;
     saturated = contended && (r->utilisation >= GPUPROF_LIMITS_CPU_SATURATED
         || starved);
@@ -590,7 +591,7 @@ cpu_candidates (const GpuprofSnapshot * s, GpuprofLimitCandidates * c)
       advice = g_strdup_printf ("the CPUs limit, held by other load: its "
           "threads waited %.0f%% of their runnable time for a core while "
           "the process used %.0f%% of its cores; run it where it has the "
-          "cores (or fewer other jobs beside it)", core_wait_share (s) * 100,
+          "cores (or fewer other jobs beside it)", wait * 100,
           r->utilisation * 100);
     else if (saturated)
       advice = g_strdup_printf ("the CPUs are saturated: %s%s%srun fewer "
@@ -603,7 +604,7 @@ cpu_candidates (const GpuprofSnapshot * s, GpuprofLimitCandidates * c)
           "runnable time for a core while the process used %.0f%% of its "
           "cores: other load on the machine slows it (or its threads "
           "outnumber the cores at moments); run it where it has the cores",
-          core_wait_share (s) * 100, r->utilisation * 100);
+          wait * 100, r->utilisation * 100);
     else
       advice = NULL;
     gpuprof_limits_add (c, GPUPROF_LIMIT_CPU, r->name ? r->name : "cpus",
