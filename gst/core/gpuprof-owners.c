@@ -208,6 +208,8 @@ read_comm (gint tid, gchar comm[16])
 }
 
 static gboolean named_by_a_thread_locked (gint tid, const gchar * comm);
+static gboolean call_windows_claim_locked (gint tid, const gchar * comm,
+    const Window * closing, const Window * cands[], guint n);
 
 /* Threads GLib and GStreamer start once for the whole process, in
  * whatever call first needs them: GLib >= 2.80's "pool-spawner" (it
@@ -408,18 +410,57 @@ by_name_locked (gint tid, const gchar * comm, const Window * cands[], guint n)
   return FALSE;
 }
 
+/* TRUE when a thread of the process other than @tid is named @comm: a
+ * task's name ("q:src") on a thread it made, its creator's. A ':' name no
+ * other thread has is the thread's own: a task's thread that named itself,
+ * or a library's worker that did (FFmpeg 7's "av:h264:df0"); either is
+ * settled like any new thread (a task's thread is its element's as soon
+ * as it runs the task, set_locked()). */
+static gboolean
+named_elsewhere (gint tid, const gchar * comm)
+{
+  GDir *dir;
+  const gchar *name;
+  gboolean found = FALSE;
+
+  if (!strchr (comm, ':') || !(dir = g_dir_open ("/proc/self/task", 0, NULL)))
+    return FALSE;
+  while (!found && (name = g_dir_read_name (dir))) {
+    gint other = atoi (name);
+    gchar now[16];
+
+    if (other <= 0 || other == tid)
+      continue;
+    read_comm (other, now);
+    found = !strcmp (now, comm);
+  }
+  g_dir_close (dir);
+  return found;
+}
+
 /* A thread a state change's scan finds that another thread made: named
  * like a window's thread (settled to it), or like a task's thread ("q:src"
- * with no window open there: the CPU sampler settles it by that name).
- * TRUE when it is not the scan's to claim. */
+ * with no window open there: the CPU sampler settles it by that name); or
+ * one that named itself while call windows were open beside the state
+ * change (an element starting threads in its first calls as the pipeline
+ * goes to PLAYING): left to them. TRUE when it is not the scan's to
+ * claim. */
 static gboolean
 named_by_a_thread_locked (gint tid, const gchar * comm)
 {
   const Window *cands[MAX_CANDIDATES];
   gboolean state;
-  guint n = candidates_locked (NULL, cands, &state);
+  guint n = candidates_locked (NULL, cands, &state), i, calls = 0;
 
-  return by_name_locked (tid, comm, cands, n) || strchr (comm, ':');
+  if (by_name_locked (tid, comm, cands, n) || named_elsewhere (tid, comm))
+    return TRUE;
+  if (!strchr (comm, ':'))
+    return FALSE;
+  for (i = 0; i < n; i++)
+    if (!cands[i]->state)
+      cands[calls++] = cands[i];
+  return calls > 0 && call_windows_claim_locked (tid, comm, NULL, cands,
+      calls);
 }
 
 /* A thread no scan saw before (@comm its name): TRUE when settled or
@@ -429,8 +470,7 @@ first_sight_locked (gint tid, const gchar * comm, const Window * closing)
 {
   const Window *cands[MAX_CANDIDATES];
   gboolean state;
-  guint n, i;
-  Pending *p;
+  guint n;
 
   if (gpuprof_owners_is_helper_name (comm)) {
     settle_locked (tid, 0, GPUPROF_THREAD_KIND_PROCESS, GPUPROF_OWNER_BY_CALL);
@@ -445,8 +485,20 @@ first_sight_locked (gint tid, const gchar * comm, const Window * closing)
     return TRUE;
   /* another task's name: that thread made it (its own window, or the
    * sampler by the name) */
-  if (strchr (comm, ':') || n == 0)
+  if (n == 0 || named_elsewhere (tid, comm))
     return FALSE;
+  return call_windows_claim_locked (tid, comm, closing, cands, n);
+}
+
+/* @tid appeared while the call windows @cands (@closing among them, or
+ * NULL) were open: the only one's worker, or pending on them all */
+static gboolean
+call_windows_claim_locked (gint tid, const gchar * comm,
+    const Window * closing, const Window * cands[], guint n)
+{
+  Pending *p;
+  guint i;
+
   if (n == 1) {
     settle_locked (tid, cands[0]->element_id, GPUPROF_THREAD_KIND_WORKER,
         GPUPROF_OWNER_BY_CALL);

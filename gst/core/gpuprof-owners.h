@@ -99,7 +99,8 @@ guint gpuprof_owners_generation (void);
  * loop). The CPU sampler shares a pool thread's CPU among the pool's users
  * by their calls in each pass (pool threads move between runners). A name
  * of another task ("q:src") is that thread's to claim, the name it has now
- * or had as its window opened. Off the steady buffer path: the hooks open
+ * or had as its window opened; a ':' name no other thread carries is the
+ * thread's own (FFmpeg 7's "av:h264:df0"), settled like any other. Off the steady buffer path: the hooks open
  * windows for a bounded number of first calls
  * (GPUPROF_OWNERS_FIRST_CALLS per element, GPUPROF_OWNERS_FIRST_LOOPS per
  * thread). */

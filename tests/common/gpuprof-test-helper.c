@@ -10,17 +10,21 @@ enum
 {
   PROP_0,
   PROP_HELPER_SPIN_US,
+  PROP_HELPER_NAME,
+  PROP_LAZY,
 };
 
 typedef struct
 {
   GstBaseSink parent;
   guint spin_us;
+  gchar *helper_name;
+  gboolean lazy;
 
   GMutex lock;                  /* guards all below */
   GCond cond;
   GThread *helper;
-  gboolean spun, stopping;
+  gboolean started, spun, stopping;
   guint64 cpu_ns;               /* the helper's CPU clock as it ended */
 } GpuprofTestHelper;
 
@@ -37,6 +41,10 @@ helper_loop (gpointer data)
   GpuprofTestHelper *self = data;
   guint64 end = gpuprof_test_thread_cpu_ns () + self->spin_us * GST_USECOND;
 
+  g_mutex_lock (&self->lock);
+  self->started = TRUE;
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
   while (self->spin_us && gpuprof_test_thread_cpu_ns () < end);
   g_mutex_lock (&self->lock);
   self->spun = TRUE;
@@ -48,18 +56,33 @@ helper_loop (gpointer data)
   return NULL;
 }
 
+/* starts the helper and waits until it runs, named (GLib names a thread
+ * on the thread itself, as a library's worker does) */
+static void
+start_helper (GpuprofTestHelper * self)
+{
+  gchar *name = self->helper_name ? g_strdup (self->helper_name) :
+      g_strdup_printf ("h-%s", GST_OBJECT_NAME (self));
+
+  self->helper = g_thread_new (name, helper_loop, self);
+  g_mutex_lock (&self->lock);
+  while (!self->started)
+    g_cond_wait (&self->cond, &self->lock);
+  g_mutex_unlock (&self->lock);
+  g_free (name);
+}
+
 static gboolean
 helper_start (GstBaseSink * sink)
 {
   GpuprofTestHelper *self = (GpuprofTestHelper *) sink;
-  gchar *name = g_strdup_printf ("h-%s", GST_OBJECT_NAME (sink));
 
   g_mutex_lock (&self->lock);
-  self->spun = self->stopping = FALSE;
+  self->started = self->spun = self->stopping = FALSE;
   self->cpu_ns = 0;
   g_mutex_unlock (&self->lock);
-  self->helper = g_thread_new (name, helper_loop, self);
-  g_free (name);
+  if (!self->lazy)
+    start_helper (self);
   return TRUE;
 }
 
@@ -81,6 +104,10 @@ helper_stop (GstBaseSink * sink)
 static GstFlowReturn
 helper_render (GstBaseSink * sink, GstBuffer * buf)
 {
+  GpuprofTestHelper *self = (GpuprofTestHelper *) sink;
+
+  if (!self->helper)
+    start_helper (self);
   return GST_FLOW_OK;
 }
 
@@ -88,16 +115,30 @@ static void
 helper_set_property (GObject * object, guint prop_id, const GValue * value,
     GParamSpec * pspec)
 {
-  if (prop_id == PROP_HELPER_SPIN_US)
-    ((GpuprofTestHelper *) object)->spin_us = g_value_get_uint (value);
+  GpuprofTestHelper *self = (GpuprofTestHelper *) object;
+
+  if (prop_id == PROP_HELPER_SPIN_US) {
+    self->spin_us = g_value_get_uint (value);
+  } else if (prop_id == PROP_HELPER_NAME) {
+    g_free (self->helper_name);
+    self->helper_name = g_value_dup_string (value);
+  } else if (prop_id == PROP_LAZY) {
+    self->lazy = g_value_get_boolean (value);
+  }
 }
 
 static void
 helper_get_property (GObject * object, guint prop_id, GValue * value,
     GParamSpec * pspec)
 {
+  GpuprofTestHelper *self = (GpuprofTestHelper *) object;
+
   if (prop_id == PROP_HELPER_SPIN_US)
-    g_value_set_uint (value, ((GpuprofTestHelper *) object)->spin_us);
+    g_value_set_uint (value, self->spin_us);
+  else if (prop_id == PROP_HELPER_NAME)
+    g_value_set_string (value, self->helper_name);
+  else if (prop_id == PROP_LAZY)
+    g_value_set_boolean (value, self->lazy);
 }
 
 static void
@@ -107,6 +148,7 @@ helper_finalize (GObject * object)
 
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->cond);
+  g_free (self->helper_name);
   G_OBJECT_CLASS (gpuprof_test_helper_parent_class)->finalize (object);
 }
 
@@ -126,6 +168,14 @@ gpuprof_test_helper_class_init (GpuprofTestHelperClass * klass)
       g_param_spec_uint ("helper-spin-us", "Helper spin",
           "CPU time the helper thread spins, µs (0: it only waits)", 0,
           G_MAXUINT, 0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_HELPER_NAME,
+      g_param_spec_string ("helper-name", "Helper name",
+          "The name the helper gives itself (NULL: \"h-\" + the element's)",
+          NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_LAZY,
+      g_param_spec_boolean ("lazy", "Lazy",
+          "Start the helper in the first render, not when the sink starts",
+          FALSE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   gst_element_class_add_static_pad_template (element_class, &helper_sink);
   gst_element_class_set_static_metadata (element_class, "gpuprofhelpersink",
       "Sink", "Drops buffers; a private helper thread spins planted CPU",

@@ -4,7 +4,10 @@
  * helper, named "h-" + the element's name, runs none of the element's
  * calls: it spins helper-spin-us of CPU time on its own thread CPU clock
  * (0: none), then only waits to be stopped, and reads its CPU clock once
- * more as it ends. Buffers are simply dropped.
+ * more as it ends. helper-name names it otherwise (as a library names its
+ * workers itself: FFmpeg 7's "av:h264:df0"); lazy=true starts it in the
+ * first render instead (a thread an element starts in a chain call), the
+ * render waiting until it runs, named. Buffers are simply dropped.
  * Registered by gpuprof_test_register_elements (). */
 #pragma once
 

@@ -3,7 +3,8 @@
  * threads CSV, with its owner, the kind worker and its CPU as its busy
  * time, measured against the CPU the worker read on its own thread clock
  * in the same run. So has the private helper thread of a sink (not an
- * asynchronous element), which runs none of its calls. The run is saved
+ * asynchronous element), which runs none of its calls, also one it starts
+ * in its first render and that names itself like a pad task ("xlib:lazy"). The run is saved
  * when the pipeline goes to NULL, after the threads ended: the rows keep
  * their figures up to their end. */
 #include <gst/check/gstcheck.h>
@@ -127,10 +128,12 @@ GST_END_TEST;
  * before the tracer's last reading, when the sink stops it; then it only
  * waits) */
 static void
-assert_helper_row (GstElement * p, const gchar * name)
+assert_named_helper_row (GstElement * p, const gchar * name,
+    const gchar * thread_name)
 {
   gchar *path = gpuprof_test_path (p, name);
-  gchar *thread = g_strdup_printf ("h-%s", name);
+  gchar *thread = thread_name ? g_strdup (thread_name) :
+      g_strdup_printf ("h-%s", name);
   guint64 truth = gpuprof_test_helper_cpu_ns (p, name);
   const GpuprofThreadRow *r;
   GpuprofRun *run;
@@ -145,6 +148,12 @@ assert_helper_row (GstElement * p, const gchar * name)
   gpuprof_run_free (run);
   g_free (thread);
   g_free (path);
+}
+
+static void
+assert_helper_row (GstElement * p, const gchar * name)
+{
+  assert_named_helper_row (p, name, NULL);
 }
 
 /* The rows owned by @name in the saved run: the source's pad task appears
@@ -201,6 +210,26 @@ GST_START_TEST (test_owned_thread_rows)
 
 GST_END_TEST;
 
+/* A helper the sink starts in its first render, which names itself with a
+ * ':' as a pad task's thread is named (FFmpeg 7's frame threads:
+ * "av:h264:df0"): no thread has that name but itself, so it is the call
+ * window's, the sink's worker, not a task's thread left to its creator */
+GST_START_TEST (test_lazy_self_named_helper)
+{
+  GstElement *p = gpuprof_test_parse ("fakesrc num-buffers=20 ! "
+      "gpuprofhelpersink name=lazy lazy=true helper-name=\"xlib:lazy\" "
+      "helper-spin-us=60000 sync=false");
+
+  gpuprof_test_play_to_eos (p);
+  gpuprof_test_helper_wait_spun (p, "lazy");
+  fail_unless_equals_int (gst_element_set_state (p, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  assert_named_helper_row (p, "lazy", "xlib:lazy");
+  gpuprof_test_stop (p);
+}
+
+GST_END_TEST;
+
 static Suite *
 threads_suite (void)
 {
@@ -210,6 +239,7 @@ threads_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_worker_row_in_summary);
   tcase_add_test (tc, test_owned_thread_rows);
+  tcase_add_test (tc, test_lazy_self_named_helper);
   return s;
 }
 
