@@ -1383,38 +1383,15 @@ gpuprof_hooks_element_added (GpuprofMeasure * m, GstBin * bin,
     gpuprof_objects_reparented (m->objects, element);
 }
 
-/* The elements being taken out of bins on this thread, innermost last
- * (a bin's removal can finalize it, and its dispose remove its children):
- * bin-remove-post does not name it. Compared by address only: it may be
- * destroyed by the time bin-remove-post runs. */
-#define REMOVING_DEPTH 16
-static __thread GstElement *removing[REMOVING_DEPTH];
-static __thread guint n_removing;
-
-void
-gpuprof_hooks_element_removing (GpuprofMeasure * m, GstBin * bin,
-    GstElement * element)
-{
-  if (n_removing < REMOVING_DEPTH)
-    removing[n_removing] = element;
-  n_removing++;
-}
-
+/* a bin's "element-removed": the element is out, alive (the bin holds it
+ * during the signal) */
 void
 gpuprof_hooks_element_removed (GpuprofMeasure * m, GstBin * bin,
-    gboolean result)
+    GstElement * element)
 {
-  GstElement *element;
-
-  if (!n_removing)
-    return;
-  n_removing--;
-  element = n_removing < REMOVING_DEPTH ? removing[n_removing] : NULL;
   /* our own records are walked, each parent chain read directly (no
-   * bin's lock): itself, if alive, and what it holds get their new
-   * pipeline; one destroyed meanwhile left at its destruction */
-  if (result && element)
-    gpuprof_objects_reparented (m->objects, element);
+   * bin's lock): itself and what it holds get their new pipeline */
+  gpuprof_objects_reparented (m->objects, element);
 }
 
 /* The element whose code runs on @t now: the receiver of its innermost
