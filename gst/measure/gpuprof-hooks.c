@@ -315,10 +315,12 @@ gpuprof_hooks_chain_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     gpuprof_async_arrive (async, f->key, f->batch_id,
         m->nvtx ? gp->nvtx_msg : NULL, payload, ts);
     f->cpu_start = gpuprof_thread_cpu_now ();
+    t->cpu_calls++;
   } else if (G_UNLIKELY (e->waits_on_clock)) {
     /* it syncs (sync=true): its call waits on the clock, so its work is
      * read on the CPU clock (sync_chain_wait) */
     f->cpu_start = gpuprof_thread_cpu_now ();
+    t->cpu_calls++;
   }
   if (m->nvtx) {
     gpuprof_nvtx_push (e, gp->nvtx_msg, payload, GPUPROF_NVTX_CAT_CHAIN);
@@ -423,6 +425,8 @@ gpuprof_hooks_chain_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     __atomic_fetch_add (&e->stats->clock_wait_ns, clock, __ATOMIC_RELAXED);
   blocked += clock;
   self = incl > f->child_ns + blocked ? incl - f->child_ns - blocked : 0;
+  if (G_UNLIKELY (f->cpu_start) && t->cpu_calls)
+    t->cpu_calls--;
   if (G_UNLIKELY (f->cpu_start) && !f->blocked_start)
     gpuprof_stats_add_cpu_call (e->stats, t, self, incl);
   else
@@ -617,9 +621,15 @@ gpuprof_hooks_push_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   async = __atomic_load_n (&e->async, __ATOMIC_ACQUIRE);
   if (G_UNLIKELY (async))
     push_out_of_async (m, async, buffer, list, ts);
-  /* read before open_frame(), which may move the frame stack */
-  up = gpuprof_thread_top (t);
-  cpu_caller = up && up->kind == GPUPROF_FRAME_CHAIN && up->cpu_start;
+  /* read before open_frame(), which may move the frame stack; only where
+   * such a call may be open: no frame read per push otherwise */
+  cpu_caller = FALSE;
+  if (G_UNLIKELY (t->cpu_calls)) {
+    up = gpuprof_thread_top (t);
+    cpu_caller = up && up->kind == GPUPROF_FRAME_CHAIN && up->cpu_start;
+    if (!up)
+      t->cpu_calls = 0;         /* none open: a discarded one's count */
+  }
   f = open_frame (t, GPUPROF_FRAME_PUSH, gp, pad, e, ts);
   if (!f) {
     if (async)
