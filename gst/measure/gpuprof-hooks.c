@@ -410,11 +410,12 @@ gpuprof_hooks_chain_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   incl = ts > f->start ? ts - f->start : 0;
   if (f->blocked_start)
     blocked = ts > f->blocked_start ? ts - f->blocked_start : 0;
-  else if (G_UNLIKELY (f->cpu_start) && e->async)
-    blocked = async_chain_wait (e, f, incl, res);
-  else if (G_UNLIKELY (f->cpu_start))
-    clock = sync_chain_wait (f, incl);
-  else if (__atomic_load_n (&e->task_pushes, __ATOMIC_RELAXED)
+  else if (G_UNLIKELY (f->cpu_start)) {
+    if (e->async)
+      blocked = async_chain_wait (e, f, incl, res);
+    else
+      clock = sync_chain_wait (f, incl);
+  } else if (__atomic_load_n (&e->task_pushes, __ATOMIC_RELAXED)
       && e->role != GPUPROF_ROLE_QUEUE)
     /* a muxer fed here works on its own thread: this thread only hands the
      * buffer over, or waits for room */
@@ -425,12 +426,16 @@ gpuprof_hooks_chain_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     __atomic_fetch_add (&e->stats->clock_wait_ns, clock, __ATOMIC_RELAXED);
   blocked += clock;
   self = incl > f->child_ns + blocked ? incl - f->child_ns - blocked : 0;
-  if (G_UNLIKELY (f->cpu_start) && t->cpu_calls)
-    t->cpu_calls--;
-  if (G_UNLIKELY (f->cpu_start) && !f->blocked_start)
-    gpuprof_stats_add_cpu_call (e->stats, t, self, incl);
-  else
+  if (G_UNLIKELY (f->cpu_start)) {
+    if (t->cpu_calls)
+      t->cpu_calls--;
+    if (!f->blocked_start)
+      gpuprof_stats_add_cpu_call (e->stats, t, self, incl);
+    else
+      gpuprof_stats_add_call (e->stats, t, self, incl, gpu_wait);
+  } else {
     gpuprof_stats_add_call (e->stats, t, self, incl, gpu_wait);
+  }
   gpuprof_batches_chain_post (m->batches, t, f, self);
   if (t->ring)
     trace_call (m, t, f, incl, self);
@@ -608,10 +613,12 @@ gpuprof_hooks_push_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   seq = gpuprof_pad_advance (gp, n);
   t->pipeline_id = element_pipeline_id (m, e);
 
-  if (G_UNLIKELY (t->loop_window) && t->depth == 0)
-    close_loop_window (t);
-  if (t->depth == 0 && e->role != GPUPROF_ROLE_QUEUE)
-    charge_loop (m, e, t, n, ts);
+  if (t->depth == 0) {
+    if (G_UNLIKELY (t->loop_window))
+      close_loop_window (t);
+    if (e->role != GPUPROF_ROLE_QUEUE)
+      charge_loop (m, e, t, n, ts);
+  }
   if (G_UNLIKELY (gp->queue)) {
     GpuprofQueueOutputs out = gpuprof_measure_queue_outputs (m);
     gpuprof_queue_push_pre (gp->queue, &out, buffer, list, n,
@@ -638,7 +645,9 @@ gpuprof_hooks_push_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   }
   /* out of a call read on the CPU clock (it syncs, or is asynchronous):
    * the push's CPU is not the caller's (push_post) */
-  f->cpu_start = G_UNLIKELY (cpu_caller) ? gpuprof_thread_cpu_now () : 0;
+  f->cpu_start = 0;
+  if (G_UNLIKELY (cpu_caller))
+    f->cpu_start = gpuprof_thread_cpu_now ();
   /* push-post: the buffer is no longer held */
   f->key = async;
   f->crossed = FALSE;

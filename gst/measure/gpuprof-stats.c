@@ -74,8 +74,6 @@ gpuprof_stats_add_event (GpuprofElementStats * s, GpuprofThread * thread,
 }
 
 static gint window_phase;       /* GpuprofStatsWindow (atomic) */
-/* steady_call() tests OPEN and the first call taken in one compare */
-G_STATIC_ASSERT (GPUPROF_STATS_WINDOW_OPEN == 0);
 static guint64 window_open_ts, window_close_ts;        /* atomic */
 
 void
@@ -154,10 +152,10 @@ steady_call (GpuprofElementStats * s, GpuprofThread * thread,
 {
   gint phase = __atomic_load_n (&window_phase, __ATOMIC_RELAXED);
 
-  /* the steady state in one test, no call: the window open (0) and the
-   * element's first call taken */
-  if (G_LIKELY ((phase | !__atomic_load_n (&s->first_done,
-                  __ATOMIC_RELAXED)) == GPUPROF_STATS_WINDOW_OPEN)) {
+  /* the steady state, no call: the window open and the element's first
+   * call taken */
+  if (G_LIKELY (phase == GPUPROF_STATS_WINDOW_OPEN
+          && __atomic_load_n (&s->first_done, __ATOMIC_RELAXED))) {
     __atomic_fetch_add (&s->incl_ns, incl_ns, __ATOMIC_RELAXED);
     return TRUE;
   }
