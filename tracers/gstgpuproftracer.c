@@ -303,24 +303,38 @@ do_element_post_message_pre (GObject * self, GstClockTime ts,
 }
 
 static void
+on_element_removed (GstBin * bin, GstElement * element, GObject * self)
+{
+  gpuprof_hooks_element_removed (MEASURE (self), bin, element);
+}
+
+/* Removals come from the bin's "element-removed" signal, connected at the
+ * first element added to it, not from the bin-remove hooks: each hook name
+ * registered is a key in GStreamer's hook table, looked up (and missed) in
+ * every gst_object_ref/unref, several times per push; the two cost about
+ * 240 instructions per push (docs/benchmarks.md). The signal names the
+ * element, alive, after it left; g_signal_connect_object() drops the
+ * handler with the tracer. */
+static void
+follow_removals (GObject * self, GstBin * bin)
+{
+  static GMutex lock;           /* two threads adding to one bin connect once */
+
+  g_mutex_lock (&lock);
+  if (!g_signal_handler_find (bin, G_SIGNAL_MATCH_FUNC | G_SIGNAL_MATCH_DATA,
+          0, 0, NULL, on_element_removed, self))
+    g_signal_connect_object (bin, "element-removed",
+        G_CALLBACK (on_element_removed), self, 0);
+  g_mutex_unlock (&lock);
+}
+
+static void
 do_bin_add_post (GObject * self, GstClockTime ts, GstBin * bin,
     GstElement * element, gboolean result)
 {
+  if (result)
+    follow_removals (self, bin);
   gpuprof_hooks_element_added (MEASURE (self), bin, element, result);
-}
-
-static void
-do_bin_remove_pre (GObject * self, GstClockTime ts, GstBin * bin,
-    GstElement * element)
-{
-  gpuprof_hooks_element_removing (MEASURE (self), bin, element);
-}
-
-static void
-do_bin_remove_post (GObject * self, GstClockTime ts, GstBin * bin,
-    gboolean result)
-{
-  gpuprof_hooks_element_removed (MEASURE (self), bin, result);
 }
 
 static void
@@ -606,10 +620,6 @@ gst_gpuprof_tracer_constructed (GObject * object)
       G_CALLBACK (do_object_created));
   gst_tracing_register_hook (tracer, "bin-add-post",
       G_CALLBACK (do_bin_add_post));
-  gst_tracing_register_hook (tracer, "bin-remove-pre",
-      G_CALLBACK (do_bin_remove_pre));
-  gst_tracing_register_hook (tracer, "bin-remove-post",
-      G_CALLBACK (do_bin_remove_post));
   register_pool_hooks (tracer);
 
   g_mutex_lock (&live_lock);

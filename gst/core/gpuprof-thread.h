@@ -129,6 +129,10 @@ struct _GpuprofThread
   guint window_frames[GPUPROF_THREAD_WINDOWS];
   gboolean loop_window;
   gint loop_windows_left;
+  /* chain calls read on the CPU clock opened on this thread and not ended
+   * (a hint for push-pre: above 0 after one was discarded, never 0 while
+   * one is open) */
+  guint cpu_calls;
 
   /* the hooks' own CPU time in the sampled pushes of this run, and their
    * number (gpuprof-overhead.h) */

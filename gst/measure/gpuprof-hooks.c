@@ -315,10 +315,12 @@ gpuprof_hooks_chain_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     gpuprof_async_arrive (async, f->key, f->batch_id,
         m->nvtx ? gp->nvtx_msg : NULL, payload, ts);
     f->cpu_start = gpuprof_thread_cpu_now ();
+    t->cpu_calls++;
   } else if (G_UNLIKELY (e->waits_on_clock)) {
     /* it syncs (sync=true): its call waits on the clock, so its work is
      * read on the CPU clock (sync_chain_wait) */
     f->cpu_start = gpuprof_thread_cpu_now ();
+    t->cpu_calls++;
   }
   if (m->nvtx) {
     gpuprof_nvtx_push (e, gp->nvtx_msg, payload, GPUPROF_NVTX_CAT_CHAIN);
@@ -408,11 +410,12 @@ gpuprof_hooks_chain_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   incl = ts > f->start ? ts - f->start : 0;
   if (f->blocked_start)
     blocked = ts > f->blocked_start ? ts - f->blocked_start : 0;
-  else if (G_UNLIKELY (f->cpu_start) && e->async)
-    blocked = async_chain_wait (e, f, incl, res);
-  else if (G_UNLIKELY (f->cpu_start))
-    clock = sync_chain_wait (f, incl);
-  else if (__atomic_load_n (&e->task_pushes, __ATOMIC_RELAXED)
+  else if (G_UNLIKELY (f->cpu_start)) {
+    if (e->async)
+      blocked = async_chain_wait (e, f, incl, res);
+    else
+      clock = sync_chain_wait (f, incl);
+  } else if (__atomic_load_n (&e->task_pushes, __ATOMIC_RELAXED)
       && e->role != GPUPROF_ROLE_QUEUE)
     /* a muxer fed here works on its own thread: this thread only hands the
      * buffer over, or waits for room */
@@ -423,10 +426,16 @@ gpuprof_hooks_chain_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     __atomic_fetch_add (&e->stats->clock_wait_ns, clock, __ATOMIC_RELAXED);
   blocked += clock;
   self = incl > f->child_ns + blocked ? incl - f->child_ns - blocked : 0;
-  if (G_UNLIKELY (f->cpu_start) && !f->blocked_start)
-    gpuprof_stats_add_cpu_call (e->stats, t, self, incl);
-  else
+  if (G_UNLIKELY (f->cpu_start)) {
+    if (t->cpu_calls)
+      t->cpu_calls--;
+    if (!f->blocked_start)
+      gpuprof_stats_add_cpu_call (e->stats, t, self, incl);
+    else
+      gpuprof_stats_add_call (e->stats, t, self, incl, gpu_wait);
+  } else {
     gpuprof_stats_add_call (e->stats, t, self, incl, gpu_wait);
+  }
   gpuprof_batches_chain_post (m->batches, t, f, self);
   if (t->ring)
     trace_call (m, t, f, incl, self);
@@ -604,10 +613,12 @@ gpuprof_hooks_push_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   seq = gpuprof_pad_advance (gp, n);
   t->pipeline_id = element_pipeline_id (m, e);
 
-  if (G_UNLIKELY (t->loop_window) && t->depth == 0)
-    close_loop_window (t);
-  if (t->depth == 0 && e->role != GPUPROF_ROLE_QUEUE)
-    charge_loop (m, e, t, n, ts);
+  if (t->depth == 0) {
+    if (G_UNLIKELY (t->loop_window))
+      close_loop_window (t);
+    if (e->role != GPUPROF_ROLE_QUEUE)
+      charge_loop (m, e, t, n, ts);
+  }
   if (G_UNLIKELY (gp->queue)) {
     GpuprofQueueOutputs out = gpuprof_measure_queue_outputs (m);
     gpuprof_queue_push_pre (gp->queue, &out, buffer, list, n,
@@ -617,9 +628,15 @@ gpuprof_hooks_push_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   async = __atomic_load_n (&e->async, __ATOMIC_ACQUIRE);
   if (G_UNLIKELY (async))
     push_out_of_async (m, async, buffer, list, ts);
-  /* read before open_frame(), which may move the frame stack */
-  up = gpuprof_thread_top (t);
-  cpu_caller = up && up->kind == GPUPROF_FRAME_CHAIN && up->cpu_start;
+  /* read before open_frame(), which may move the frame stack; only where
+   * such a call may be open: no frame read per push otherwise */
+  cpu_caller = FALSE;
+  if (G_UNLIKELY (t->cpu_calls)) {
+    up = gpuprof_thread_top (t);
+    cpu_caller = up && up->kind == GPUPROF_FRAME_CHAIN && up->cpu_start;
+    if (!up)
+      t->cpu_calls = 0;         /* none open: a discarded one's count */
+  }
   f = open_frame (t, GPUPROF_FRAME_PUSH, gp, pad, e, ts);
   if (!f) {
     if (async)
@@ -628,7 +645,9 @@ gpuprof_hooks_push_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   }
   /* out of a call read on the CPU clock (it syncs, or is asynchronous):
    * the push's CPU is not the caller's (push_post) */
-  f->cpu_start = G_UNLIKELY (cpu_caller) ? gpuprof_thread_cpu_now () : 0;
+  f->cpu_start = 0;
+  if (G_UNLIKELY (cpu_caller))
+    f->cpu_start = gpuprof_thread_cpu_now ();
   /* push-post: the buffer is no longer held */
   f->key = async;
   f->crossed = FALSE;
@@ -1383,38 +1402,15 @@ gpuprof_hooks_element_added (GpuprofMeasure * m, GstBin * bin,
     gpuprof_objects_reparented (m->objects, element);
 }
 
-/* The elements being taken out of bins on this thread, innermost last
- * (a bin's removal can finalize it, and its dispose remove its children):
- * bin-remove-post does not name it. Compared by address only: it may be
- * destroyed by the time bin-remove-post runs. */
-#define REMOVING_DEPTH 16
-static __thread GstElement *removing[REMOVING_DEPTH];
-static __thread guint n_removing;
-
-void
-gpuprof_hooks_element_removing (GpuprofMeasure * m, GstBin * bin,
-    GstElement * element)
-{
-  if (n_removing < REMOVING_DEPTH)
-    removing[n_removing] = element;
-  n_removing++;
-}
-
+/* a bin's "element-removed": the element is out, alive (the bin holds it
+ * during the signal) */
 void
 gpuprof_hooks_element_removed (GpuprofMeasure * m, GstBin * bin,
-    gboolean result)
+    GstElement * element)
 {
-  GstElement *element;
-
-  if (!n_removing)
-    return;
-  n_removing--;
-  element = n_removing < REMOVING_DEPTH ? removing[n_removing] : NULL;
   /* our own records are walked, each parent chain read directly (no
-   * bin's lock): itself, if alive, and what it holds get their new
-   * pipeline; one destroyed meanwhile left at its destruction */
-  if (result && element)
-    gpuprof_objects_reparented (m->objects, element);
+   * bin's lock): itself and what it holds get their new pipeline */
+  gpuprof_objects_reparented (m->objects, element);
 }
 
 /* The element whose code runs on @t now: the receiver of its innermost

@@ -70,16 +70,14 @@ void gpuprof_hooks_object_destroyed (GpuprofMeasure * m, guint64 ts,
  * one type check */
 GPUPROF_API
 void gpuprof_hooks_object_created (GpuprofMeasure * m, GstObject * object);
-/* bin-remove-pre and -post: an element taken out of a bin (and all it
- * holds) gets its new path and pipeline; taken out of a running pipeline,
- * what it measured there is folded into its removed totals
- * (docs/tracer.md#removed) */
-GPUPROF_API
-void gpuprof_hooks_element_removing (GpuprofMeasure * m, GstBin * bin,
-    GstElement * element);
+/* a bin's "element-removed" signal (not the bin-remove hooks: their names
+ * would slow every object ref, tracers/gstgpuproftracer.c): the element
+ * taken out (and all it holds) gets its new path and pipeline; taken out
+ * of a running pipeline, what it measured there is folded into its
+ * removed totals (docs/tracer.md#removed) */
 GPUPROF_API
 void gpuprof_hooks_element_removed (GpuprofMeasure * m, GstBin * bin,
-    gboolean result);
+    GstElement * element);
 /* gst_bin_add: the element (and what it holds) may be in a new pipeline */
 GPUPROF_API
 void gpuprof_hooks_element_added (GpuprofMeasure * m, GstBin * bin,

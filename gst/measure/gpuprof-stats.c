@@ -114,7 +114,7 @@ gpuprof_stats_get_window (void)
 }
 
 /* a start-up call: its first, or any before the window opened */
-static gboolean
+static G_GNUC_NO_INLINE gboolean
 take_first (GpuprofElementStats * s, GpuprofThread * thread, gint phase,
     guint64 self_ns, guint64 incl_ns, guint64 gpu_wait_ns)
 {
@@ -152,11 +152,17 @@ steady_call (GpuprofElementStats * s, GpuprofThread * thread,
 {
   gint phase = __atomic_load_n (&window_phase, __ATOMIC_RELAXED);
 
-  if (G_UNLIKELY (phase == GPUPROF_STATS_WINDOW_CLOSED))
+  /* the steady state, no call: the window open and the element's first
+   * call taken */
+  if (G_LIKELY (phase == GPUPROF_STATS_WINDOW_OPEN
+          && __atomic_load_n (&s->first_done, __ATOMIC_RELAXED))) {
+    __atomic_fetch_add (&s->incl_ns, incl_ns, __ATOMIC_RELAXED);
+    return TRUE;
+  }
+  if (phase == GPUPROF_STATS_WINDOW_CLOSED)
     return FALSE;
   __atomic_fetch_add (&s->incl_ns, incl_ns, __ATOMIC_RELAXED);
-  return !G_UNLIKELY (take_first (s, thread, phase, self_ns, incl_ns,
-          gpu_wait_ns));
+  return !take_first (s, thread, phase, self_ns, incl_ns, gpu_wait_ns);
 }
 
 void

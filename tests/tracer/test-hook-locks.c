@@ -205,8 +205,7 @@ find_pads (Fixture * f, Pads * p)
 
 /* Before the locks: "gone" measures a buffer, then is taken out of the
  * pipeline while it plays (its target state set as a playing one's); the
- * bin-remove hooks run under the locks (run_hooks: -pre only notes the
- * element on its thread, so it may run after the removal there) */
+ * removal's handler runs under the locks (run_hooks) */
 static void
 take_out (Fixture * f, const Pads * p)
 {
@@ -264,10 +263,8 @@ run_hooks (Fixture * f, const Pads * p)
       TRUE);
   /* an element taken out of the playing pipeline leaves it (its path and
    * parents read, its figures and its pipeline's target state looked at) */
-  gpuprof_hooks_element_removing (gpuprof_profiler_get_measure (f->prof),
-      GST_BIN (f->pipeline), p->gone);
   gpuprof_hooks_element_removed (gpuprof_profiler_get_measure (f->prof),
-      GST_BIN (f->pipeline), TRUE);
+      GST_BIN (f->pipeline), p->gone);
   gst_buffer_unref (buf);
 }
 
