@@ -542,14 +542,40 @@ gpuprof_objects_element_peek (GstElement * element)
  * once it belongs to its element. */
 static GpuprofPad orphan_pad = { 0, (gchar *) "", GST_PAD_UNKNOWN };
 
+/* Where a pad missing from the cache goes (gpuprof_objects_pad): its first
+ * slot if free, else its second; with both taken, the first slot's pad
+ * moves to its own other slot if that one is free (one cuckoo step), else
+ * it is evicted. An entry leaves only at a generation reset or when a pad
+ * finds both its slots taken, so three pads of one first slot all stay. */
+static guint
+cache_place (GpuprofThread * t, gconstpointer pad)
+{
+  guint first = gpuprof_objects_cache_slot (pad);
+  guint second = gpuprof_objects_cache_slot2 (pad);
+  gconstpointer other;
+  guint alt;
+
+  if (!t->cache[first].key)
+    return first;
+  if (!t->cache[second].key)
+    return second;
+  other = t->cache[first].key;
+  alt = gpuprof_objects_cache_slot (other);
+  if (alt == first)
+    alt = gpuprof_objects_cache_slot2 (other);
+  if (!t->cache[alt].key)
+    t->cache[alt] = t->cache[first];
+  return first;
+}
+
 /* No GStreamer lock (the top of the file): a pad's first hook may be one
  * GStreamer runs holding the pad's lock */
 GpuprofPad *
 gpuprof_objects_pad_slow (GpuprofObjects * o, GpuprofThread * t, GstPad * pad)
 {
   GpuprofPad *p = g_object_get_qdata (G_OBJECT (pad), pad_quark);
-  guint slot = gpuprof_objects_cache_slot (pad);
   GstObject *parent;
+  guint slot;
 
   if (!p) {
     parent = __atomic_load_n (&GST_OBJECT_PARENT (pad), __ATOMIC_ACQUIRE);
@@ -575,8 +601,7 @@ gpuprof_objects_pad_slow (GpuprofObjects * o, GpuprofThread * t, GstPad * pad)
     }
     g_mutex_unlock (&o->lock);
   }
-  /* what was in its slot moves to the neighbour's (gpuprof_objects_pad) */
-  t->cache[slot ^ 1] = t->cache[slot];
+  slot = cache_place (t, pad);
   t->cache[slot].key = pad;
   t->cache[slot].pad = p;
   return p;

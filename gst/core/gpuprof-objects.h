@@ -268,16 +268,36 @@ const gchar *gpuprof_role_name (GpuprofRole role);
 
 GPUPROF_API gint gpuprof_objects_generation;
 
-/* The hot-path lookup: a per-thread cache in front of the registry, a
- * pad's own slot first, then its neighbour (slot ^ 1). */
+/* The hot-path lookup: a per-thread cache in front of the registry, two
+ * slots a pad, both from one multiplicative hash. Pads lie a few hundred
+ * bytes apart: the product's top bits spread them (all of them: a wider
+ * shift left 3/4 of the cache unreachable) and are the first slot; the
+ * second is the first xor the next bits, made odd so it is never the first.
+ * Which pads share a slot is the heap's luck (22 pads in 256 slots do, more
+ * often than not): with the neighbour (slot ^ 1) as the second, three pads
+ * of one pair evicted each other at every buffer; with two independent
+ * choices that takes three pads whose two slots are alike. */
+static inline guint64
+gpuprof_objects_cache_hash (gconstpointer pad)
+{
+  return (guint64) (guintptr) pad * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15);
+}
+
 static inline guint
 gpuprof_objects_cache_slot (gconstpointer pad)
 {
-  /* pads lie a few hundred bytes apart: a multiplicative hash spreads them,
-   * its top bits are the slot (all of them: a wider shift left 3/4 of the
-   * cache unreachable) */
-  return (guint) (((guint64) (guintptr) pad * G_GUINT64_CONSTANT
-          (0x9E3779B97F4A7C15)) >> (64 - GPUPROF_PAD_CACHE_BITS));
+  return (guint) (gpuprof_objects_cache_hash (pad) >>
+      (64 - GPUPROF_PAD_CACHE_BITS));
+}
+
+static inline guint
+gpuprof_objects_cache_slot2 (gconstpointer pad)
+{
+  guint64 h = gpuprof_objects_cache_hash (pad);
+
+  return (guint) (h >> (64 - GPUPROF_PAD_CACHE_BITS)) ^
+      (((guint) (h >> (64 - 2 * GPUPROF_PAD_CACHE_BITS)) &
+          (GPUPROF_PAD_CACHE - 1)) | 1);
 }
 
 static inline GpuprofPad *
@@ -292,11 +312,9 @@ gpuprof_objects_pad (GpuprofObjects * o, GpuprofThread * t, GstPad * pad)
   }
   if (G_LIKELY (t->cache[slot].key == pad))
     return t->cache[slot].pad;
-  /* two pads of one slot (their addresses are the heap's luck: 22 pads in
-   * 256 slots collide more often than not) share it with the neighbour's:
-   * a pair that alternates every buffer does not evict itself */
-  if (t->cache[slot ^ 1].key == pad)
-    return t->cache[slot ^ 1].pad;
+  slot = gpuprof_objects_cache_slot2 (pad);
+  if (t->cache[slot].key == pad)
+    return t->cache[slot].pad;
   return gpuprof_objects_pad_slow (o, t, pad);
 }
 
