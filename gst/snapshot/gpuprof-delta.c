@@ -143,6 +143,60 @@ resource_rows (GpuprofSnapshot * d, const GpuprofSnapshot * before)
   }
 }
 
+/* the mean of the readings between two cumulative means */
+static gdouble
+interval_mean (gdouble now, guint64 n_now, gdouble before, guint64 n_before)
+{
+  guint64 n = n_now > n_before ? n_now - n_before : 0;
+
+  return n ? MAX ((now * n_now - before * n_before) / n, 0.0) : now;
+}
+
+/* The GPU's engines over the interval (its NVML readings since @before's):
+ * each mean and share of readings of the run made the interval's, so the
+ * interval's verdict ranks the GPU as the run's does (the peaks, the
+ * process counts and the newest reading stay the run's) */
+static void
+gpu_resource_rows (GpuprofSnapshot * d, const GpuprofSnapshot * before)
+{
+  guint i, j;
+
+  for (i = 0; before && before->gpu_resources && i < d->gpu_resources->len;
+      i++) {
+    GpuprofGpuResourceRow *n = &g_array_index (d->gpu_resources,
+        GpuprofGpuResourceRow, i);
+    const GpuprofGpuResourceRow *b = NULL;
+    guint64 nn = n->readings, nb;
+
+    for (j = 0; j < before->gpu_resources->len && !b; j++) {
+      const GpuprofGpuResourceRow *x = &g_array_index (before->gpu_resources,
+          GpuprofGpuResourceRow, j);
+      if (!g_strcmp0 (x->device, n->device))
+        b = x;
+    }
+    if (!b || b->readings >= nn)
+      continue;
+    nb = b->readings;
+#define MEAN(f) n->f = interval_mean (n->f, nn, b->f, nb)
+    MEAN (sm);
+    MEAN (sm_saturated);
+    MEAN (mem);
+    MEAN (mem_saturated);
+    MEAN (dec);
+    MEAN (dec_saturated);
+    MEAN (enc);
+    MEAN (enc_saturated);
+    MEAN (clock_mhz);
+    MEAN (throttled);
+    MEAN (power_capped);
+    MEAN (thermal);
+    MEAN (hw_slowdown);
+#undef MEAN
+    n->readings = nn - nb;
+    n->span_ns = diff (n->span_ns, b->span_ns);
+  }
+}
+
 /* the topology and the resources as they are now */
 static void
 copy_rows (GArray * to, GArray * from, GpuprofSummaryTableId id)
@@ -176,6 +230,9 @@ gpuprof_snapshot_delta (const GpuprofSnapshot * now,
   copy_rows (d->links, now->links, GPUPROF_SUMMARY_LINKS);
   copy_rows (d->resources, now->resources, GPUPROF_SUMMARY_RESOURCES);
   resource_rows (d, before);
+  copy_rows (d->gpu_resources, now->gpu_resources,
+      GPUPROF_SUMMARY_GPU_RESOURCES);
+  gpu_resource_rows (d, before);
   gpuprof_snapshot_sort (d);
   gpuprof_snapshot_compute_verdict (d);
   return d;

@@ -8,6 +8,7 @@
 #include <glib.h>
 #include <string.h>
 
+#include "gpuprof-delta.h"
 #include "gpuprof-gpu-verdict.h"
 
 static GpuprofGpuResourceRow *
@@ -218,6 +219,60 @@ test_decode (void)
   gpuprof_snapshot_free (s);
 }
 
+/* an element of @s that ran @seconds of thread time, @busy of it in its
+ * calls (what an interval's delta reads) */
+static void
+timed_element (GpuprofSnapshot * s, const gchar * path, const gchar * factory,
+    gdouble busy, guint seconds)
+{
+  GpuprofElementRow *e;
+
+  element (s, path, factory, busy);
+  e = &g_array_index (s->elements, GpuprofElementRow, s->elements->len - 1);
+  e->thread = g_strdup ("t");
+  e->thread_wall_ns = seconds * GST_SECOND;
+  e->thread_self_ns = e->self_ns = (guint64) (busy * e->thread_wall_ns);
+  e->calls = 100 * seconds;
+}
+
+/* An interval's verdict (gpuprof_snapshot_delta(), interval= lines) ranks
+ * the GPU as the run's does, on the interval's NVML readings: NVDEC half
+ * busy in the first 20 readings, full in the next 20, the decoder busy
+ * throughout: the interval is decode-bound, the run so far was not */
+static void
+test_decode_interval (void)
+{
+  GpuprofSnapshot *a = gpuprof_snapshot_new ("p");
+  GpuprofSnapshot *b = gpuprof_snapshot_new ("p");
+  GpuprofSnapshot *d;
+  GpuprofGpuResourceRow *r;
+  const GpuprofGpuResourceRow *dr;
+
+  gpu_row (a, 0.14, 0.50);
+  timed_element (a, "p/dec0", "nvh264dec", 0.97, 1);
+  gpuprof_snapshot_compute_verdict (a);
+  g_assert_cmpstr (a->limit_kind, ==, "stage");
+  /* cumulative over 40 readings: the means and shares of the whole run */
+  r = gpu_row (b, 0.14, (0.50 * 20 + 0.99 * 20) / 40);
+  r->readings = 40;
+  r->dec_saturated = 0.5;
+  timed_element (b, "p/dec0", "nvh264dec", 0.97, 2);
+  gpuprof_snapshot_compute_verdict (b);
+  g_assert_cmpstr (b->limit_kind, ==, "stage");
+  d = gpuprof_snapshot_delta (b, a);
+  g_assert_cmpuint (d->gpu_resources->len, ==, 1);
+  dr = &g_array_index (d->gpu_resources, GpuprofGpuResourceRow, 0);
+  g_assert_cmpuint (dr->readings, ==, 20);
+  g_assert_cmpfloat_with_epsilon (dr->dec, 0.99, 1e-9);
+  g_assert_cmpfloat_with_epsilon (dr->dec_saturated, 1.0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (dr->sm, 0.14, 1e-9);
+  g_assert_cmpstr (d->limit_kind, ==, "gpu");
+  g_assert_cmpstr (d->limit_what, ==, "GPU 0 NVDEC");
+  gpuprof_snapshot_free (d);
+  gpuprof_snapshot_free (a);
+  gpuprof_snapshot_free (b);
+}
+
 static void
 test_throttled (void)
 {
@@ -283,6 +338,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gpu-verdict/compute", test_compute);
   g_test_add_func ("/gpu-verdict/copy", test_copy);
   g_test_add_func ("/gpu-verdict/decode", test_decode);
+  g_test_add_func ("/gpu-verdict/decode-interval", test_decode_interval);
   g_test_add_func ("/gpu-verdict/throttled", test_throttled);
   g_test_add_func ("/gpu-verdict/ncu-command", test_ncu_command);
   return g_test_run ();
