@@ -12,7 +12,7 @@
 #      nvidia-smi dmon beside it in the same seconds: gpuprof's GPU
 #      resources table, ranked verdict, start-up line and interval lines;
 #      PASS when NVDEC >= 90 % (gpuprof), gpuprof's NVDEC mean is within 10
-#      points of dmon's over the run, the verdict's rank 1 is the GPU's NVDEC
+#      points of dmon's over its readings' seconds, the verdict's rank 1 is the GPU's NVDEC
 #      (decode-bound) naming the decoders, and the decoders' start-up is
 #      reported apart (first call far above their largest steady call);
 #  (b) the analytics example at 16 streams (batch 16, GPU inference,
@@ -109,15 +109,19 @@ except Exception as e:
     print("no summary: %s" % e)
     s = {}
 g = (s.get("gpu_resources") or [{}])[0]
-# the same seconds: gpuprof's run ends at taken_utc and lasted wall_ns;
-# a dmon row at HH:MM:SS is weighted by its second's overlap with the run
-# (rows outside it, start-up before PLAYING and tear-down, weigh nothing)
+# the same seconds: gpuprof's run ends at taken_utc; its NVML figures
+# cover its readings' span (span_ns, first to last reading, plus the period
+# the first one covers), which leaves the decoders' start-up out, as the
+# verdict does; the run's wall_ns where there is no span. A dmon row at
+# HH:MM:SS is weighted by its second's overlap with those seconds (rows
+# outside, start-up and tear-down, weigh nothing)
 import datetime
 run_ = s.get("run") or {}
 end = datetime.datetime.strptime(run_.get("taken_utc", "1970-01-01T00:00:00.000Z"),
                                  "%Y-%m-%dT%H:%M:%S.%fZ")
 end_s = end.hour * 3600 + end.minute * 60 + end.second + end.microsecond / 1e6
-start_s = end_s - run_.get("wall_ns", 0) / 1e9
+span = g.get("span_ns", 0) + g.get("read_period_ns", 0) if g.get("span_ns") else 0
+start_s = end_s - (span or run_.get("wall_ns", 0)) / 1e9
 head, rows = None, []
 for line in open(dmon):
     f = line.lstrip("#").split()
@@ -143,7 +147,7 @@ limits = s.get("limits") or []
 top = limits[0] if limits else {}
 decs = [e for e in s.get("elements") or [] if e.get("factory", "").endswith("dec")]
 dmon_dec = mean("dec")
-print("dmon over gpuprof's run (%.2f s; rows weighted by their second's overlap with it): %d rows, sm %.1f %%, dec %.1f %%, pclk %.0f MHz"
+print("dmon over gpuprof's readings (%.2f s; rows weighted by their second's overlap with them): %d rows, sm %.1f %%, dec %.1f %%, pclk %.0f MHz"
       % (end_s - start_s, sum(1 for r in rows if r["w"] > 0), mean("sm"), dmon_dec, mean("pclk")))
 print("gpuprof: %s readings, sm %.1f %%, dec %.1f %% (>=90 %% in %.0f %% of readings), "
       "clock %.0f/%s MHz, throttled %.0f %%, ours dec %.0f %%, read every %.0f ms, "
