@@ -480,9 +480,21 @@ first_sight_locked (gint tid, const gchar * comm, const Window * closing)
   if (by_name_locked (tid, comm, cands, n))
     return TRUE;
   /* a state change runs: the thread is its element's, as its end's scan
-   * says (gpuprof_owners_scan()) */
-  if (state)
-    return TRUE;
+   * says (gpuprof_owners_scan()); but one that named itself like a task
+   * while call windows are open beside it goes to them now: by the time
+   * the state change ends they may have closed (a sink's first render
+   * starting a helper as the pipeline goes to PLAYING) */
+  if (state) {
+    guint i, calls = 0;
+
+    if (!strchr (comm, ':') || named_elsewhere (tid, comm))
+      return TRUE;
+    for (i = 0; i < n; i++)
+      if (!cands[i]->state)
+        cands[calls++] = cands[i];
+    return calls == 0 || call_windows_claim_locked (tid, comm, closing,
+        cands, calls);
+  }
   /* another task's name: that thread made it (its own window, or the
    * sampler by the name) */
   if (n == 0 || named_elsewhere (tid, comm))
