@@ -438,6 +438,24 @@ named_elsewhere (gint tid, const gchar * comm)
   return found;
 }
 
+/* A thread that named itself (a ':' name no other thread carries) seen
+ * while a state change runs: the call windows among @cands (@closing
+ * one of them, or NULL) claim it now, as they may have closed by the time
+ * the state change ends. TRUE when they did; FALSE when none is open (it
+ * is the state change's). */
+static gboolean
+call_windows_beside_state_locked (gint tid, const gchar * comm,
+    const Window * closing, const Window * cands[], guint n)
+{
+  guint i, calls = 0;
+
+  for (i = 0; i < n; i++)
+    if (!cands[i]->state)
+      cands[calls++] = cands[i];
+  return calls > 0 && call_windows_claim_locked (tid, comm, closing, cands,
+      calls);
+}
+
 /* A thread a state change's scan finds that another thread made: named
  * like a window's thread (settled to it), or like a task's thread ("q:src"
  * with no window open there: the CPU sampler settles it by that name); or
@@ -450,17 +468,12 @@ named_by_a_thread_locked (gint tid, const gchar * comm)
 {
   const Window *cands[MAX_CANDIDATES];
   gboolean state;
-  guint n = candidates_locked (NULL, cands, &state), i, calls = 0;
+  guint n = candidates_locked (NULL, cands, &state);
 
   if (by_name_locked (tid, comm, cands, n) || named_elsewhere (tid, comm))
     return TRUE;
-  if (!strchr (comm, ':'))
-    return FALSE;
-  for (i = 0; i < n; i++)
-    if (!cands[i]->state)
-      cands[calls++] = cands[i];
-  return calls > 0 && call_windows_claim_locked (tid, comm, NULL, cands,
-      calls);
+  return strchr (comm, ':') && call_windows_beside_state_locked (tid, comm,
+      NULL, cands, n);
 }
 
 /* A thread no scan saw before (@comm its name): TRUE when settled or
@@ -485,15 +498,9 @@ first_sight_locked (gint tid, const gchar * comm, const Window * closing)
    * the state change ends they may have closed (a sink's first render
    * starting a helper as the pipeline goes to PLAYING) */
   if (state) {
-    guint i, calls = 0;
-
-    if (!strchr (comm, ':') || named_elsewhere (tid, comm))
-      return TRUE;
-    for (i = 0; i < n; i++)
-      if (!cands[i]->state)
-        cands[calls++] = cands[i];
-    return calls == 0 || call_windows_claim_locked (tid, comm, closing,
-        cands, calls);
+    if (strchr (comm, ':') && !named_elsewhere (tid, comm))
+      call_windows_beside_state_locked (tid, comm, closing, cands, n);
+    return TRUE;
   }
   /* another task's name: that thread made it (its own window, or the
    * sampler by the name) */

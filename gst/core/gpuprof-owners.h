@@ -100,10 +100,10 @@ guint gpuprof_owners_generation (void);
  * by their calls in each pass (pool threads move between runners). A name
  * of another task ("q:src") is that thread's to claim, the name it has now
  * or had as its window opened; a ':' name no other thread carries is the
- * thread's own (FFmpeg 7's "av:h264:df0"), settled like any other. Off the steady buffer path: the hooks open
- * windows for a bounded number of first calls
- * (GPUPROF_OWNERS_FIRST_CALLS per element, GPUPROF_OWNERS_FIRST_LOOPS per
- * thread). */
+ * thread's own (FFmpeg 7's "av:h264:df0"), settled like any other. Off the
+ * steady buffer path: the hooks open windows for a bounded number of first
+ * calls (GPUPROF_OWNERS_FIRST_CALLS per element, GPUPROF_OWNERS_FIRST_LOOPS
+ * per thread). */
 #define GPUPROF_OWNERS_FIRST_CALLS 8
 #define GPUPROF_OWNERS_FIRST_LOOPS 4
 void gpuprof_owners_call_window (guint32 element_id, gboolean open);

@@ -32,39 +32,24 @@ rate (guint64 n, gdouble seconds)
   return seconds > 0.0 ? n / seconds : 0.0;
 }
 
-/* the mean of the readings between two cumulative means */
-static gdouble
-interval_mean (gdouble now, guint64 n_now, gdouble before, guint64 n_before,
-    guint64 n)
-{
-  return n ? MAX ((now * n_now - before * n_before) / n, 0.0) : 0.0;
-}
-
 static void
 fill_gpu_rows (GpuprofInterval * iv)
 {
   const GpuprofSnapshot *snap = iv->snapshot;
-  guint i, j;
+  guint i;
 
   for (i = 0; snap->gpu_resources && i < snap->gpu_resources->len; i++) {
     const GpuprofGpuResourceRow *row = &g_array_index (snap->gpu_resources,
         GpuprofGpuResourceRow, i);
-    const GpuprofGpuResourceRow *prev = NULL;
+    const GpuprofGpuResourceRow *prev = iv->previous ?
+        gpuprof_snapshot_find_gpu_resource (iv->previous, row->device) : NULL;
     GpuprofIntervalGpuRow r = { row->device, row->name };
     guint64 b;
 
-    for (j = 0; iv->previous && iv->previous->gpu_resources
-        && j < iv->previous->gpu_resources->len && !prev; j++) {
-      const GpuprofGpuResourceRow *x =
-          &g_array_index (iv->previous->gpu_resources, GpuprofGpuResourceRow,
-          j);
-      if (!g_strcmp0 (x->device, row->device))
-        prev = x;
-    }
     b = prev ? prev->readings : 0;
     r.readings = delta (row->readings, b);
-#define MEAN(f) interval_mean (row->f, row->readings, prev ? prev->f : 0.0, \
-    b, r.readings)
+#define MEAN(f) gpuprof_interval_mean (row->f, row->readings, \
+    prev ? prev->f : 0.0, b)
     r.sm = MEAN (sm);
     r.mem = MEAN (mem);
     r.dec = MEAN (dec);

@@ -143,13 +143,13 @@ resource_rows (GpuprofSnapshot * d, const GpuprofSnapshot * before)
   }
 }
 
-/* the mean of the readings between two cumulative means */
-static gdouble
-interval_mean (gdouble now, guint64 n_now, gdouble before, guint64 n_before)
+gdouble
+gpuprof_interval_mean (gdouble now, guint64 n_now, gdouble before,
+    guint64 n_before)
 {
   guint64 n = n_now > n_before ? n_now - n_before : 0;
 
-  return n ? MAX ((now * n_now - before * n_before) / n, 0.0) : now;
+  return n ? MAX ((now * n_now - before * n_before) / n, 0.0) : 0.0;
 }
 
 /* The GPU's engines over the interval (its NVML readings since @before's):
@@ -159,25 +159,19 @@ interval_mean (gdouble now, guint64 n_now, gdouble before, guint64 n_before)
 static void
 gpu_resource_rows (GpuprofSnapshot * d, const GpuprofSnapshot * before)
 {
-  guint i, j;
+  guint i;
 
-  for (i = 0; before && before->gpu_resources && i < d->gpu_resources->len;
-      i++) {
+  for (i = 0; before && i < d->gpu_resources->len; i++) {
     GpuprofGpuResourceRow *n = &g_array_index (d->gpu_resources,
         GpuprofGpuResourceRow, i);
-    const GpuprofGpuResourceRow *b = NULL;
+    const GpuprofGpuResourceRow *b =
+        gpuprof_snapshot_find_gpu_resource (before, n->device);
     guint64 nn = n->readings, nb;
 
-    for (j = 0; j < before->gpu_resources->len && !b; j++) {
-      const GpuprofGpuResourceRow *x = &g_array_index (before->gpu_resources,
-          GpuprofGpuResourceRow, j);
-      if (!g_strcmp0 (x->device, n->device))
-        b = x;
-    }
     if (!b || b->readings >= nn)
       continue;
     nb = b->readings;
-#define MEAN(f) n->f = interval_mean (n->f, nn, b->f, nb)
+#define MEAN(f) n->f = gpuprof_interval_mean (n->f, nn, b->f, nb)
     MEAN (sm);
     MEAN (sm_saturated);
     MEAN (mem);

@@ -15,7 +15,8 @@ G_BEGIN_DECLS
  *   from its start
  *
  * The rows the verdict reads (elements, threads, queues: counters as the
- * differences; links and resources as they are now), with their verdict:
+ * differences; links and resources as they are now; the GPU's engines
+ * over the interval's NVML readings), with their verdict:
  * the limits table and the run's limit_* fields of that interval. An
  * element whose busiest thread changed is read on its new thread only.
  *
@@ -24,5 +25,12 @@ G_BEGIN_DECLS
 GPUPROF_API
 GpuprofSnapshot *gpuprof_snapshot_delta (const GpuprofSnapshot * now,
     const GpuprofSnapshot * before);
+
+/* The mean of the readings between two cumulative means: @now over @n_now
+ * readings, @before over the first @n_before of them; 0 when no reading
+ * came between (an NVML figure of an interval) */
+GPUPROF_API
+gdouble gpuprof_interval_mean (gdouble now, guint64 n_now, gdouble before,
+    guint64 n_before);
 
 G_END_DECLS

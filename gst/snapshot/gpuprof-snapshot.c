@@ -299,6 +299,13 @@ gpuprof_snapshot_find_stream (const GpuprofSnapshot * s, const gchar * source)
   return find_by_key (s->streams, source);
 }
 
+const GpuprofGpuResourceRow *
+gpuprof_snapshot_find_gpu_resource (const GpuprofSnapshot * s,
+    const gchar * device)
+{
+  return s->gpu_resources ? find_by_key (s->gpu_resources, device) : NULL;
+}
+
 /* le_00 .. le_15 are consecutive guint64 members: filled as an array */
 G_STATIC_ASSERT (G_STRUCT_OFFSET (GpuprofHistogramRow, le_15) -
     G_STRUCT_OFFSET (GpuprofHistogramRow, le_00) ==

@@ -153,6 +153,9 @@ void gpuprof_snapshot_add_histogram (GpuprofSnapshot * snap,
     const struct _GpuprofHistogram * h, gboolean unit_ns);
 const GpuprofStreamRow *gpuprof_snapshot_find_stream (const GpuprofSnapshot *
     snap, const gchar * source);
+/* the GPU resources row of @device (its UUID), NULL when none */
+const GpuprofGpuResourceRow *gpuprof_snapshot_find_gpu_resource (const
+    GpuprofSnapshot * snap, const gchar * device);
 
 
 /* The snapshot's tables by their schema id (gpuprof-schema.c): rows of
