@@ -41,13 +41,16 @@ typedef struct
   guint64 pts;
   guint64 size;
   guint n_buffers;
-  gboolean crossed;             /* PUSH: the data reached the peer's chain
+  guint8 crossed;               /* PUSH: the data reached the peer's chain
                                  * function (only looked at on failure) */
+  guint8 split;                 /* PUSH: a list GStreamer's default
+                                 * chain-list splits into chain calls */
+  guint8 refused;               /* CHAIN: the pad turned flushing or EOS
+                                 * while the pre hook ran: its own check,
+                                 * after the hook, refuses the data */
   gconstpointer key;            /* the buffer or list, for queues */
   guint64 batch_id;             /* CHAIN: batch it processes, 0 if none */
   guint64 batch_frames;         /* frames in that batch (gpuprof-batch.c) */
-  gboolean split;               /* PUSH: a list GStreamer's default
-                                 * chain-list splits into chain calls */
   guint split_calls;            /* PUSH: those of its chain calls that
                                  * passed the pad's checks */
   guint64 cpu_start;            /* CHAIN of an asynchronous element: the

@@ -329,6 +329,12 @@ gpuprof_hooks_chain_pre (GpuprofMeasure * m, guint64 ts, GstPad * pad,
   gpuprof_gpu_chain_enter (e->id, payload);
   if (G_UNLIKELY (wants_call_window (e)))
     open_call_window (t, e);
+  /* a flush or a stop that reached the pad while this hook ran: the pad's
+   * check after the hook refuses the data (chain_post takes it back). One
+   * that lands between here and that check still counts (docs/tracer.md,
+   * known miscounts) */
+  f->refused = (__atomic_load_n (&GST_OBJECT_FLAGS (pad), __ATOMIC_RELAXED)
+      & (GST_PAD_FLAG_FLUSHING | GST_PAD_FLAG_EOS)) != 0;
 }
 
 static void
@@ -356,6 +362,20 @@ mark_crossed (GpuprofThread * t)
 
   if (up && up->kind == GPUPROF_FRAME_PUSH)
     up->crossed = TRUE;
+}
+
+/* A chain call the pad's own check refused after the pre hook had counted
+ * it (refused): the data never reached the element. Not in; the push that
+ * made it takes it back (push_post), of a split list only the calls that
+ * got through */
+static void
+refused_late (GpuprofThread * t, const GpuprofFrame * f)
+{
+  GpuprofFrame *up = gpuprof_thread_top (t);
+
+  __atomic_store_n (&f->pad->seq, f->seq - f->n_buffers, __ATOMIC_RELAXED);
+  if (up && up->kind == GPUPROF_FRAME_PUSH && up->split && up->split_calls)
+    up->split_calls--;
 }
 
 /* An asynchronous element's chain call: its work is the thread's CPU
@@ -443,8 +463,12 @@ gpuprof_hooks_chain_post (GpuprofMeasure * m, guint64 ts, GstPad * pad,
     GpuprofQueueOutputs out = gpuprof_measure_queue_outputs (m);
     gpuprof_queue_chain_post (gp->queue, &out, f, blocked, res, ts);
   }
-  if (G_UNLIKELY (res != GST_FLOW_OK))
-    mark_crossed (t);
+  if (G_UNLIKELY (res != GST_FLOW_OK)) {
+    if (f->refused && (res == GST_FLOW_FLUSHING || res == GST_FLOW_EOS))
+      refused_late (t, f);
+    else
+      mark_crossed (t);
+  }
   charge_to_parent (t, incl);
   doing_after_call (t, ts);
 }

@@ -382,12 +382,42 @@ record_mark (nvtxDomainHandle_t domain, Message m)
   pthread_mutex_unlock (&rec_lock);
 }
 
+/* the test's push function and its data, swapped together */
+typedef struct _PushFunc
+{
+  NvtxrecPushFunc func;
+  void *data;
+  struct _PushFunc *next;
+} PushFunc;
+static PushFunc *push_func;     /* atomic */
+/* every one set (a few, in tests): a pushing thread may still read an old
+ * one, so none is freed */
+static PushFunc *push_funcs;
+
+void
+nvtxrec_set_push_func (NvtxrecPushFunc func, void *user_data)
+{
+  PushFunc *f = NULL;
+
+  if (func) {
+    f = xrealloc (NULL, sizeof (*f));
+    f->func = func;
+    f->data = user_data;
+    pthread_mutex_lock (&rec_lock);
+    f->next = push_funcs;
+    push_funcs = f;
+    pthread_mutex_unlock (&rec_lock);
+  }
+  __atomic_store_n (&push_func, f, __ATOMIC_RELEASE);
+}
+
 static int
 record_push (nvtxDomainHandle_t domain, Message m)
 {
   struct nvtxDomainRegistration_st *d = domain_or_default (domain);
   NvtxrecEvent ev;
   ThreadStack *st;
+  PushFunc *f;
 
   event_init (&ev, NVTXREC_PUSH);
   pthread_mutex_lock (&rec_lock);
@@ -402,6 +432,9 @@ record_push (nvtxDomainHandle_t domain, Message m)
   ev.depth = (int) st->depth++;
   append_locked (&ev);
   pthread_mutex_unlock (&rec_lock);
+  f = __atomic_load_n (&push_func, __ATOMIC_ACQUIRE);
+  if (f)
+    f->func (ev.message, f->data);
   return ev.depth;
 }
 

@@ -157,6 +157,13 @@ NVTXREC_API int nvtxrec_write_jsonl (const char *path);
  * number read, or -1 with *@error set (free() it). */
 NVTXREC_API long nvtxrec_load_jsonl (const char *path, char **error);
 
+/* Called on the pushing thread after each push is recorded, with its
+ * message (NULL for none), outside the recorder's lock: a test acts at a
+ * chosen point inside the code that pushes. NULL removes it. */
+typedef void (*NvtxrecPushFunc) (const char *message, void *user_data);
+NVTXREC_API void nvtxrec_set_push_func (NvtxrecPushFunc func,
+    void *user_data);
+
 /* "push", "pop", ...: the names used in JSON lines. */
 NVTXREC_API const char *nvtxrec_kind_name (NvtxrecKind kind);
 

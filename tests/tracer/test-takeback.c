@@ -5,11 +5,17 @@
  * - a queue whose push a flushing downstream pad refuses: the queue table's
  *   "buffers" (pushed out) does not count it, like the element's out;
  * - a source's push a flushing pad refuses (a camera stopping while it
- *   pushes): its stream's frames do not count it, like its out.
+ *   pushes): its stream's frames do not count it, like its out;
+ * - a flush that reaches the receiving pad while the tracer's chain-pre
+ *   hook runs (after its first look at the pad): the pad's own check
+ *   refuses the buffer, which counts on neither side.
  * Every count is compared with pad probes of the same run. */
 #include "gpuprof-test-util.h"
 
 #include <gst/app/gstappsrc.h>
+#ifdef GPUPROF_TEST_NVTXREC
+#include <nvtxrec.h>
+#endif
 
 /* buffers seen by a probe: a list counts its buffers */
 static GstPadProbeReturn
@@ -260,6 +266,70 @@ GST_START_TEST (test_source_push_refused)
 
 GST_END_TEST;
 
+/* ------------------------- a flush inside the chain-pre hook: refused late */
+
+#ifdef GPUPROF_TEST_NVTXREC
+typedef struct
+{
+  GstPad *pad;                  /* the receiving pad */
+  gchar *range;                 /* its chain range's message */
+  gint chains;                  /* its chain ranges so far */
+  gint flushed;
+} LateFlush;
+
+/* The recorder calls this inside the tracer's chain-pre hook, where the
+ * hook pushes the call's NVTX range: the second buffer's pad flushes
+ * there, between the hook's first look at the pad and the pad's check */
+static void
+flush_in_hook (const char *message, void *data)
+{
+  LateFlush *lf = data;
+
+  if (g_strcmp0 (message, lf->range) || g_atomic_int_add (&lf->chains, 1) != 1)
+    return;
+  gst_pad_send_event (lf->pad, gst_event_new_flush_start ());
+  g_atomic_int_set (&lf->flushed, 1);
+}
+
+GST_START_TEST (test_flush_inside_hook)
+{
+  GstElement *p = parse ("late", "appsrc name=src format=time ! "
+      "identity name=id ! fakesink name=sink async=false");
+  GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
+  GstPad *srcpad = pad_of (p, "src", "src");
+  LateFlush lf = { pad_of (p, "id", "sink"), g_strdup ("id:sink"), 0, 0 };
+  gint in_id = 0;
+
+  count_on (p, "id", GST_PAD_PROBE_TYPE_BUFFER, &in_id);
+  nvtxrec_set_push_func (flush_in_hook, &lf);
+  fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
+          small_buffer (0)), GST_FLOW_OK);
+  wait_for (&in_id, 1);
+  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
+          small_buffer (1)), GST_FLOW_OK);
+  wait_flow (srcpad, GST_FLOW_FLUSHING);
+  nvtxrec_set_push_func (NULL, NULL);
+  gst_element_set_state (p, GST_STATE_READY);
+
+  fail_unless (nvtxrec_is_attached (), "the NVTX recorder was not loaded");
+  fail_unless (g_atomic_int_get (&lf.flushed), "no flush inside the hook: "
+      "the test did not test (%d chain ranges of %s)", lf.chains, lf.range);
+  fail_unless_equals_int (g_atomic_int_get (&in_id), 1);
+  fail_unless_equals_int (stat ("late", "id", "buffers_in", FALSE), in_id);
+  fail_unless_equals_int (stat ("late", "src", "buffers_out", FALSE), in_id);
+
+  g_free (lf.range);
+  gst_object_unref (lf.pad);
+  gst_object_unref (srcpad);
+  gst_object_unref (src);
+  stop (p);
+}
+
+GST_END_TEST;
+#endif
+
 static Suite *
 takeback_suite (void)
 {
@@ -271,6 +341,9 @@ takeback_suite (void)
   tcase_add_test (tc, test_split_list_cut_short);
   tcase_add_test (tc, test_queue_push_refused);
   tcase_add_test (tc, test_source_push_refused);
+#ifdef GPUPROF_TEST_NVTXREC
+  tcase_add_test (tc, test_flush_inside_hook);
+#endif
   return s;
 }
 
