@@ -272,59 +272,87 @@ GST_END_TEST;
 typedef struct
 {
   GstPad *pad;                  /* the receiving pad */
-  gchar *range;                 /* its chain range's message */
+  gint at;                      /* its chain call that flushes it, from 0 */
   gint chains;                  /* its chain ranges so far */
   gint flushed;
 } LateFlush;
 
 /* The recorder calls this inside the tracer's chain-pre hook, where the
- * hook pushes the call's NVTX range: the second buffer's pad flushes
- * there, between the hook's first look at the pad and the pad's check */
+ * hook pushes the call's NVTX range ("id:sink"): the pad flushes there,
+ * between the hook's first look at the pad and the pad's own check */
 static void
 flush_in_hook (const char *message, void *data)
 {
   LateFlush *lf = data;
 
-  if (g_strcmp0 (message, lf->range) || g_atomic_int_add (&lf->chains, 1) != 1)
+  if (g_strcmp0 (message, "id:sink")
+      || g_atomic_int_add (&lf->chains, 1) != lf->at)
     return;
   gst_pad_send_event (lf->pad, gst_event_new_flush_start ());
   g_atomic_int_set (&lf->flushed, 1);
 }
 
-GST_START_TEST (test_flush_inside_hook)
+/* appsrc ! identity ! fakesink; identity's sink pad flushes inside the
+ * hook of its chain call AT: the buffers one by one, or one LIST of 8
+ * that GStreamer splits into chain calls (identity has no chain-list) */
+static void
+flush_inside_hook (const gchar * name, gint at, gboolean list)
 {
-  GstElement *p = parse ("late", "appsrc name=src format=time ! "
+  GstElement *p = parse (name, "appsrc name=src format=time ! "
       "identity name=id ! fakesink name=sink async=false");
   GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
   GstPad *srcpad = pad_of (p, "src", "src");
-  LateFlush lf = { pad_of (p, "id", "sink"), g_strdup ("id:sink"), 0, 0 };
-  gint in_id = 0;
+  LateFlush lf = { pad_of (p, "id", "sink"), at, 0, 0 };
+  gint in_id = 0, i;
 
   count_on (p, "id", GST_PAD_PROBE_TYPE_BUFFER, &in_id);
   nvtxrec_set_push_func (flush_in_hook, &lf);
   fail_unless (gst_element_set_state (p, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
-  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
-          small_buffer (0)), GST_FLOW_OK);
-  wait_for (&in_id, 1);
-  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
-          small_buffer (1)), GST_FLOW_OK);
+  if (list) {
+    GstBufferList *l = gst_buffer_list_new ();
+
+    for (i = 0; i < 8; i++)
+      gst_buffer_list_add (l, small_buffer (i));
+    fail_unless_equals_int (gst_app_src_push_buffer_list (GST_APP_SRC (src),
+            l), GST_FLOW_OK);
+  } else {
+    for (i = 0; i <= at; i++) {
+      fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
+              small_buffer (i)), GST_FLOW_OK);
+      if (i < at)
+        wait_for (&in_id, i + 1);
+    }
+  }
   wait_flow (srcpad, GST_FLOW_FLUSHING);
   nvtxrec_set_push_func (NULL, NULL);
   gst_element_set_state (p, GST_STATE_READY);
 
   fail_unless (nvtxrec_is_attached (), "the NVTX recorder was not loaded");
   fail_unless (g_atomic_int_get (&lf.flushed), "no flush inside the hook: "
-      "the test did not test (%d chain ranges of %s)", lf.chains, lf.range);
-  fail_unless_equals_int (g_atomic_int_get (&in_id), 1);
-  fail_unless_equals_int (stat ("late", "id", "buffers_in", FALSE), in_id);
-  fail_unless_equals_int (stat ("late", "src", "buffers_out", FALSE), in_id);
+      "the test did not test (%d chain ranges)", lf.chains);
+  fail_unless_equals_int (g_atomic_int_get (&in_id), at);
+  fail_unless_equals_int (stat (name, "id", "buffers_in", FALSE), in_id);
+  fail_unless_equals_int (stat (name, "src", "buffers_out", FALSE), in_id);
 
-  g_free (lf.range);
   gst_object_unref (lf.pad);
   gst_object_unref (srcpad);
   gst_object_unref (src);
   stop (p);
+}
+
+GST_START_TEST (test_flush_inside_hook)
+{
+  flush_inside_hook ("late", 1, FALSE);
+}
+
+GST_END_TEST;
+
+/* the split stops at the refused call: the push takes back the rest and
+ * that one (the calls that got through crossed) */
+GST_START_TEST (test_flush_inside_hook_split)
+{
+  flush_inside_hook ("latesplit", 2, TRUE);
 }
 
 GST_END_TEST;
@@ -343,6 +371,7 @@ takeback_suite (void)
   tcase_add_test (tc, test_source_push_refused);
 #ifdef GPUPROF_TEST_NVTXREC
   tcase_add_test (tc, test_flush_inside_hook);
+  tcase_add_test (tc, test_flush_inside_hook_split);
 #endif
   return s;
 }
