@@ -925,17 +925,35 @@ gpuprof_objects_count (GpuprofObjects * o, guint * elements, guint * pads,
 void
 gpuprof_objects_refresh_roles (GpuprofObjects * o)
 {
+  GPtrArray *alive = g_ptr_array_new ();
   guint i;
 
+  /* references taken under the lock (not e->element: an element whose
+   * last reference went is still set until the object-destroyed hook, late
+   * in its finalize), read and dropped outside it: a last reference
+   * dropped here finalizes the element, whose hook takes the lock. The
+   * records stay: they go under the report lock, which the snapshot
+   * calling this holds */
   g_mutex_lock (&o->lock);
   for (i = 0; i < o->elements->len; i++) {
     GpuprofElement *e = g_ptr_array_index (o->elements, i);
-    if (!e->element)
-      continue;
-    e->role = role_of (e->element, e->factory);
-    e->waits_on_clock = waits_on_clock (e->element);
+    GstElement *el;
+
+    if (e->element && (el = g_weak_ref_get (&e->alive))) {
+      g_ptr_array_add (alive, e);
+      g_ptr_array_add (alive, el);
+    }
   }
   g_mutex_unlock (&o->lock);
+  for (i = 0; i + 1 < alive->len; i += 2) {
+    GpuprofElement *e = g_ptr_array_index (alive, i);
+    GstElement *el = g_ptr_array_index (alive, i + 1);
+
+    e->role = role_of (el, e->factory);
+    e->waits_on_clock = waits_on_clock (el);
+    gst_object_unref (el);
+  }
+  g_ptr_array_unref (alive);
 }
 
 /* Buffers in and out of an element in this run: the sequence numbers of its

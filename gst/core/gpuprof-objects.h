@@ -234,8 +234,10 @@ void gpuprof_objects_pad_buffers (GpuprofObjects * o, GpuprofElement * e,
 #define GPUPROF_OBJECTS_MAX_ID ((1u << 24) - 1)
 GpuprofElement *gpuprof_objects_element_by_id (GpuprofObjects * o,
     guint32 id);
-/* a ref of the element, NULL once its last reference is being dropped
- * (for the links table: no ref is taken of one in dispose or finalize) */
+/* a ref of the element, NULL once its last reference is being dropped:
+ * what a snapshot reads of an element (links, roles, properties, caps)
+ * goes through it, never e->element, which stays set until the
+ * object-destroyed hook, late in its finalize. O may be NULL */
 GstElement *gpuprof_objects_ref_element (GpuprofObjects * o,
     GpuprofElement * e);
 /* buffers through e's src pad named pad_name in this run */

@@ -195,7 +195,8 @@ int_property (GObject * obj, const gchar * name)
 void
 gpuprof_batches_read_properties (GpuprofBatches * b, GpuprofElement * e)
 {
-  GstElement *element = e->element;
+  /* a snapshot reads them too, where the element may be finalizing */
+  GstElement *element = gpuprof_objects_ref_element (NULL, e);
   gint batch_size, interval;
   Elem *st;
 
@@ -203,6 +204,7 @@ gpuprof_batches_read_properties (GpuprofBatches * b, GpuprofElement * e)
     return;
   batch_size = int_property (G_OBJECT (element), "batch-size");
   interval = int_property (G_OBJECT (element), "interval");
+  gst_object_unref (element);
   if (batch_size < 0 && interval < 0 && e->role != GPUPROF_ROLE_AGGREGATOR)
     return;
   st = elem_get (b, e, e->role == GPUPROF_ROLE_AGGREGATOR);
@@ -585,8 +587,14 @@ fill_batch_row (GpuprofBatchRow * row, Elem * st)
     row->interval_ns = (LOAD (&a->last_push) - LOAD (&a->first_push)) /
         (batches - 1);
   row->frame_interval_ns = LOAD (&a->frame_duration);
-  if (!row->frame_interval_ns && e->element)
-    row->frame_interval_ns = caps_frame_interval (e->element);
+  if (!row->frame_interval_ns) {
+    GstElement *el = gpuprof_objects_ref_element (NULL, e);
+
+    if (el) {
+      row->frame_interval_ns = caps_frame_interval (el);
+      gst_object_unref (el);
+    }
+  }
   row->latency_p50_ns = gpuprof_histogram_percentile (&a->latency_hist, 0.50);
   row->latency_p99_ns = gpuprof_histogram_percentile (&a->latency_hist, 0.99);
 }

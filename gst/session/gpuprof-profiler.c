@@ -48,6 +48,8 @@ struct _GpuprofProfiler
   gchar *gpu_off_reason;        /* why not, for the report (cupti=on) */
 
   GMutex report_lock;           /* guards below; reports are rare */
+  gint sweep_owed;              /* a sweep asked for while it was held
+                                 * (atomic, report_unlock) */
   gchar *last_report;
   /* interval=: live snapshots (docs/live.md) */
   GHashTable *live_previous;    /* pipeline id -> its last GpuprofSnapshot */
@@ -690,18 +692,34 @@ sweep_locked (GpuprofProfiler * p)
   g_array_unref (pads);
 }
 
+/* Releases the report lock. A sweep asked for while it was held (a camera
+ * bin destroyed during a snapshot or a scrape) is made first, so removed
+ * objects' records do not wait for the next destruction */
+static void
+report_unlock (GpuprofProfiler * p)
+{
+  do {
+    if (__atomic_exchange_n (&p->sweep_owed, 0, __ATOMIC_SEQ_CST))
+      sweep_locked (p);
+    g_mutex_unlock (&p->report_lock);
+    /* asked for after the look above, while held: the asker's trylock
+     * failed, so whoever holds the lock next sweeps */
+  } while (__atomic_load_n (&p->sweep_owed, __ATOMIC_SEQ_CST)
+      && g_mutex_trylock (&p->report_lock));
+}
+
 /* a top-level bin was destroyed after all it held, or elements taken out
- * of a running pipeline were (GpuprofMeasureFuncs): their records can go,
- * unless a report is being made (the next sweep frees them) */
+ * of a running pipeline were (GpuprofMeasureFuncs): their records can go.
+ * Never waits (the application's thread): when a report is being made,
+ * its end sweeps (report_unlock) */
 static void
 pipeline_destroyed (gpointer user_data)
 {
   GpuprofProfiler *p = user_data;
 
-  if (g_mutex_trylock (&p->report_lock)) {
-    sweep_locked (p);
-    g_mutex_unlock (&p->report_lock);
-  }
+  __atomic_store_n (&p->sweep_owed, 1, __ATOMIC_SEQ_CST);
+  if (g_mutex_trylock (&p->report_lock))
+    report_unlock (p);
 }
 
 /* ---------------------------------------------------------------- live */
@@ -810,7 +828,7 @@ stall_tick (gint64 now_us, gpointer data)
    * sweep batch: freed here, off the application's thread */
   if (__atomic_exchange_n (&p->measure->n_freeable, 0, __ATOMIC_RELAXED))
     sweep_locked (p);
-  g_mutex_unlock (&p->report_lock);
+  report_unlock (p);
   return FALSE;
 }
 
@@ -821,7 +839,7 @@ snapshot_tick (gint64 now_us, gpointer data)
 
   g_mutex_lock (&p->report_lock);
   live_tick_locked (p);
-  g_mutex_unlock (&p->report_lock);
+  report_unlock (p);
   return FALSE;
 }
 
@@ -924,7 +942,7 @@ run_end (GpuprofPipeline * pl, gpointer user_data)
   g_mutex_lock (&p->report_lock);
   report_pipeline_locked (p, pl);
   sweep_locked (p);
-  g_mutex_unlock (&p->report_lock);
+  report_unlock (p);
 }
 
 void
@@ -938,7 +956,7 @@ gpuprof_profiler_report_unreported (GpuprofProfiler * p)
   for (i = 0; i < pipelines->len; i++)
     report_pipeline_locked (p, g_ptr_array_index (pipelines, i));
   g_ptr_array_unref (pipelines);
-  g_mutex_unlock (&p->report_lock);
+  report_unlock (p);
 }
 
 /* a live snapshot with the GPU tables when attribution is on (metrics=,
@@ -980,7 +998,7 @@ find_snapshot (GpuprofProfiler * p, const gchar * pipeline, gboolean gpu)
           gpuprof_measure_snapshot (p->measure, pl, NULL, NULL);
   }
   g_ptr_array_unref (pipelines);
-  g_mutex_unlock (&p->report_lock);
+  report_unlock (p);
   return snap;
 }
 
@@ -1037,7 +1055,7 @@ checkpoint_tick (gint64 now_us, gpointer data)
     snap->checkpoint = TRUE;
     gpuprof_outputs_checkpoint (p->outputs, snap);
   }
-  g_mutex_unlock (&p->report_lock);
+  report_unlock (p);
   g_ptr_array_unref (snaps);
   return FALSE;
 }
@@ -1071,7 +1089,7 @@ metrics_body (gpointer data)
     gpuprof_cupti_flush (FALSE);
   g_mutex_lock (&p->report_lock);
   snaps = snapshot_active_locked (p);
-  g_mutex_unlock (&p->report_lock);
+  report_unlock (p);
   text = gpuprof_metrics_format (snaps,
       __atomic_load_n (&p->metrics_scrape_ns, __ATOMIC_RELAXED));
   g_ptr_array_unref (snaps);
@@ -1087,7 +1105,7 @@ gpuprof_profiler_last_report (GpuprofProfiler * p)
 
   g_mutex_lock (&p->report_lock);
   text = g_strdup (p->last_report);
-  g_mutex_unlock (&p->report_lock);
+  report_unlock (p);
   return text;
 }
 

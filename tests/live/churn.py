@@ -8,12 +8,13 @@ ones stay referenced (alive, in no pipeline), as by an application that
 keeps its camera objects.
 
 Prints one line per checkpoint (after --at cycles; 0: before the first):
-  cycle=N rss_kb=R series=S records=E/P/L
+  cycle=N rss_kb=R series=S records=E/P/L records_wait_s=W
 rss from /proc/self/status, series the sample lines of one scrape of the
 metrics= endpoint (removed_series: of the gpuprof_removed_* families,
 gone_series: naming a removed camera, "/cam"), records what get-records
-says the
-tracer keeps (elements/pads/pipelines). Then the buffers the removed
+says the tracer keeps (elements/pads/pipelines), read again for up to 5 s
+(W) until only pipeline0, the live cameras' bins and the cameras held
+keep a pipeline record. Then the buffers the removed
 cameras sent (their probes' truth) and, after the pipeline stopped, the
 report between REPORT markers, its line count and the summary's path:
   removed_buffers=N  REPORT>>> ... <<<REPORT  report_lines=N  summary=PATH
@@ -128,17 +129,32 @@ class Churn:
                 raise RuntimeError(msg.parse_error()[0].message)
 
 
-def records(Gst):
-    """elements/pads/pipelines the tracer keeps (get-records), or '-'"""
+def get_records(Gst):
+    """(elements, pads, pipelines) the tracer keeps (get-records), or None"""
     for tr in Gst.tracing_get_active_tracers():
         if type(tr).__name__ != "GstGpuprofTracer":
             continue
         s = tr.emit("get-records")
         if s:
-            return "%d/%d/%d" % (s.get_value("elements"),
-                                 s.get_value("pads"),
-                                 s.get_value("pipelines"))
-    return "-"
+            return (s.get_value("elements"), s.get_value("pads"),
+                    s.get_value("pipelines"))
+    return None
+
+
+def records(Gst, pipelines_max, limit_s=5.0):
+    """get-records as 'E/P/L' (or '-') and the seconds waited: a removed
+    camera's records go when its bin is destroyed, or when the report,
+    snapshot or scrape under way then ends; read again until at most
+    PIPELINES_MAX pipelines are kept, LIMIT_S at the most"""
+    t0 = time.monotonic()
+    while True:
+        r = get_records(Gst)
+        if r is None:
+            return "-", 0.0
+        waited = time.monotonic() - t0
+        if r[2] <= pipelines_max or waited >= limit_s:
+            return "%d/%d/%d" % r, waited
+        time.sleep(0.05)
 
 
 def main():
@@ -190,11 +206,15 @@ def main():
             del cam, fpad
         if cycle in at:
             lines = scrape(port) if not a.untraced else []
+            # pipeline0, the live cameras' bins (top-level when made)
+            # and the removed cameras held
+            recs, waited = records(Gst, 1 + a.live + len(kept))
             print("cycle=%d rss_kb=%d series=%d removed_series=%d "
-                  "gone_series=%d records=%s elapsed_s=%.1f"
+                  "gone_series=%d records=%s records_wait_s=%.2f "
+                  "elapsed_s=%.1f"
                   % (cycle, rss_kb(), len(lines),
                      sum(ln.startswith("gpuprof_removed_") for ln in lines),
-                     sum("/cam" in ln for ln in lines), records(Gst),
+                     sum("/cam" in ln for ln in lines), recs, waited,
                      time.monotonic() - t0), flush=True)
     # buffers the removed cameras' sources sent (a probe on each one's
     # capsfilter's sink pad)
