@@ -69,12 +69,34 @@ element_pending (GpuprofElement * e, gpointer user_data)
   return gpuprof_stats_pending (e->stats);
 }
 
+/* GstVideoAggregator (compositor, glvideomixer's base) makes its
+ * execution task pool in its instance init, where no hook can tell whose
+ * the pool is (gpuprof_hooks_object_created sees no element running): the
+ * pool's threads work for it. Looked up by name: no link to gst-video */
+static gboolean
+makes_pool_at_init (GpuprofElement * e)
+{
+  /* registered once the video library is loaded: looked up until then
+   * (a first state change is rare) */
+  GType type = g_type_from_name ("GstVideoAggregator");
+  GstElement *el;
+  gboolean yes;
+
+  if (!type || !(el = gpuprof_objects_ref_element (NULL, e)))
+    return FALSE;
+  yes = g_type_is_a (G_OBJECT_TYPE (el), type);
+  gst_object_unref (el);
+  return yes;
+}
+
 /* its first state change, no lock held: what reading takes its lock */
 static void
 element_settled (GpuprofElement * e, gpointer user_data)
 {
   if (e->queue)
     gpuprof_queue_element_settle (e);
+  if (makes_pool_at_init (e))
+    __atomic_store_n (&e->pool_user, TRUE, __ATOMIC_RELAXED);
 }
 
 static void reset_element (GpuprofMeasure * m, GpuprofElement * e);

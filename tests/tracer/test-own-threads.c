@@ -202,6 +202,45 @@ GST_START_TEST (test_compositor_pool)
 
 GST_END_TEST;
 
+static void
+idle_job (gpointer data, gpointer unused)
+{
+  g_usleep (20 * 1000);
+}
+
+/* The compositor's pool (GstVideoAggregator's, made in its instance init,
+ * where no hook tells whose it is) runs on threads GLib already had idle:
+ * none appears in the compositor's calls for a window to settle, yet their
+ * work is its own (it is a pool's maker from its first state change) */
+GST_START_TEST (test_compositor_idle_pool)
+{
+  Mine m = { "c:src", TRUE };
+  GstElement *first = gpuprof_test_parse ("fakesrc num-buffers=1 ! fakesink");
+  GThreadPool *idle;
+  guint i;
+
+  /* a pipeline first: the threads there at the tracer's first look are
+   * the application's; pool threads that appear later are the process's */
+  gpuprof_test_play_to_eos (first);
+  gst_element_set_state (first, GST_STATE_NULL);
+  gst_object_unref (first);
+  /* four threads of GLib's shared pool, left idle before the pipeline */
+  g_thread_pool_set_max_unused_threads (8);
+  idle = g_thread_pool_new (idle_job, NULL, 4, FALSE, NULL);
+  for (i = 0; i < 4; i++)
+    g_thread_pool_push (idle, GUINT_TO_POINTER (1), NULL);
+  g_thread_pool_free (idle, FALSE, TRUE);
+  fail_unless (g_thread_pool_get_num_unused_threads () >= 1,
+      "no idle thread in GLib's pool: the test did not test");
+  check_own_threads ("compositor name=c ! video/x-raw,width=1280,height=720 "
+      "! fakesink sync=false videotestsrc num-buffers=100 ! "
+      "video/x-raw,width=1280,height=720,format=AYUV ! c. videotestsrc "
+      "num-buffers=100 ! video/x-raw,width=640,height=360,format=AYUV ! c.",
+      "c", &m, 2);
+}
+
+GST_END_TEST;
+
 /* The sums of one run: each thread's CPU counted once, at least 90 % of
  * the process's on the elements (but for the test's own thread and
  * gpuprof's) and 95 % on rows with an owner */
@@ -342,6 +381,7 @@ own_threads_suite (void)
     tcase_add_test (tc, test_avdec_h264_threads);
   tcase_add_test (tc, test_videoconvert_pool);
   tcase_add_test (tc, test_compositor_pool);
+  tcase_add_test (tc, test_compositor_idle_pool);
   tcase_add_test (tc, test_pool_reuse_counted_once);
   return s;
 }
