@@ -827,7 +827,7 @@ stall_tick (gint64 now_us, gpointer data)
   /* records of elements taken out of a running pipeline, fewer than a
    * sweep batch: freed here, off the application's thread */
   if (__atomic_exchange_n (&p->measure->n_freeable, 0, __ATOMIC_RELAXED))
-    sweep_locked (p);
+    __atomic_store_n (&p->sweep_owed, 1, __ATOMIC_SEQ_CST);
   report_unlock (p);
   return FALSE;
 }
@@ -941,7 +941,7 @@ run_end (GpuprofPipeline * pl, gpointer user_data)
 
   g_mutex_lock (&p->report_lock);
   report_pipeline_locked (p, pl);
-  sweep_locked (p);
+  __atomic_store_n (&p->sweep_owed, 1, __ATOMIC_SEQ_CST);
   report_unlock (p);
 }
 
