@@ -370,6 +370,129 @@ GST_START_TEST (test_leaky_queue_drops)
 
 GST_END_TEST;
 
+/* ------------------------------------------- threads and their cores */
+
+/* every thread of the process on @set at @nice (a thread inherits its
+ * creator's mask and nice value: the pipeline's threads, made later, get
+ * them too) */
+static void
+pin_all_threads (const cpu_set_t * set, gint nice)
+{
+  GDir *dir = g_dir_open ("/proc/self/task", 0, NULL);
+  const gchar *name;
+
+  fail_unless (dir != NULL);
+  while ((name = g_dir_read_name (dir))) {
+    fail_unless (sched_setaffinity (atoi (name), sizeof (*set), set) == 0
+        || errno == ESRCH, "sched_setaffinity %s: %s", name,
+        g_strerror (errno));
+    /* where the test may not raise it (not root), the machine's load
+     * decides: the run is made again, then the test fails saying so */
+    setpriority (PRIO_PROCESS, atoi (name), nice);
+  }
+  g_dir_close (dir);
+}
+
+/* The nice value of the process's autogroup set to @nice: the old one, or
+ * G_MININT where it cannot be set (no autogroups, not root). Meson's test
+ * runner starts each test in a session of its own, and the kernel shares
+ * the cores between sessions' groups before a thread's nice value counts
+ * within one: a nice value on the test's threads alone is nothing against
+ * a CPU burner started elsewhere. */
+static gint
+set_autogroup_nice (gint nice)
+{
+  gchar *text = NULL, *was;
+  gint old = G_MININT;
+  FILE *f;
+
+  if (!g_file_get_contents ("/proc/self/autogroup", &text, NULL, NULL))
+    return G_MININT;
+  /* a /proc file: written in place, never through a temporary */
+  was = strstr (text, " nice ");
+  f = was ? fopen ("/proc/self/autogroup", "w") : NULL;
+  if (f && fprintf (f, "%d", nice) > 0 && fclose (f) == 0)
+    old = atoi (was + strlen (" nice "));
+  else if (f)
+    fclose (f);
+  g_free (text);
+  return old;
+}
+
+/* the threads' nice value and their autogroup's back as they were */
+static void
+restore_nice (const cpu_set_t * set, gint nice, gint group)
+{
+  pin_all_threads (set, nice);
+  if (group != G_MININT)
+    set_autogroup_nice (group);
+}
+
+/* the CPU time and run delay (schedstat: time on a core, time runnable
+ * waiting for one) of each thread of the process, by tid */
+static GHashTable *
+run_delays (void)
+{
+  GHashTable *t = g_hash_table_new (g_direct_hash, g_direct_equal);
+  GDir *dir = g_dir_open ("/proc/self/task", 0, NULL);
+  const gchar *name;
+
+  while ((name = g_dir_read_name (dir))) {
+    gchar *path = g_strdup_printf ("/proc/self/task/%s/schedstat", name);
+    gchar *text = NULL;
+    guint64 cpu, delay;
+
+    if (g_file_get_contents (path, &text, NULL, NULL)
+        && sscanf (text, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT, &cpu,
+            &delay) == 2) {
+      guint64 both[2] = { cpu, delay };
+
+      g_hash_table_insert (t, GINT_TO_POINTER (atoi (name)),
+          g_memdup2 (both, sizeof (both)));
+    }
+    g_free (text);
+    g_free (path);
+  }
+  g_dir_close (dir);
+  return t;
+}
+
+static void
+free_delays (GHashTable * t)
+{
+  GHashTableIter it;
+  gpointer k, v;
+
+  g_hash_table_iter_init (&it, t);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    g_free (v);
+  g_hash_table_unref (t);
+}
+
+/* the threads' run delay from @before to now, and their CPU time in
+ * @cpu_ns where given; a thread born since counts whole */
+static guint64
+run_delay_since (GHashTable * before, guint64 * cpu_ns)
+{
+  GHashTable *now = run_delays ();
+  GHashTableIter it;
+  gpointer tid, v;
+  guint64 sum[2] = { 0, 0 };
+  guint i;
+
+  g_hash_table_iter_init (&it, now);
+  while (g_hash_table_iter_next (&it, &tid, &v)) {
+    guint64 *was = g_hash_table_lookup (before, tid), *is = v;
+
+    for (i = 0; i < 2; i++)
+      sum[i] += was && was[i] <= is[i] ? is[i] - was[i] : was ? 0 : is[i];
+  }
+  free_delays (now);
+  if (cpu_ns)
+    *cpu_ns = sum[0];
+  return sum[1];
+}
+
 /* ------------------------------------------------------------ causal */
 
 #define CAUSAL "fakesrc num-buffers=60 ! gpuprofwork name=a work-us=%u " \
@@ -417,23 +540,73 @@ untraced_seconds (guint a_us, guint b_us)
  * pad's first to last buffer, its own clock): first / second of their
  * times where nothing else costs. Run untraced, the named stage made 3x
  * faster speeds the pipeline up, and the runner-up made 3x faster does
- * not. */
+ * not.
+ *
+ * The case is two slow stages, each with a core: the process and its
+ * autogroup run at nice -20 so that other load (two CPU burners, a
+ * parallel suite) leaves it its cores. Where its threads still waited for a core a fifth of their
+ * runnable time or more (schedstat, the same run), the CPUs limit — the
+ * tracer rightly says so — and the run is made again, three times at
+ * most. */
 GST_START_TEST (test_causal)
 {
   gchar *desc = g_strdup_printf (CAUSAL, A_US, B_US), *report, *bp;
-  GstElement *p = gpuprof_test_parse (desc);
-  GpuprofTestSpan *span = gpuprof_test_watch_span (p, "b", "src");
+  GstElement *p = NULL;
+  GpuprofTestSpan *span = NULL;
   GpuprofTestTruth a, b;
   GstStructure *m;
-  gdouble as_is, named, other, truth;
+  GHashTable *before;
+  cpu_set_t all;
+  gdouble as_is, named, other, truth, wait = 0;
+  guint64 waited, cpu_ns = 0;
+  gint saved_nice, saved_group;
+  guint attempt;
 
-  gpuprof_test_play_to_eos (p);
+  fail_unless (sched_getaffinity (0, sizeof (all), &all) == 0);
+  errno = 0;
+  saved_nice = getpriority (PRIO_PROCESS, 0);
+  saved_group = set_autogroup_nice (-20);
+  pin_all_threads (&all, -20);
+  for (attempt = 0; attempt < 3; attempt++) {
+    if (p)
+      gpuprof_test_stop (p);
+    p = gpuprof_test_parse (desc);
+    span = gpuprof_test_watch_span (p, "b", "src");
+    gst_element_set_state (p, GST_STATE_PLAYING);
+    /* GLib's shared pool gives its threads the scheduler settings it saw
+     * first (in the test runner, before the fork), not their maker's */
+    pin_all_threads (&all, -20);
+    before = run_delays ();
+    gpuprof_test_play_to_eos (p);
+    waited = run_delay_since (before, &cpu_ns);
+    free_delays (before);
+    wait = waited + cpu_ns ? (gdouble) waited / (waited + cpu_ns) : 0;
+    if (wait < 0.20)
+      break;
+    GST_INFO ("the threads waited %.0f %% of their runnable time for a "
+        "core: run again", wait * 100);
+  }
+  /* under the sanitizers beside burners the process may not have its cores
+   * even at nice -20: there the precondition is said and the case
+   * skipped; the plain build fails */
+  if (attempt == 3 && !gpuprof_test_timing ()) {
+    g_printerr ("test_causal: skipped under the sanitizers: the threads "
+        "waited %.0f %% of their runnable time for a core in 3 runs\n",
+        wait * 100);
+    gpuprof_test_stop (p);
+    restore_nice (&all, saved_nice, saved_group);
+    g_free (desc);
+    return;
+  }
+  fail_unless (attempt < 3, "the machine is too loaded: the threads waited "
+      "%.0f %% of their runnable time for a core", wait * 100);
   a = gpuprof_test_truth (p, "a");
   b = gpuprof_test_truth (p, "b");
   m = metrics_of (p);
   report = gpuprof_test_live_report (p);
-  GST_INFO ("a %.3f ms, b %.3f ms per buffer:\n%s", a.self_ns / 1e6 /
-      a.calls, b.self_ns / 1e6 / b.calls, report);
+  GST_INFO ("a %.3f ms, b %.3f ms per buffer, waited %.0f %% for a core:\n"
+      "%s", a.self_ns / 1e6 / a.calls, b.self_ns / 1e6 / b.calls,
+      wait * 100, report);
   assert_limit (p, m, "stage", "a");
   bp = gpuprof_test_path (p, "b");
   if (g_strcmp0 (run_str (m, "next_what"), bp))
@@ -449,9 +622,11 @@ GST_START_TEST (test_causal)
   gpuprof_test_stop (p);
   g_free (desc);
 
+  /* the untraced runs are child processes: they inherit the nice value */
   as_is = untraced_seconds (A_US, B_US);
   named = untraced_seconds (A_US / 3, B_US);
   other = untraced_seconds (A_US, B_US / 3);
+  restore_nice (&all, saved_nice, saved_group);
   fail_unless (as_is / named >= 1.5, "speeding the named stage up: %.3f s "
       "-> %.3f s", as_is, named);
   /* the runner-up's speed-up gives back CPU to the named stage on a loaded
@@ -600,85 +775,6 @@ GST_END_TEST;
 
 /* -------------------------------------------------------------- cpus */
 
-/* every thread of the process on @set at @nice (a thread inherits its
- * creator's mask and nice value: the pipeline's threads, made later, get
- * them too) */
-static void
-pin_all_threads (const cpu_set_t * set, gint nice)
-{
-  GDir *dir = g_dir_open ("/proc/self/task", 0, NULL);
-  const gchar *name;
-
-  fail_unless (dir != NULL);
-  while ((name = g_dir_read_name (dir))) {
-    fail_unless (sched_setaffinity (atoi (name), sizeof (*set), set) == 0
-        || errno == ESRCH, "sched_setaffinity %s: %s", name,
-        g_strerror (errno));
-    /* where the test may not raise it (not root), the machine's load
-     * decides: the run is made again, then the test fails saying so */
-    setpriority (PRIO_PROCESS, atoi (name), nice);
-  }
-  g_dir_close (dir);
-}
-
-/* the run delay (schedstat: time runnable, waiting for a core) of each
- * thread of the process, by tid */
-static GHashTable *
-run_delays (void)
-{
-  GHashTable *t = g_hash_table_new (g_direct_hash, g_direct_equal);
-  GDir *dir = g_dir_open ("/proc/self/task", 0, NULL);
-  const gchar *name;
-
-  while ((name = g_dir_read_name (dir))) {
-    gchar *path = g_strdup_printf ("/proc/self/task/%s/schedstat", name);
-    gchar *text = NULL;
-    guint64 cpu, delay;
-
-    if (g_file_get_contents (path, &text, NULL, NULL)
-        && sscanf (text, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT, &cpu,
-            &delay) == 2)
-      g_hash_table_insert (t, GINT_TO_POINTER (atoi (name)),
-          g_memdup2 (&delay, sizeof (delay)));
-    g_free (text);
-    g_free (path);
-  }
-  g_dir_close (dir);
-  return t;
-}
-
-static void
-free_delays (GHashTable * t)
-{
-  GHashTableIter it;
-  gpointer k, v;
-
-  g_hash_table_iter_init (&it, t);
-  while (g_hash_table_iter_next (&it, &k, &v))
-    g_free (v);
-  g_hash_table_unref (t);
-}
-
-/* the threads' run delay from @before to now; a thread born since counts
- * whole */
-static guint64
-run_delay_since (GHashTable * before)
-{
-  GHashTable *now = run_delays ();
-  GHashTableIter it;
-  gpointer tid, v;
-  guint64 sum = 0;
-
-  g_hash_table_iter_init (&it, now);
-  while (g_hash_table_iter_next (&it, &tid, &v)) {
-    guint64 *was = g_hash_table_lookup (before, tid);
-    guint64 d = *(guint64 *) v;
-    sum += was && *was <= d ? d - *was : was ? 0 : d;
-  }
-  free_delays (now);
-  return sum;
-}
-
 #define BRANCH(n) "videotestsrc num-buffers=80 ! " \
   "video/x-raw,width=1280,height=720,format=I420,framerate=30/1 ! " \
   "videoconvert name=conv" n " ! video/x-raw,format=BGRx ! " \
@@ -688,9 +784,9 @@ run_delay_since (GHashTable * before)
  * its threads wait for it about half their runnable time. The CPUs limit,
  * not one branch; both converters are named and the advice moves them to
  * the GPU; the wait for a core is what schedstat says of the same run.
- * The process runs at nice -20 to have its core on a loaded machine;
- * where it still got less than 90 % of it, the run is made again, three
- * times at most. */
+ * The process and its autogroup run at nice -20 to have its core on a
+ * loaded machine; where it still got less than 90 % of it, the run is
+ * made again, three times at most. */
 GST_START_TEST (test_cpu_saturated_on_one_core)
 {
   cpu_set_t saved, one;
@@ -701,12 +797,13 @@ GST_START_TEST (test_cpu_saturated_on_one_core)
   const GstStructure *first;
   const GValue *limits;
   guint64 truth = 0, waited;
-  gint cpu, saved_nice;
+  gint cpu, saved_nice, saved_group;
   guint attempt;
 
   fail_unless (sched_getaffinity (0, sizeof (saved), &saved) == 0);
   errno = 0;
   saved_nice = getpriority (PRIO_PROCESS, 0);
+  saved_group = set_autogroup_nice (-20);
   for (cpu = 0; cpu < CPU_SETSIZE && !CPU_ISSET (cpu, &saved); cpu++);
   CPU_ZERO (&one);
   CPU_SET (cpu, &one);
@@ -721,7 +818,7 @@ GST_START_TEST (test_cpu_saturated_on_one_core)
     p = gpuprof_test_parse (BRANCH ("1") BRANCH ("2"));
     before = run_delays ();
     gpuprof_test_play_to_eos (p);
-    truth = run_delay_since (before);
+    truth = run_delay_since (before, NULL);
     free_delays (before);
     m = metrics_of (p);
     if (run_double (m, "cpu_used") >= 0.9 * run_double (m, "cpu_available"))
@@ -740,7 +837,7 @@ GST_START_TEST (test_cpu_saturated_on_one_core)
     g_free (report);
     gst_structure_free (m);
     gpuprof_test_stop (p);
-    pin_all_threads (&saved, saved_nice);
+    restore_nice (&saved, saved_nice, saved_group);
     return;
   }
   fail_unless (attempt < 3, "the machine is too loaded: the process used "
@@ -772,7 +869,7 @@ GST_START_TEST (test_cpu_saturated_on_one_core)
   gst_structure_free (m);
   /* its end-of-run report on the same core */
   gpuprof_test_stop (p);
-  pin_all_threads (&saved, saved_nice);
+  restore_nice (&saved, saved_nice, saved_group);
 }
 
 GST_END_TEST;
