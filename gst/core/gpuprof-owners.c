@@ -698,8 +698,11 @@ gpuprof_owners_settle_pending (guint passes)
         continue;
       o = owner_of_locked (GPOINTER_TO_INT (key), TRUE);
       o->element_id = p->best;
-      o->kind = p->best ? GPUPROF_THREAD_KIND_WORKER :
-          GPUPROF_THREAD_KIND_UNATTRIBUTED;
+      /* no window closed: a thread of GLib's pool is the process's, as
+       * between tasks (the CPU sampler shares it among the pool's users);
+       * another could be any of theirs */
+      o->kind = p->best ? GPUPROF_THREAD_KIND_WORKER : p->pool ?
+          GPUPROF_THREAD_KIND_PROCESS : GPUPROF_THREAD_KIND_UNATTRIBUTED;
       o->how = GPUPROF_OWNER_BY_CALL;
       told_locked (GPOINTER_TO_INT (key), o);
       g_hash_table_iter_remove (&it);

@@ -21,6 +21,8 @@
 
 #include <glib.h>
 
+#include "gpuprof-api.h"
+
 G_BEGIN_DECLS
 
 typedef enum
@@ -45,6 +47,7 @@ typedef enum
   GPUPROF_OWNER_BY_NAME,        /* the sampler: the name it inherited */
 } GpuprofOwnerHow;
 
+GPUPROF_API
 const gchar *gpuprof_thread_kind_name (GpuprofThreadKind kind);
 
 /* Sets (or upgrades) the owner of @tid: STREAMING wins over the others,
@@ -66,6 +69,7 @@ void gpuprof_owners_release (gint tid, guint64 cpu_ns);
  * threads: the process's; a thread named like a call window's thread or a
  * task's ("dq:src": its creator's name) is left to that thread's element.
  * Not on the buffer path. */
+GPUPROF_API
 void gpuprof_owners_scan (guint32 element_id);
 /* Element id owning @tid, 0 when none; its kind in @kind if not NULL. */
 guint32 gpuprof_owners_lookup (gint tid, GpuprofThreadKind * kind);
@@ -73,6 +77,7 @@ guint32 gpuprof_owners_lookup (gint tid, GpuprofThreadKind * kind);
  * the element whose task it ran last: the owner a report shows */
 guint32 gpuprof_owners_lookup_last (gint tid, GpuprofThreadKind * kind);
 /* the same, with how it was learnt; FALSE when @tid was never seen */
+GPUPROF_API
 gboolean gpuprof_owners_get (gint tid, guint32 * element_id,
     GpuprofThreadKind * kind, GpuprofOwnerHow * how);
 /* Worker threads of @element_id that appeared in its state changes (tids,
@@ -106,6 +111,7 @@ guint gpuprof_owners_generation (void);
  * per thread). */
 #define GPUPROF_OWNERS_FIRST_CALLS 8
 #define GPUPROF_OWNERS_FIRST_LOOPS 4
+GPUPROF_API
 void gpuprof_owners_call_window (guint32 element_id, gboolean open);
 /* An element's state change runs on the calling thread (between the two
  * scans of its hooks): a thread that appears meanwhile is left to its
@@ -119,14 +125,18 @@ guint32 gpuprof_owners_window_element (gint tid);
 /* The sampler's first sight of @tid (named @comm), which no scan saw:
  * TRUE when a window settles it or leaves it pending; FALSE: unknown, the
  * caller settles it (gpuprof_owners_settle()). */
+GPUPROF_API
 gboolean gpuprof_owners_first_sight (gint tid, const gchar * comm);
 void gpuprof_owners_settle (gint tid, guint32 element_id,
     GpuprofThreadKind kind, GpuprofOwnerHow how);
 /* Threads pending longer than @passes calls of this function (one per
- * sampler pass) go to their best candidate */
+ * sampler pass) go to their best candidate; with none (no window closed),
+ * a pool thread is the process's and another unattributed */
+GPUPROF_API
 void gpuprof_owners_settle_pending (guint passes);
 /* The thread ended (the sampler saw it go): its entry is forgotten, so a
  * tid the kernel reuses starts afresh */
+GPUPROF_API
 void gpuprof_owners_forget (gint tid);
 /* GLib's and GStreamer's process-wide helpers (and gpuprof's own), by
  * name */
