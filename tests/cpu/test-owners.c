@@ -93,53 +93,49 @@ appears_beside_two_windows (const gchar * name, gboolean close_first,
     helper_end (b);
 }
 
-/* GLib's pool thread whose windows stayed open: the process's */
-static void
-test_pool_thread_no_window_closed (void)
+/* a thread's name, whether a window closes, the owner it must get */
+typedef struct
 {
+  const gchar *path;
+  const gchar *name;
+  gboolean close_first;
+  guint32 element_id;
+  const gchar *kind;
+} Case;
+
+static const Case cases[] = {
+  /* GLib's pool thread whose windows stayed open: the process's */
+  {"/owners/pending/pool-thread-no-window-closed", "pool-test", FALSE, 0,
+      "process"},
+  /* any other thread whose windows stayed open: no owner could be told */
+  {"/owners/pending/other-thread-no-window-closed", "helper-x", FALSE, 0,
+      "unattributed"},
+  /* a pool thread goes to the first window that closes after it was seen */
+  {"/owners/pending/pool-thread-first-close", "pool-test", TRUE, 12,
+      "worker"},
+};
+
+static void
+test_case (gconstpointer data)
+{
+  const Case *c = data;
   guint32 element_id = 99;
   GpuprofThreadKind kind;
 
-  appears_beside_two_windows ("pool-test", FALSE, &element_id, &kind);
-  g_assert_cmpint (element_id, ==, 0);
-  g_assert_cmpstr (gpuprof_thread_kind_name (kind), ==, "process");
-}
-
-/* any other thread whose windows stayed open: no owner could be told */
-static void
-test_other_thread_no_window_closed (void)
-{
-  guint32 element_id = 99;
-  GpuprofThreadKind kind;
-
-  appears_beside_two_windows ("helper-x", FALSE, &element_id, &kind);
-  g_assert_cmpint (element_id, ==, 0);
-  g_assert_cmpstr (gpuprof_thread_kind_name (kind), ==, "unattributed");
-}
-
-/* a pool thread goes to the first window that closes after it was seen */
-static void
-test_pool_thread_first_close (void)
-{
-  guint32 element_id = 0;
-  GpuprofThreadKind kind;
-
-  appears_beside_two_windows ("pool-test", TRUE, &element_id, &kind);
-  g_assert_cmpint (element_id, ==, 12);
-  g_assert_cmpstr (gpuprof_thread_kind_name (kind), ==, "worker");
+  appears_beside_two_windows (c->name, c->close_first, &element_id, &kind);
+  g_assert_cmpint (element_id, ==, c->element_id);
+  g_assert_cmpstr (gpuprof_thread_kind_name (kind), ==, c->kind);
 }
 
 int
 main (int argc, char **argv)
 {
+  guint i;
+
   g_test_init (&argc, &argv, NULL);
   /* the first scan: the threads there now are the application's */
   gpuprof_owners_scan (0);
-  g_test_add_func ("/owners/pending/pool-thread-no-window-closed",
-      test_pool_thread_no_window_closed);
-  g_test_add_func ("/owners/pending/other-thread-no-window-closed",
-      test_other_thread_no_window_closed);
-  g_test_add_func ("/owners/pending/pool-thread-first-close",
-      test_pool_thread_first_close);
+  for (i = 0; i < G_N_ELEMENTS (cases); i++)
+    g_test_add_data_func (cases[i].path, &cases[i], test_case);
   return g_test_run ();
 }
