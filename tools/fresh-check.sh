@@ -99,7 +99,14 @@ for ((run = 1; run <= runs; run++)); do
   log="$logs/run-tests-$run.log"
   label="bash tools/run-tests.sh"
   [ "$runs" -gt 1 ] && label="$label ($run/$runs)"
-  step "$label" "$log" bash tools/run-tests.sh
+  if ! step "$label" "$log" bash tools/run-tests.sh; then
+    # meson's full logs of this run's stages, before the next run (or the
+    # clean-up) replaces them
+    mkdir -p "$logs/run-tests-$run"
+    cp "$clone"/build*/test-output*.testlog.txt "$logs/run-tests-$run/" \
+      2>/dev/null
+    say "  meson's full logs: $logs/run-tests-$run/"
+  fi
   # the per-build lines and the total: "N passed, N failed, N skipped"
   grep -E '^(as built|ASan\+UBSan).*(passed|failed)|^[0-9]+ passed, [0-9]+ failed' "$log" \
     | sed 's/^/  /' | tee -a "$summary"

@@ -19,14 +19,21 @@ asan=${GPUPROF_BUILD_ASAN:-$top/build-asan}
 chroot_build=${GPUPROF_CHROOT_BUILD:-$top/build-trixie}
 total_ok=0 total_fail=0 total_skip=0 status=0 summary=""
 
-# run_counted LABEL OUTPUT_FILE COMMAND...: runs a suite, adds its counts
-# (meson test's summary lines) to the totals
+# run_counted LABEL OUTPUT_FILE BUILD COMMAND...: runs a suite, adds its
+# counts (meson test's summary lines) to the totals; meson's full log of
+# it (BUILD/meson-logs/testlog.txt, which the next run in BUILD replaces:
+# the 1.26 and 1.28 runs share one) is kept beside OUTPUT_FILE as
+# OUTPUT_FILE less .txt plus .testlog.txt (--print-errorlogs shows a
+# failed test's last 100 lines only)
 run_counted() {
-  local label=$1 out=$2 st ok fail timeout skipped t0=$SECONDS why=""
-  shift 2
+  local label=$1 out=$2 testlog=$3/meson-logs/testlog.txt st ok fail \
+    timeout skipped t0=$SECONDS why=""
+  shift 3
   mkdir -p "$(dirname "$out")"
+  rm -f "$testlog"
   "$@" 2>&1 | tee "$out"
   st=${PIPESTATUS[0]}
+  [ ! -f "$testlog" ] || cp "$testlog" "${out%.txt}.testlog.txt"
   ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$out" | tail -1)
   fail=$(sed -n 's/^Fail: *\([0-9]*\).*/\1/p' "$out" | tail -1)
   timeout=$(sed -n 's/^Timeout: *\([0-9]*\).*/\1/p' "$out" | tail -1)
@@ -48,14 +55,14 @@ run_counted() {
 t0=$SECONDS
 bash "$top/tools/dev-setup.sh" || exit 1
 run_counted "GStreamer 1.22, as built ($build)" "$build/test-output.txt" \
-  meson test -C "$build" --print-errorlogs "$@"
+  "$build" meson test -C "$build" --print-errorlogs "$@"
 
 if [ "${GPUPROF_SANITIZE:-1}" != 0 ]; then
   if GPUPROF_BUILD=$asan bash "$top/tools/dev-setup.sh" \
       -Db_sanitize=address,undefined -Db_lundef=false; then
     rm -rf "$asan/sanitizer-logs"
     run_counted "GStreamer 1.22, ASan+UBSan ($asan)" "$asan/test-output.txt" \
-      meson test -C "$asan" --print-errorlogs "$@"
+      "$asan" meson test -C "$asan" --print-errorlogs "$@"
   else
     summary="${summary}GStreamer 1.22, ASan+UBSan: the build failed"$'\n'
     total_fail=$(( total_fail + 1 )); status=1
@@ -65,7 +72,7 @@ fi
 if [ "${GPUPROF_CHROOTS:-1}" != 0 ]; then
   for gst in 1.26 1.28; do
     run_counted "GStreamer $gst, Debian 13 chroot ($chroot_build)" \
-      "$chroot_build/test-output-$gst.txt" \
+      "$chroot_build/test-output-$gst.txt" "$chroot_build" \
       env GPUPROF_CHROOT_BUILD="$chroot_build" \
       bash "$top/tools/run-chroot-tests.sh" --gst "$gst" "$@"
   done
