@@ -207,6 +207,12 @@ read_comm (gint tid, gchar comm[16])
   g_free (text);
 }
 
+void
+gpuprof_owners_read_name (gint tid, gchar comm[16])
+{
+  read_comm (tid, comm);
+}
+
 static gboolean named_by_a_thread_locked (gint tid, const gchar * comm);
 static gboolean call_windows_claim_locked (gint tid, const gchar * comm,
     const Window * closing, const Window * cands[], guint n);

@@ -141,6 +141,9 @@ void gpuprof_owners_forget (gint tid);
 /* GLib's and GStreamer's process-wide helpers (and gpuprof's own), by
  * name */
 gboolean gpuprof_owners_is_helper_name (const gchar * comm);
+/* the kernel's name of thread @tid of this process into @comm, "" when it
+ * is gone (a /proc read: not on the buffer path) */
+void gpuprof_owners_read_name (gint tid, gchar comm[16]);
 /* GLib's shared pool names its threads "pool-<program>" (or "pool"): a
  * name that says nothing of who made the thread, as every pool thread
  * carries it */

@@ -24,6 +24,7 @@ typedef struct
   gint tid;
   guint64 start_ticks;
   gchar name[16];
+  gchar read_name[16];          /* the name the last stat read gave */
   gboolean ended;
   guint64 first_ns, last_ns;    /* monotonic: first seen, last seen alive */
   guint64 cpu_ns, rd_ns;        /* since first seen */
@@ -634,6 +635,7 @@ thread_seen (GpuprofCpuSampler * s, const GpuprofCpuThread * row,
   st->tid = row->tid;
   st->start_ticks = row->start_ticks;
   g_strlcpy (st->name, row->name, sizeof (st->name));
+  g_strlcpy (st->read_name, row->name, sizeof (st->read_name));
   st->first_ns = since;
   st->shares = g_array_new (FALSE, FALSE, sizeof (Share));
   g_hash_table_insert (s->alive, GINT_TO_POINTER (row->tid), st);
@@ -679,9 +681,22 @@ thread_of_row (GpuprofCpuSampler * s, const GpuprofCpuThread * row,
   }
   if (!st)
     st = thread_seen (s, row, s->passes ? s->last_ns : now);
-  if (row->name[0] && strcmp (row->name, st->name)) {
+  /* a name the reader read anew (the reader keeps its last between stat
+   * reads: a name read here since must not go back to it) */
+  if (row->name[0] && strcmp (row->name, st->read_name)) {
+    g_strlcpy (st->read_name, row->name, sizeof (st->read_name));
     g_strlcpy (st->name, row->name, sizeof (st->name));
     helper_named (st->tid, st->name);
+  } else if (!strcmp (st->name, "pool-spawner")) {
+    /* GLib's spawner makes the shared pool's threads, and a new one
+     * carries its name till it names itself: read again at every pass
+     * (the names come with stat, once a second), or a pool thread first
+     * seen so keeps its CPU off the pool's users */
+    gchar now[16];
+
+    gpuprof_owners_read_name (st->tid, now);
+    if (now[0])
+      g_strlcpy (st->name, now, sizeof (st->name));
   }
   return st;
 }

@@ -12,6 +12,9 @@
  * them (gstreamer1.0-plugins-ugly, gstreamer1.0-libav); a machine without
  * them runs the other cases and exits 77 (skipped), naming them. */
 #include <gst/check/gstcheck.h>
+#include <pthread.h>
+#include <sys/prctl.h>
+#include <time.h>
 
 #include "gpuprof-summary-reader.h"
 #include "gpuprof-test-core.h"
@@ -241,6 +244,76 @@ GST_START_TEST (test_compositor_idle_pool)
 
 GST_END_TEST;
 
+/* a pool thread GLib's spawner made (GLib >= 2.80 makes them all there),
+ * seen before it named itself: it carries the spawner's name from its
+ * start, then its own pool name, and works for a pool's users */
+static gpointer
+spawned_pool_thread (gpointer data)
+{
+  GAsyncQueue *done = data;
+  struct timespec ts;
+  gint64 from, now;
+
+  /* seen by the sampler (10 passes a second) and a scan under the
+   * spawner's name */
+  g_usleep (250 * 1000);
+  prctl (PR_SET_NAME, "pool-test", 0, 0, 0);
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  from = ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
+  do {
+    clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+    now = ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
+  } while (now - from < 400 * GST_MSECOND);
+  g_async_queue_pop (done);
+  return NULL;
+}
+
+/* a stand-in for GLib's spawner: named so (g_thread_new names it as it
+ * starts), it makes the thread with pthread_create, which names nothing:
+ * the new thread inherits the spawner's name, as GLib's pool threads do */
+static gpointer
+spawner (gpointer data)
+{
+  pthread_t t;
+
+  fail_unless (pthread_create (&t, NULL, spawned_pool_thread, data) == 0);
+  pthread_join (t, NULL);
+  return NULL;
+}
+
+/* A pool thread first seen under the name of GLib's spawner (it had not
+ * named itself yet: under load it waits for a core first) works for
+ * videoconvert's pool: its CPU is the converter's, not the process's
+ * (a loaded fresh check on 1.26: 14.4 ms of 113 ms stayed on a
+ * "pool-spawner" row). The sampler reads such a thread's name again at
+ * every pass, not once a second. */
+GST_START_TEST (test_pool_thread_seen_as_spawner)
+{
+  Mine m = { "vq:src", TRUE };
+  GstElement *first = gst_element_factory_make ("identity", NULL);
+  GAsyncQueue *done = g_async_queue_new ();
+  GThread *t;
+
+  /* past the first scan: a thread that appears now is no application's */
+  fail_unless (gst_element_set_state (first, GST_STATE_READY) ==
+      GST_STATE_CHANGE_SUCCESS);
+  gst_element_set_state (first, GST_STATE_NULL);
+  gst_object_unref (first);
+  t = g_thread_new ("pool-spawner", spawner, done);
+  /* the converter has calls in every pass while the thread works (the
+   * sampler gives a pool thread's CPU to the users with calls in the
+   * pass) */
+  check_own_threads ("videotestsrc num-buffers=600 ! "
+      "video/x-raw,width=1280,height=720,format=BGRx ! "
+      "queue name=vq ! videoconvert name=vc n-threads=2 ! "
+      "video/x-raw,format=I420 ! fakesink sync=false", "vc", &m, 2);
+  g_async_queue_push (done, GINT_TO_POINTER (1));
+  g_thread_join (t);
+  g_async_queue_unref (done);
+}
+
+GST_END_TEST;
+
 /* The sums of one run: each thread's CPU counted once, at least 90 % of
  * the process's on the elements (but for the test's own thread and
  * gpuprof's) and 95 % on rows with an owner */
@@ -382,6 +455,7 @@ own_threads_suite (void)
   tcase_add_test (tc, test_videoconvert_pool);
   tcase_add_test (tc, test_compositor_pool);
   tcase_add_test (tc, test_compositor_idle_pool);
+  tcase_add_test (tc, test_pool_thread_seen_as_spawner);
   tcase_add_test (tc, test_pool_reuse_counted_once);
   return s;
 }
