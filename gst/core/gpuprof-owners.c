@@ -179,8 +179,8 @@ gpuprof_owners_is_helper_name (const gchar * comm)
 {
   /* GLib's and GStreamer's helpers, and gpuprof's own threads (keep in
    * step with their names: gpuprof_ticker_new(), g_thread_new()) */
-  static const gchar *const helpers[] = { "pool-spawner", "gmain", "gdbus",
-    "GstSystemClock", "gpuprof-bus", "gpuprof-live", "gpuprof-sampler",
+  static const gchar *const helpers[] = { GPUPROF_OWNERS_SPAWNER_NAME,
+    "gmain", "gdbus", "GstSystemClock", "gpuprof-bus", "gpuprof-live", "gpuprof-sampler",
     "gpuprof-checkpt", "gpuprof-metrics", "gpuprof-cupti", NULL
   };
 
@@ -194,9 +194,8 @@ gpuprof_owners_is_pool_name (const gchar * comm)
       (comm);
 }
 
-/* the kernel's name of @tid into @comm, "" when gone */
-static void
-read_comm (gint tid, gchar comm[16])
+void
+gpuprof_owners_read_name (gint tid, gchar comm[16])
 {
   gchar path[48], *text = NULL;
 
@@ -205,12 +204,6 @@ read_comm (gint tid, gchar comm[16])
   if (g_file_get_contents (path, &text, NULL, NULL))
     g_strlcpy (comm, g_strstrip (text), 16);
   g_free (text);
-}
-
-void
-gpuprof_owners_read_name (gint tid, gchar comm[16])
-{
-  read_comm (tid, comm);
 }
 
 static gboolean named_by_a_thread_locked (gint tid, const gchar * comm);
@@ -245,7 +238,7 @@ gpuprof_owners_scan (guint32 element_id)
     if (tid <= 0 || owner_of_locked (tid, FALSE) || (pending
             && g_hash_table_contains (pending, GINT_TO_POINTER (tid))))
       continue;
-    read_comm (tid, comm);
+    gpuprof_owners_read_name (tid, comm);
     /* one a streaming thread made (an element starting threads in its
      * first calls while a state change runs: the pipeline goes to PLAYING
      * as the first buffers flow) is that thread's element's */
@@ -405,7 +398,7 @@ by_name_locked (gint tid, const gchar * comm, const Window * cands[], guint n)
   if (!comm[0] || gpuprof_owners_is_pool_name (comm))
     return FALSE;
   for (i = 0; i < n; i++) {
-    read_comm (cands[i]->tid, now);
+    gpuprof_owners_read_name (cands[i]->tid, now);
     if (!strcmp (cands[i]->comm, comm) || !strcmp (now, comm)) {
       settle_locked (tid, cands[i]->element_id, GPUPROF_THREAD_KIND_WORKER,
           cands[i]->state ? GPUPROF_OWNER_BY_STATE_CHANGE :
@@ -437,7 +430,7 @@ named_elsewhere (gint tid, const gchar * comm)
 
     if (other <= 0 || other == tid)
       continue;
-    read_comm (other, now);
+    gpuprof_owners_read_name (other, now);
     found = !strcmp (now, comm);
   }
   g_dir_close (dir);
@@ -557,7 +550,7 @@ scan_new_locked (const Window * closing)
     if (tid <= 0 || owner_of_locked (tid, FALSE)
         || (pending && g_hash_table_contains (pending, GINT_TO_POINTER (tid))))
       continue;
-    read_comm (tid, comm);
+    gpuprof_owners_read_name (tid, comm);
     first_sight_locked (tid, comm, closing);
   }
   g_dir_close (dir);

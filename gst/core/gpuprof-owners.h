@@ -138,6 +138,9 @@ void gpuprof_owners_settle_pending (guint passes);
  * tid the kernel reuses starts afresh */
 GPUPROF_API
 void gpuprof_owners_forget (gint tid);
+/* GLib's spawner thread (GLib >= 2.80 makes the shared pool's threads
+ * there): a new pool thread carries this name till it names itself */
+#define GPUPROF_OWNERS_SPAWNER_NAME "pool-spawner"
 /* GLib's and GStreamer's process-wide helpers (and gpuprof's own), by
  * name */
 gboolean gpuprof_owners_is_helper_name (const gchar * comm);

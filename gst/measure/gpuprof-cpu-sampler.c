@@ -687,7 +687,7 @@ thread_of_row (GpuprofCpuSampler * s, const GpuprofCpuThread * row,
     g_strlcpy (st->read_name, row->name, sizeof (st->read_name));
     g_strlcpy (st->name, row->name, sizeof (st->name));
     helper_named (st->tid, st->name);
-  } else if (!strcmp (st->name, "pool-spawner")) {
+  } else if (!strcmp (st->name, GPUPROF_OWNERS_SPAWNER_NAME)) {
     /* GLib's spawner makes the shared pool's threads, and a new one
      * carries its name till it names itself: read again at every pass
      * (the names come with stat, once a second), or a pool thread first

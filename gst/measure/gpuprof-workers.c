@@ -29,13 +29,11 @@ thread_cpu_of (gint tid)
 static void
 thread_comm (gint tid, gchar name[16])
 {
-  gchar *path = g_strdup_printf ("/proc/self/task/%d/comm", tid);
-  gchar *text = NULL;
+  gchar now[16];
 
-  if (g_file_get_contents (path, &text, NULL, NULL))
-    g_strlcpy (name, g_strchomp (text), 16);
-  g_free (text);
-  g_free (path);
+  gpuprof_owners_read_name (tid, now);
+  if (now[0])
+    g_strlcpy (name, now, 16);
 }
 
 static gboolean
